@@ -1,0 +1,24 @@
+# Sourced by the project's scripts: sets JAVA_HOME to a JDK >= 25 or exits with a message.
+# Order: $JAVA_HOME, then the usual install locations, then `java` on the PATH.
+lpf_java_major() { # prints the feature version of the JDK at $1
+  [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 1
+  "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | head -n 1
+}
+lpf_find_jdk25() {
+  local c v
+  for c in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25* /usr/lib/jvm/* /opt/java/* /opt/jdk* \
+           /usr/local/java/* "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/* \
+           "$( [ -n "$(command -v javac 2>/dev/null)" ] && dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"; do
+    [ -n "$c" ] && [ -d "$c" ] || continue
+    v=$(lpf_java_major "$c") || continue
+    if [ -n "$v" ] && [ "$v" -ge 25 ]; then echo "$c"; return 0; fi
+  done
+  return 1
+}
+if ! LPF_JDK=$(lpf_find_jdk25); then
+  echo "lpf4j needs a JDK 25 or newer (java and javac). None found in JAVA_HOME (${JAVA_HOME:-unset})," >&2
+  echo "/usr/lib/jvm, /opt/java, ~/.sdkman or the PATH. Install one (e.g. Temurin 25) and set JAVA_HOME to it." >&2
+  exit 1
+fi
+export JAVA_HOME="$LPF_JDK"
+export PATH="$JAVA_HOME/bin:$PATH"

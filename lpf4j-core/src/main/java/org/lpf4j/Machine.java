@@ -1,0 +1,97 @@
+package org.lpf4j;
+
+import java.util.Arrays;
+
+/**
+ * What {@link Context#probe()} reports (the C API's {@code lpf_machine_t}): the number of
+ * processes, the processors still free for nested {@code exec}, and the BSP parameters g and l
+ * measured on this machine for this number of processes.
+ *
+ * <p>g and l are real measurements: the engine times h-relations of several sizes for each
+ * message size in {@link #messageSizes()} and fits {@code T(h) = l + g·h} by least squares.
+ * Between measured sizes the values are interpolated linearly in log(size); outside they are
+ * clamped to the nearest measured size. Reading them costs a binary search.
+ *
+ * <p>Immutable.
+ */
+public final class Machine {
+    private final int p;
+    private final int freeP;
+    private final long[] sizes;
+    private final double[] g;
+    private final double[] l;
+
+    /**
+     * @param p     processes of the context that probed
+     * @param freeP processors free for an {@code exec} from that context (≥ 1)
+     * @param sizes measured message sizes in bytes, strictly increasing, at least one
+     * @param g     seconds per byte for each size
+     * @param l     seconds of fixed superstep cost for each size
+     */
+    public Machine(int p, int freeP, long[] sizes, double[] g, double[] l) {
+        if (p < 1 || freeP < 0 || sizes.length == 0 || sizes.length != g.length || sizes.length != l.length) {
+            throw new IllegalArgumentException("Machine(p=" + p + ", freeP=" + freeP + ", " + sizes.length
+                    + " sizes, " + g.length + " g, " + l.length + " l): inconsistent");
+        }
+        for (int i = 1; i < sizes.length; i++) {
+            if (sizes[i] <= sizes[i - 1]) {
+                throw new IllegalArgumentException("Machine: message sizes must increase: " + Arrays.toString(sizes));
+            }
+        }
+        this.p = p;
+        this.freeP = freeP;
+        this.sizes = sizes.clone();
+        this.g = g.clone();
+        this.l = l.clone();
+    }
+
+    /** @return the number of processes of the probing context (the machine size at the root) */
+    public int p() { return p; }
+
+    /** @return how many processes an {@code exec} from the probing context can start */
+    public int freeP() { return freeP; }
+
+    /** @return the message sizes at which g and l were measured (a copy) */
+    public long[] messageSizes() { return sizes.clone(); }
+
+    /**
+     * @param minMsgSize the size in bytes of the messages of the h-relation (≥ 0)
+     * @return the measured cost of communicating one byte in a full h-relation, in seconds
+     */
+    public double g(long minMsgSize) { return interpolate(g, minMsgSize); }
+
+    /**
+     * @param minMsgSize the size in bytes of the messages of the h-relation (≥ 0)
+     * @return the measured fixed cost of a superstep, in seconds
+     */
+    public double l(long minMsgSize) { return interpolate(l, minMsgSize); }
+
+    /**
+     * @param h          bytes sent or received by the busiest process
+     * @param minMsgSize the size of its messages
+     * @return the predicted time of the superstep, {@code l + g·h}, in seconds
+     */
+    public double superstepSeconds(long h, long minMsgSize) {
+        return l(minMsgSize) + g(minMsgSize) * h;
+    }
+
+    private double interpolate(double[] values, long size) {
+        if (size <= sizes[0]) return values[0];
+        int last = sizes.length - 1;
+        if (size >= sizes[last]) return values[last];
+        int i = Arrays.binarySearch(sizes, size);
+        if (i >= 0) return values[i];
+        int hi = -i - 1, lo = hi - 1;
+        double t = (Math.log(size) - Math.log(sizes[lo])) / (Math.log(sizes[hi]) - Math.log(sizes[lo]));
+        return values[lo] + t * (values[hi] - values[lo]);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("Machine[p=").append(p).append(", freeP=").append(freeP);
+        for (int i = 0; i < sizes.length; i++) {
+            b.append(String.format(", %d B: g=%.3g s/B l=%.3g s", sizes[i], g[i], l[i]));
+        }
+        return b.append(']').toString();
+    }
+}

@@ -1,0 +1,138 @@
+package org.lpf4j.engine.threads;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Measures the BSP parameters g and l of the threads engine for p processes, once per p per JVM.
+ *
+ * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
+ * h messages of m bytes (h ∈ {@link #H}) to h distinct processes (itself included when p is
+ * small), and fits {@code T = l + g·(h·m)} by least squares over the medians. l is never
+ * reported below the measured cost of an empty superstep, g never at or below zero. The whole
+ * measurement keeps to the time budget {@code lpf.engine.threads.probeMillis} (split evenly over
+ * the cells, at least 3 batches each).
+ */
+final class Probe {
+    private Probe() {}
+
+    static final long[] SIZES = {8, 128, 2048, 32768, 524288};
+    static final int[] H = {1, 2, 4, 8};
+    private static final int BATCH = 4;
+    private static final int MAX_BATCHES = 64;
+
+    /** One measurement: g (s/B) and l (s) per message size. */
+    record Fit(long[] sizes, double[] g, double[] l) {}
+
+    private static final ConcurrentHashMap<Integer, Fit> CACHE = new ConcurrentHashMap<>();
+
+    static Fit fitFor(int p) {
+        Fit fit = CACHE.get(p);
+        if (fit != null) return fit;
+        synchronized (Probe.class) { // one measurement at a time: they would disturb each other
+            return CACHE.computeIfAbsent(p, Probe::measure);
+        }
+    }
+
+    private static Fit measure(int p) {
+        long budgetNanos = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
+        int cells = SIZES.length * H.length + 1;
+        long cellNanos = Math.max(1, budgetNanos / cells);
+        double[][] seconds = new double[SIZES.length][H.length];
+        double[] empty = new double[1];
+        Sections.exec(p, p, ctx -> run(ctx, cellNanos, seconds, empty), Args.NONE);
+        double[] g = new double[SIZES.length];
+        double[] l = new double[SIZES.length];
+        for (int s = 0; s < SIZES.length; s++) {
+            double[] x = new double[H.length];
+            for (int k = 0; k < H.length; k++) x[k] = (double) H[k] * SIZES[s];
+            double[] fit = leastSquares(x, seconds[s]);
+            l[s] = Math.max(fit[0], empty[0]);
+            g[s] = Math.max(fit[1], 1e-13);
+        }
+        return new Fit(SIZES.clone(), g, l);
+    }
+
+    private static void run(Context ctx, long cellNanos, double[][] seconds, double[] empty) {
+        int p = ctx.nprocs(), pid = ctx.pid();
+        int hMax = H[H.length - 1];
+        long maxBytes = hMax * SIZES[SIZES.length - 1];
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment src = arena.allocate(maxBytes);
+            MemorySegment dst = arena.allocate(maxBytes);
+            MemorySegment control = arena.allocate(4);
+            ctx.resizeMemoryRegister(3);
+            ctx.resizeMessageQueue(hMax + p);
+            ctx.sync();
+            Memslot srcSlot = ctx.registerGlobal(src);
+            Memslot dstSlot = ctx.registerGlobal(dst);
+            Memslot controlSlot = ctx.registerGlobal(control);
+            ctx.sync();
+            empty[0] = cell(ctx, controlSlot, control, cellNanos, () -> { });
+            for (int s = 0; s < SIZES.length; s++) {
+                long m = SIZES[s];
+                for (int k = 0; k < H.length; k++) {
+                    int h = H[k];
+                    seconds[s][k] = cell(ctx, controlSlot, control, cellNanos, () -> {
+                        for (int j = 0; j < h; j++) {
+                            ctx.put(srcSlot, j * m, (pid + 1 + j) % p, dstSlot, j * m, m);
+                        }
+                    });
+                }
+            }
+            ctx.deregister(controlSlot);
+            ctx.deregister(dstSlot);
+            ctx.deregister(srcSlot);
+        }
+    }
+
+    /** Times batches of supersteps; pid 0 decides when to stop and tells the others by a put. */
+    private static double cell(Context ctx, Memslot controlSlot, MemorySegment control, long cellNanos,
+                               Runnable superstepRequests) {
+        double[] samples = new double[MAX_BATCHES];
+        int batches = 0;
+        long cellStart = System.nanoTime();
+        boolean more = true;
+        while (more) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < BATCH; i++) {
+                superstepRequests.run();
+                ctx.sync();
+            }
+            samples[batches++] = (System.nanoTime() - t0) / 1e9 / BATCH;
+            if (ctx.pid() == 0) {
+                boolean stop = batches >= MAX_BATCHES || (batches >= 3 && System.nanoTime() - cellStart > cellNanos);
+                control.set(ValueLayout.JAVA_INT, 0, stop ? 1 : 0);
+                for (int q = 1; q < ctx.nprocs(); q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 4);
+            }
+            ctx.sync();
+            more = control.get(ValueLayout.JAVA_INT, 0) == 0;
+        }
+        control.set(ValueLayout.JAVA_INT, 0, 0);
+        double[] used = Arrays.copyOf(samples, batches);
+        Arrays.sort(used);
+        return used[batches / 2];
+    }
+
+    /** @return {intercept, slope} of the least-squares line through (x, y) */
+    static double[] leastSquares(double[] x, double[] y) {
+        int n = x.length;
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < n; i++) {
+            sx += x[i];
+            sy += y[i];
+            sxx += x[i] * x[i];
+            sxy += x[i] * y[i];
+        }
+        double denominator = n * sxx - sx * sx;
+        double slope = denominator == 0 ? 0 : (n * sxy - sx * sy) / denominator;
+        return new double[] {(sy - slope * sx) / n, slope};
+    }
+}

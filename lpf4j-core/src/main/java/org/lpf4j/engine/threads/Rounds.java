@@ -1,0 +1,23 @@
+package org.lpf4j.engine.threads;
+
+/**
+ * Hands the same new {@link Team} to every process that enters round {@code r} of a collective
+ * start (a {@code hook} on a thread group, a {@code rehook}): the first caller of a round makes
+ * it. A process can only reach round r + 1 after every process has left round r, so one team at
+ * a time suffices.
+ */
+final class Rounds {
+    private final int p;
+    private long round;
+    private Team team;
+
+    Rounds(int p) { this.p = p; }
+
+    synchronized Team teamFor(long r) {
+        if (r > round) {
+            round = r;
+            team = new Team(p);
+        }
+        return team;
+    }
+}

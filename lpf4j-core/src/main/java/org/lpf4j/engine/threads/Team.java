@@ -1,0 +1,121 @@
+package org.lpf4j.engine.threads;
+
+import org.lpf4j.FatalException;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The shared state of one SPMD section of the threads engine: its processes' contexts and
+ * threads, the superstep barrier, and the failure state.
+ *
+ * <p>Failure: the first process that throws, or that returns while another waits in a sync, or a
+ * request that cannot be executed, fails the team. From then on every sync of every process of
+ * the team throws {@link FatalException}, waiting processes are woken at once, and the call that
+ * started the section throws a {@code FatalException} carrying the first cause.
+ */
+final class Team {
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    final int id = IDS.incrementAndGet();
+    final int p;
+    final ThreadsPolicy policy;
+    final Barrier barrier;
+    final ThreadsContext[] members;
+    private final AtomicReferenceArray<Thread> threads;
+    /** Processes that have left their SPMD function (normally or not). */
+    private final AtomicInteger exited = new AtomicInteger();
+    private volatile String failure;
+    private Throwable firstCause;
+    private final java.util.List<Throwable> otherCauses = new java.util.ArrayList<>();
+    /** The teams of successive {@code rehook} calls, shared by all processes. */
+    final Rounds rehooks;
+
+    Team(int p) {
+        this.p = p;
+        this.policy = ThreadsPolicy.forProcesses(p);
+        this.barrier = new Barrier(this, p);
+        this.members = new ThreadsContext[p];
+        this.threads = new AtomicReferenceArray<>(p);
+        this.rehooks = new Rounds(p);
+    }
+
+    Thread thread(int pid) { return threads.get(pid); }
+
+    /** Called by each process on its own thread before it runs the SPMD function. */
+    void attach(int pid) { threads.set(pid, Thread.currentThread()); }
+
+    boolean failed() { return failure != null; }
+
+    /** @return the failure message, or {@code null} */
+    String failureMessage() { return failure; }
+
+    /**
+     * Puts the team into the failure state (the first reason wins) and wakes every waiter.
+     *
+     * @param reason what happened
+     * @param cause  the exception behind it, or {@code null}
+     */
+    void fail(String reason, Throwable cause) {
+        synchronized (this) {
+            if (cause != null && !(cause instanceof TeamFailure)) {
+                if (firstCause == null) firstCause = cause;
+                else if (firstCause != cause) otherCauses.add(cause);
+            }
+            if (failure == null) failure = reason;
+        }
+        barrier.wakeAll();
+    }
+
+    /** The exception a process gets from a sync or collective call of a failed team. */
+    FatalException fatal(int pid) {
+        return new TeamFailure("pid " + pid + " of " + p + ": the SPMD section is in the failure state: " + failure);
+    }
+
+    /** @return the exception the call that started this section throws, or {@code null} */
+    synchronized FatalException outcome(String call) {
+        if (failure == null) return null;
+        FatalException e = new FatalException(call + " failed: " + failure, firstCause);
+        for (Throwable t : otherCauses) e.addSuppressed(t);
+        return e;
+    }
+
+    /** Called by a waiting process: throws if the section can no longer complete the wait. */
+    void checkWhileWaiting(int pid) {
+        if (failure != null) throw fatal(pid);
+        if (exited.get() > 0) {
+            fail("a process returned from its SPMD function while pid " + pid
+                    + " still synchronises (unequal numbers of syncs)", null);
+            throw fatal(pid);
+        }
+    }
+
+    /** Records that {@code pid} has left its SPMD function, with {@code thrown} if it threw. */
+    void exit(int pid, Throwable thrown) {
+        if (thrown != null) {
+            fail(thrown instanceof TeamFailure ? thrown.getMessage()
+                    : "pid " + pid + " threw " + thrown, thrown);
+        }
+        exited.incrementAndGet();
+        // Waiters in a barrier must notice the departure; waiters in awaitAllExited the count.
+        barrier.wakeAll();
+    }
+
+    /**
+     * Waits until every process has left its SPMD function (the end of a hook or rehook), or the
+     * team has failed and the others are gone. Parks between checks.
+     */
+    void awaitAllExited() {
+        while (exited.get() < p) {
+            LockSupport.parkNanos(this, 200_000L);
+        }
+    }
+
+    /** A {@link FatalException} caused by the team's failure, not an independent cause. */
+    static final class TeamFailure extends FatalException {
+        private static final long serialVersionUID = 1L;
+
+        TeamFailure(String message) { super(message, null); }
+    }
+}

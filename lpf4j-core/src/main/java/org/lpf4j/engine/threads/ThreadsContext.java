@@ -1,0 +1,456 @@
+package org.lpf4j.engine.threads;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.LpfOutOfMemoryException;
+import org.lpf4j.Machine;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+import org.lpf4j.Spmd;
+import org.lpf4j.SyncAttr;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One process of a threads-engine section (or the root context, a team of one).
+ *
+ * <p>Requests are kept as a struct of primitive arrays. Puts are chained per destination pid
+ * (head/tail/next indices), gets in one chain of their own. At a sync, after a barrier that sums
+ * the request counts, each process <em>pulls</em>: it executes every put whose destination is
+ * its own memory (walking the other processes' chains for its pid) and its own gets, so all
+ * writes into one process's memory are done by that process's thread — a serialisation of
+ * conflicting writes for free. A second barrier ends the sync. An empty superstep costs one
+ * barrier. Nothing here allocates on put, get or sync.
+ */
+final class ThreadsContext implements Context {
+    private static final int NONE = -1;
+    /** Bytes of bookkeeping per queue entry, used to refuse impossible resizes up front. */
+    private static final long QUEUE_ENTRY_BYTES = 64;
+    private static final long REGISTER_ENTRY_BYTES = 48;
+    /** An unstarted thread: segments it cannot access are confined to some other thread. */
+    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
+
+    final Team team;
+    private final int pid;
+    private final int nprocs;
+    private final int freeP;
+    private final Args args;
+    private final boolean root;
+
+    // ---- memory register: global and local slots are numbered independently ----
+    private int regCapacity;          // effective this superstep
+    private int regPendingCapacity;   // effective after the next sync
+    private int regUsed;
+    Memslot[] globalSlots = new Memslot[0];
+    MemorySegment[] globalSegments = new MemorySegment[0];
+    private long[] globalActiveFromSync = new long[0];
+    private int[] freeGlobalIds = new int[0];
+    private int freeGlobalCount;
+    private int nextGlobalId;
+    private Memslot[] localSlots = new Memslot[0];
+    private MemorySegment[] localSegments = new MemorySegment[0];
+    private int[] freeLocalIds = new int[0];
+    private int freeLocalCount;
+    private int nextLocalId;
+
+    // ---- message queue (struct of arrays) ----
+    private int queueCapacity;
+    private int queuePendingCapacity;
+    int queued;
+    private MemorySegment[] reqSrcSegment = new MemorySegment[0]; // puts: local source
+    private MemorySegment[] reqDstSegment = new MemorySegment[0]; // gets: local destination
+    private long[] reqSrcOffset = new long[0];
+    private long[] reqDstOffset = new long[0];
+    private long[] reqSize = new long[0];
+    private int[] reqRemoteSlot = new int[0];   // puts: destination global id; gets: source global id
+    private int[] reqRemotePid = new int[0];    // gets: source pid (puts are chained by destination)
+    int[] reqNext = new int[0];
+    final int[] putHead;
+    private final int[] putTail;
+    private int getHead = NONE;
+    private int getTail = NONE;
+
+    private long syncs;
+
+    ThreadsContext(Team team, int pid, int freeP, Args args, boolean root) {
+        this.team = team;
+        this.pid = pid;
+        this.nprocs = team.p;
+        this.freeP = freeP;
+        this.args = args;
+        this.root = root;
+        this.putHead = new int[nprocs];
+        this.putTail = new int[nprocs];
+        Arrays.fill(putHead, NONE);
+        Arrays.fill(putTail, NONE);
+    }
+
+    @Override public int pid() { return pid; }
+
+    @Override public int nprocs() { return nprocs; }
+
+    @Override public Args args() { return args; }
+
+    // =====================================================================================
+    // put / get: checks, then a few array stores
+    // =====================================================================================
+
+    @Override
+    public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,
+                    MsgAttr attr) {
+        MemorySegment src = localArea(srcSlot, "put", "srcSlot");
+        if (dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
+                || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot) || queued >= queueCapacity
+                || attr != MsgAttr.DEFAULT) {
+            throw putError(srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, src);
+        }
+        int i = queued++;
+        reqSrcSegment[i] = src;
+        reqSrcOffset[i] = srcOffset;
+        reqDstOffset[i] = dstOffset;
+        reqSize[i] = size;
+        reqRemoteSlot[i] = dstSlot.id();
+        reqNext[i] = NONE;
+        int tail = putTail[dstPid];
+        if (tail == NONE) putHead[dstPid] = i; else reqNext[tail] = i;
+        putTail[dstPid] = i;
+    }
+
+    @Override
+    public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size,
+                    MsgAttr attr) {
+        MemorySegment dst = localArea(dstSlot, "get", "dstSlot");
+        if (srcPid < 0 || srcPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
+                || dstOffset > dst.byteSize() - size || !isUsableGlobal(srcSlot) || queued >= queueCapacity
+                || attr != MsgAttr.DEFAULT || dst.isReadOnly()) {
+            throw getError(srcPid, srcSlot, srcOffset, dstSlot, dstOffset, size, attr, dst);
+        }
+        int i = queued++;
+        reqDstSegment[i] = dst;
+        reqSrcOffset[i] = srcOffset;
+        reqDstOffset[i] = dstOffset;
+        reqSize[i] = size;
+        reqRemoteSlot[i] = srcSlot.id();
+        reqRemotePid[i] = srcPid;
+        reqNext[i] = NONE;
+        if (getTail == NONE) getHead = i; else reqNext[getTail] = i;
+        getTail = i;
+    }
+
+    /** The segment of a slot this process may use locally now, or an exception naming the call. */
+    private MemorySegment localArea(Memslot slot, String call, String what) {
+        if (slot != null && slot.owner() == this) {
+            int id = slot.id();
+            if (slot.isGlobal()) {
+                if (globalSlots[id] == slot && globalActiveFromSync[id] <= syncs) return globalSegments[id];
+            } else if (localSlots[id] == slot) {
+                return localSegments[id];
+            }
+        }
+        throw new IllegalArgumentException(call + " at pid " + pid + ": " + what + " " + describeUnusable(slot));
+    }
+
+    private boolean isUsableGlobal(Memslot slot) {
+        if (slot == null || slot.owner() != this || !slot.isGlobal()) return false;
+        int id = slot.id();
+        return globalSlots[id] == slot && globalActiveFromSync[id] <= syncs;
+    }
+
+    private String describeUnusable(Memslot slot) {
+        if (slot == null) return "is null";
+        if (slot.owner() != this) return slot + " belongs to another context (slots are per context and process)";
+        int id = slot.id();
+        if (slot.isGlobal()) {
+            if (globalSlots[id] != slot) return slot + " is deregistered";
+            if (globalActiveFromSync[id] > syncs) {
+                return slot + " was registered globally in this superstep and is usable only after the next sync";
+            }
+        } else if (localSlots[id] != slot) {
+            return slot + " is deregistered";
+        }
+        return slot + " is valid";
+    }
+
+    private RuntimeException putError(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset,
+                                      long size, MsgAttr attr, MemorySegment src) {
+        String call = "put(srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstPid=" + dstPid + ", dstSlot="
+                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
+        if (dstPid < 0 || dstPid >= nprocs) return new IndexOutOfBoundsException(call + "dstPid not in [0, " + nprocs + ")");
+        if (size < 0) return new IllegalArgumentException(call + "negative size");
+        if (srcOffset < 0) return new IllegalArgumentException(call + "negative srcOffset");
+        if (dstOffset < 0) return new IllegalArgumentException(call + "negative dstOffset");
+        if (srcOffset > src.byteSize() - size) {
+            return new IndexOutOfBoundsException(call + "source area [" + srcOffset + ", " + (srcOffset + size)
+                    + ") exceeds the " + src.byteSize() + " registered bytes");
+        }
+        if (dstSlot != null && dstSlot.owner() == this && !dstSlot.isGlobal()) {
+            return new IllegalArgumentException(call + "dstSlot is a local slot; a remote destination must be registered globally");
+        }
+        if (!isUsableGlobal(dstSlot)) return new IllegalArgumentException(call + "dstSlot " + describeUnusable(dstSlot));
+        if (attr != MsgAttr.DEFAULT) return new IllegalArgumentException(call + "unsupported message attribute " + attr);
+        return new IllegalStateException(call + "message queue full: " + queueCapacity
+                + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
+    }
+
+    private RuntimeException getError(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset,
+                                      long size, MsgAttr attr, MemorySegment dst) {
+        String call = "get(srcPid=" + srcPid + ", srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstSlot="
+                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
+        if (srcPid < 0 || srcPid >= nprocs) return new IndexOutOfBoundsException(call + "srcPid not in [0, " + nprocs + ")");
+        if (size < 0) return new IllegalArgumentException(call + "negative size");
+        if (srcOffset < 0) return new IllegalArgumentException(call + "negative srcOffset");
+        if (dstOffset < 0) return new IllegalArgumentException(call + "negative dstOffset");
+        if (dstOffset > dst.byteSize() - size) {
+            return new IndexOutOfBoundsException(call + "destination area [" + dstOffset + ", " + (dstOffset + size)
+                    + ") exceeds the " + dst.byteSize() + " registered bytes");
+        }
+        if (dst.isReadOnly()) return new IllegalArgumentException(call + "dstSlot is a read-only segment");
+        if (srcSlot != null && srcSlot.owner() == this && !srcSlot.isGlobal()) {
+            return new IllegalArgumentException(call + "srcSlot is a local slot; a remote source must be registered globally");
+        }
+        if (!isUsableGlobal(srcSlot)) return new IllegalArgumentException(call + "srcSlot " + describeUnusable(srcSlot));
+        if (attr != MsgAttr.DEFAULT) return new IllegalArgumentException(call + "unsupported message attribute " + attr);
+        return new IllegalStateException(call + "message queue full: " + queueCapacity
+                + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
+    }
+
+    // =====================================================================================
+    // sync
+    // =====================================================================================
+
+    @Override
+    public void sync(SyncAttr attr) {
+        Objects.requireNonNull(attr, "sync: attr");
+        if (team.failed()) throw team.fatal(pid);
+        long total = team.barrier.await(pid, queued);
+        if (total != 0) {
+            try {
+                executeRequestsToMe();
+            } catch (RuntimeException | Error e) {
+                team.fail("pid " + pid + " could not execute a request: " + e, e);
+            }
+            team.barrier.await(pid, 0);
+            clearQueue();
+        }
+        if (team.failed()) throw team.fatal(pid);
+        syncs++;
+        regCapacity = regPendingCapacity;
+        queueCapacity = queuePendingCapacity;
+    }
+
+    /** Executes every put whose destination is this process and every get this process made. */
+    private void executeRequestsToMe() {
+        final ThreadsContext[] members = team.members;
+        for (int s = 0; s < nprocs; s++) {
+            ThreadsContext from = members[s];
+            for (int i = from.putHead[pid]; i != NONE; i = from.reqNext[i]) {
+                long size = from.reqSize[i];
+                if (size == 0) continue;
+                int slot = from.reqRemoteSlot[i];
+                MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
+                long dstOffset = from.reqDstOffset[i];
+                if (dst == null || globalSlots[slot] == null || dstOffset > dst.byteSize() - size) {
+                    throw new IndexOutOfBoundsException("put from pid " + s + " to pid " + pid + " global#" + slot
+                            + " [" + dstOffset + ", " + (dstOffset + size) + "): "
+                            + (dst == null || globalSlots[slot] == null ? "slot not registered at pid " + pid
+                            : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
+                }
+                MemorySegment.copy(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+            }
+        }
+        for (int i = getHead; i != NONE; i = reqNext[i]) {
+            long size = reqSize[i];
+            if (size == 0) continue;
+            int owner = reqRemotePid[i];
+            ThreadsContext from = members[owner];
+            int slot = reqRemoteSlot[i];
+            MemorySegment src = slot < from.globalSegments.length ? from.globalSegments[slot] : null;
+            long srcOffset = reqSrcOffset[i];
+            if (src == null || from.globalSlots[slot] == null || srcOffset > src.byteSize() - size) {
+                throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
+                        + " [" + srcOffset + ", " + (srcOffset + size) + "): "
+                        + (src == null || from.globalSlots[slot] == null ? "slot not registered at pid " + owner
+                        : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
+            }
+            MemorySegment.copy(src, srcOffset, reqDstSegment[i], reqDstOffset[i], size);
+        }
+    }
+
+    private void clearQueue() {
+        for (int i = 0; i < queued; i++) {
+            reqSrcSegment[i] = null;
+            reqDstSegment[i] = null;
+        }
+        queued = 0;
+        Arrays.fill(putHead, NONE);
+        Arrays.fill(putTail, NONE);
+        getHead = NONE;
+        getTail = NONE;
+    }
+
+    // =====================================================================================
+    // registration
+    // =====================================================================================
+
+    @Override
+    public Memslot registerGlobal(MemorySegment segment) {
+        checkRegistrable(segment, "registerGlobal");
+        int id = freeGlobalCount > 0 ? freeGlobalIds[--freeGlobalCount] : nextGlobalId++;
+        Memslot slot = new Memslot(this, id, true, segment.byteSize());
+        globalSlots[id] = slot;
+        globalSegments[id] = segment;
+        globalActiveFromSync[id] = syncs + 1;
+        regUsed++;
+        return slot;
+    }
+
+    @Override
+    public Memslot registerLocal(MemorySegment segment) {
+        checkRegistrable(segment, "registerLocal");
+        int id = freeLocalCount > 0 ? freeLocalIds[--freeLocalCount] : nextLocalId++;
+        Memslot slot = new Memslot(this, id, false, segment.byteSize());
+        localSlots[id] = slot;
+        localSegments[id] = segment;
+        regUsed++;
+        return slot;
+    }
+
+    private void checkRegistrable(MemorySegment segment, String call) {
+        if (segment == null) throw new NullPointerException(call + " at pid " + pid + ": segment is null");
+        if (regUsed >= regCapacity) {
+            throw new IllegalStateException(call + "(" + segment + ") at pid " + pid + " of " + nprocs
+                    + ": memory register full: " + regUsed + " of " + regCapacity
+                    + " slots in use (resizeMemoryRegister, then sync, to raise it)");
+        }
+        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
+            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
+                    + ": the segment is confined to one thread; the threads engine copies on every process's"
+                    + " thread, so register heap segments or segments of shared, global or automatic arenas");
+        }
+    }
+
+    @Override
+    public void deregister(Memslot slot) {
+        if (slot == null || slot.owner() != this) {
+            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": "
+                    + (slot == null ? "slot is null" : "the slot belongs to another context"));
+        }
+        int id = slot.id();
+        if (slot.isGlobal()) {
+            if (globalSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
+            globalSlots[id] = null;
+            globalSegments[id] = null;
+            freeGlobalIds[freeGlobalCount++] = id;
+        } else {
+            if (localSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
+            localSlots[id] = null;
+            localSegments[id] = null;
+            freeLocalIds[freeLocalCount++] = id;
+        }
+        regUsed--;
+    }
+
+    // =====================================================================================
+    // capacities
+    // =====================================================================================
+
+    @Override
+    public void resizeMemoryRegister(long maxRegs) {
+        if (maxRegs < 0) throw new IllegalArgumentException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": negative capacity");
+        int n = checkedCapacity("resizeMemoryRegister", maxRegs, REGISTER_ENTRY_BYTES * 2);
+        if (n > globalSlots.length) {
+            try {
+                Memslot[] gs = Arrays.copyOf(globalSlots, n);
+                MemorySegment[] gseg = Arrays.copyOf(globalSegments, n);
+                long[] gact = Arrays.copyOf(globalActiveFromSync, n);
+                int[] gfree = Arrays.copyOf(freeGlobalIds, n);
+                Memslot[] ls = Arrays.copyOf(localSlots, n);
+                MemorySegment[] lseg = Arrays.copyOf(localSegments, n);
+                int[] lfree = Arrays.copyOf(freeLocalIds, n);
+                globalSlots = gs; globalSegments = gseg; globalActiveFromSync = gact; freeGlobalIds = gfree;
+                localSlots = ls; localSegments = lseg; freeLocalIds = lfree;
+            } catch (OutOfMemoryError e) {
+                throw new LpfOutOfMemoryException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": out of memory", e);
+            }
+        }
+        regPendingCapacity = n;
+    }
+
+    @Override
+    public void resizeMessageQueue(long maxMsgs) {
+        if (maxMsgs < 0) throw new IllegalArgumentException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": negative capacity");
+        int n = checkedCapacity("resizeMessageQueue", maxMsgs, QUEUE_ENTRY_BYTES);
+        if (n > reqNext.length) {
+            try {
+                MemorySegment[] srcSeg = Arrays.copyOf(reqSrcSegment, n);
+                MemorySegment[] dstSeg = Arrays.copyOf(reqDstSegment, n);
+                long[] srcOff = Arrays.copyOf(reqSrcOffset, n);
+                long[] dstOff = Arrays.copyOf(reqDstOffset, n);
+                long[] size = Arrays.copyOf(reqSize, n);
+                int[] rslot = Arrays.copyOf(reqRemoteSlot, n);
+                int[] rpid = Arrays.copyOf(reqRemotePid, n);
+                int[] next = Arrays.copyOf(reqNext, n);
+                reqSrcSegment = srcSeg; reqDstSegment = dstSeg; reqSrcOffset = srcOff; reqDstOffset = dstOff;
+                reqSize = size; reqRemoteSlot = rslot; reqRemotePid = rpid; reqNext = next;
+            } catch (OutOfMemoryError e) {
+                throw new LpfOutOfMemoryException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": out of memory", e);
+            }
+        }
+        queuePendingCapacity = n;
+    }
+
+    /** Refuses capacities that cannot fit in this JVM before trying to allocate them. */
+    private int checkedCapacity(String call, long requested, long bytesPerEntry) {
+        Runtime rt = Runtime.getRuntime();
+        long available = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+        if (requested > Integer.MAX_VALUE - 16 || requested > available / bytesPerEntry) {
+            throw new LpfOutOfMemoryException(call + "(" + requested + ") at pid " + pid + ": needs about "
+                    + (requested > Long.MAX_VALUE / bytesPerEntry ? "more than 2^63" : String.valueOf(requested * bytesPerEntry))
+                    + " bytes, " + available + " available in this JVM; nothing changed", null);
+        }
+        return (int) requested;
+    }
+
+    // =====================================================================================
+    // sections
+    // =====================================================================================
+
+    @Override
+    public Machine probe() {
+        int p = root ? freeP : nprocs;
+        Probe.Fit fit = Probe.fitFor(p);
+        return new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+    }
+
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "exec: spmd");
+        Objects.requireNonNull(args, "exec: args");
+        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+        if (team.failed()) throw team.fatal(pid);
+        Sections.exec(Math.min(p, freeP), freeP, spmd, args);
+    }
+
+    @Override
+    public void rehook(Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "rehook: spmd");
+        Objects.requireNonNull(args, "rehook: args");
+        if (team.failed()) throw team.fatal(pid);
+        Team child = team.rehooks.teamFor(++rehooks);
+        FatalException failure = Sections.runMember(child, pid, freeP, spmd, args, "rehook");
+        if (failure != null) {
+            team.fail("a rehooked section failed: " + failure.getMessage(), failure.getCause());
+            throw failure;
+        }
+    }
+
+    private long rehooks;
+
+    @Override
+    public String toString() {
+        return "ThreadsContext[pid " + pid + " of " + nprocs + ", team " + team.id + ", superstep " + syncs + "]";
+    }
+}

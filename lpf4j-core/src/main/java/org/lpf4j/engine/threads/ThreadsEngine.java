@@ -1,0 +1,96 @@
+package org.lpf4j.engine.threads;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Init;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.Parameters;
+
+/**
+ * The shared-memory engine: every LPF process is a platform thread of this JVM (inclusive
+ * memory). Its public surface is its parameters, its root context, and {@link #group(int)} for
+ * {@link org.lpf4j.Lpf#hook hook} from a group of existing threads.
+ *
+ * <p>Parameters (see {@link Parameters} for how to set them):
+ * <ul>
+ * <li>{@code lpf.engine.threads.procs}: the machine size, i.e. what {@code probe()} on the root
+ *     reports and the most processes an {@code exec} from the root gets (default: the number of
+ *     cores). Raise it to run more processes than cores, as {@code lpfrun -n} does in C LPF.</li>
+ * <li>{@code lpf.engine.threads.spin}, {@code lpf.engine.threads.yield}: how long a process
+ *     waiting in a sync spins, then yields, before it parks (-1: chosen from processes vs cores).</li>
+ * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
+ * </ul>
+ */
+public final class ThreadsEngine {
+    private ThreadsEngine() {}
+
+    /** The machine size. */
+    public static final Parameters.Parameter<Integer> PROCS = Parameters.integer("lpf.engine.threads.procs",
+            Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.Lpf.MAX_P,
+            "machine size: processes an exec from the root may start (default: the core count)");
+    /** Spin iterations of a waiting process before it yields; -1 chooses by processes vs cores. */
+    public static final Parameters.Parameter<Integer> SPIN = Parameters.integer("lpf.engine.threads.spin",
+            -1, -1, Integer.MAX_VALUE, "spin iterations before yielding in a sync (-1: automatic)");
+    /** Yields of a waiting process before it parks; -1 chooses by processes vs cores. */
+    public static final Parameters.Parameter<Integer> YIELD = Parameters.integer("lpf.engine.threads.yield",
+            -1, -1, Integer.MAX_VALUE, "yields before parking in a sync (-1: automatic)");
+    /** Time budget of one measurement of g and l. */
+    public static final Parameters.Parameter<Integer> PROBE_MILLIS = Parameters.integer(
+            "lpf.engine.threads.probeMillis", 300, 10, 600_000, "time budget in ms of the first probe per p");
+
+    /** @return a new root context: one process whose {@code exec} may use the whole machine */
+    public static Context root() {
+        Team team = new Team(1);
+        ThreadsContext ctx = new ThreadsContext(team, 0, PROCS.get(), Args.NONE, true);
+        team.members[0] = ctx;
+        return ctx;
+    }
+
+    /**
+     * A group of {@code nprocs} existing threads that start LPF sections together with
+     * {@link org.lpf4j.Lpf#hook}: thread {@code k} passes {@code group.member(k)}. A group can run
+     * any number of sections one after another.
+     *
+     * @param nprocs the number of threads (processes), ≥ 1
+     * @return the group
+     */
+    public static Group group(int nprocs) {
+        if (nprocs < 1) throw new IllegalArgumentException("ThreadsEngine.group(" + nprocs + "): need at least 1 thread");
+        return new Group(nprocs);
+    }
+
+    /** Threads that hook LPF sections together; see {@link #group(int)}. */
+    public static final class Group {
+        private final int nprocs;
+        private final Rounds rounds;
+        private final long[] memberRounds;
+
+        private Group(int nprocs) {
+            this.nprocs = nprocs;
+            this.rounds = new Rounds(nprocs);
+            this.memberRounds = new long[nprocs];
+        }
+
+        /** @return the number of processes of this group */
+        public int nprocs() { return nprocs; }
+
+        /**
+         * @param pid this thread's process id in the group
+         * @return the {@link Init} thread {@code pid} passes to {@link org.lpf4j.Lpf#hook}
+         */
+        public Init member(int pid) {
+            if (pid < 0 || pid >= nprocs) {
+                throw new IndexOutOfBoundsException("Group.member(" + pid + "): pid not in [0, " + nprocs + ")");
+            }
+            return (Spmd spmd, Args args) -> {
+                java.util.Objects.requireNonNull(spmd, "hook: spmd");
+                java.util.Objects.requireNonNull(args, "hook: args");
+                long round;
+                synchronized (memberRounds) { round = ++memberRounds[pid]; }
+                Team team = rounds.teamFor(round);
+                var failure = Sections.runMember(team, pid, 1, spmd, args, "hook(pid " + pid + ")");
+                if (failure != null) throw failure;
+            };
+        }
+    }
+}
