@@ -22,7 +22,9 @@ import java.util.Objects;
  * the request counts, each process <em>pulls</em>: it executes every put whose destination is
  * its own memory (walking the other processes' chains for its pid) and its own gets, so all
  * writes into one process's memory are done by that process's thread — a serialisation of
- * conflicting writes for free. A second barrier ends the sync. An empty superstep costs one
+ * conflicting writes for free. Combining puts ({@link MsgAttr#combining}) take the same path
+ * and apply their operator instead of copying, so they are serialised the same way. A second
+ * barrier ends the sync. An empty superstep costs one
  * barrier. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
@@ -68,6 +70,7 @@ final class ThreadsContext implements Context {
     private int[] reqRemoteSlot = new int[0];   // puts: destination global id; gets: source global id
     private int[] reqRemotePid = new int[0];    // gets: source pid (puts are chained by destination)
     int[] reqNext = new int[0];
+    private MsgAttr[] reqCombining = new MsgAttr[0]; // puts: the combining attribute, null for a plain copy
     final int[] putHead;
     private final int[] putTail;
     private int getHead = NONE;
@@ -104,7 +107,7 @@ final class ThreadsContext implements Context {
         MemorySegment src = localArea(srcSlot, "put", "srcSlot");
         if (dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
                 || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot) || queued >= queueCapacity
-                || attr != MsgAttr.DEFAULT) {
+                || attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
             throw putError(srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, src);
         }
         int i = queued++;
@@ -113,6 +116,7 @@ final class ThreadsContext implements Context {
         reqDstOffset[i] = dstOffset;
         reqSize[i] = size;
         reqRemoteSlot[i] = dstSlot.id();
+        reqCombining[i] = attr == MsgAttr.DEFAULT ? null : attr;
         reqNext[i] = NONE;
         int tail = putTail[dstPid];
         if (tail == NONE) putHead[dstPid] = i; else reqNext[tail] = i;
@@ -153,6 +157,11 @@ final class ThreadsContext implements Context {
         throw new IllegalArgumentException(call + " at pid " + pid + ": " + what + " " + describeUnusable(slot));
     }
 
+    /** A combining put (see {@link MsgAttr#combining}) of whole elements. */
+    private static boolean isValidCombining(MsgAttr attr, long size) {
+        return attr != null && attr.isCombining() && size % attr.elementSize() == 0;
+    }
+
     private boolean isUsableGlobal(Memslot slot) {
         if (slot == null || slot.owner() != this || !slot.isGlobal()) return false;
         int id = slot.id();
@@ -190,7 +199,11 @@ final class ThreadsContext implements Context {
             return new IllegalArgumentException(call + "dstSlot is a local slot; a remote destination must be registered globally");
         }
         if (!isUsableGlobal(dstSlot)) return new IllegalArgumentException(call + "dstSlot " + describeUnusable(dstSlot));
-        if (attr != MsgAttr.DEFAULT) return new IllegalArgumentException(call + "unsupported message attribute " + attr);
+        if (attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
+            return new IllegalArgumentException(call + (attr != null && attr.isCombining()
+                    ? "size is not a multiple of the element size " + attr.elementSize() + " of " + attr
+                    : "unsupported message attribute " + attr));
+        }
         return new IllegalStateException(call + "message queue full: " + queueCapacity
                 + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
     }
@@ -212,7 +225,10 @@ final class ThreadsContext implements Context {
             return new IllegalArgumentException(call + "srcSlot is a local slot; a remote source must be registered globally");
         }
         if (!isUsableGlobal(srcSlot)) return new IllegalArgumentException(call + "srcSlot " + describeUnusable(srcSlot));
-        if (attr != MsgAttr.DEFAULT) return new IllegalArgumentException(call + "unsupported message attribute " + attr);
+        if (attr != MsgAttr.DEFAULT) {
+            return new IllegalArgumentException(call + "unsupported message attribute " + attr
+                    + (attr != null && attr.isCombining() ? " (combining applies to put only)" : ""));
+        }
         return new IllegalStateException(call + "message queue full: " + queueCapacity
                 + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
     }
@@ -234,8 +250,9 @@ final class ThreadsContext implements Context {
             }
             team.barrier.await(pid, 0);
             clearQueue();
+            // A request another process could not execute fails everyone's sync, not just its own.
+            if (team.failed()) throw team.fatal(pid);
         }
-        if (team.failed()) throw team.fatal(pid);
         syncs++;
         regCapacity = regPendingCapacity;
         queueCapacity = queuePendingCapacity;
@@ -258,7 +275,12 @@ final class ThreadsContext implements Context {
                             + (dst == null || globalSlots[slot] == null ? "slot not registered at pid " + pid
                             : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
                 }
-                MemorySegment.copy(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+                MsgAttr combining = from.reqCombining[i];
+                if (combining == null) {
+                    MemorySegment.copy(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+                } else {
+                    combining.combineInto(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+                }
             }
         }
         for (int i = getHead; i != NONE; i = reqNext[i]) {
@@ -283,6 +305,7 @@ final class ThreadsContext implements Context {
         for (int i = 0; i < queued; i++) {
             reqSrcSegment[i] = null;
             reqDstSegment[i] = null;
+            reqCombining[i] = null;
         }
         queued = 0;
         Arrays.fill(putHead, NONE);
@@ -393,8 +416,10 @@ final class ThreadsContext implements Context {
                 int[] rslot = Arrays.copyOf(reqRemoteSlot, n);
                 int[] rpid = Arrays.copyOf(reqRemotePid, n);
                 int[] next = Arrays.copyOf(reqNext, n);
+                MsgAttr[] combining = Arrays.copyOf(reqCombining, n);
                 reqSrcSegment = srcSeg; reqDstSegment = dstSeg; reqSrcOffset = srcOff; reqDstOffset = dstOff;
                 reqSize = size; reqRemoteSlot = rslot; reqRemotePid = rpid; reqNext = next;
+                reqCombining = combining;
             } catch (OutOfMemoryError e) {
                 throw new LpfOutOfMemoryException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": out of memory", e);
             }

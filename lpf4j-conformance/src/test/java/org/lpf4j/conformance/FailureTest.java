@@ -1,0 +1,110 @@
+package org.lpf4j.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lpf4j.Args;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The failure state: a process that returns early or throws makes every other process's next
+ * sync throw FatalException within a bounded time (never a hang), and exec throws
+ * FatalException carrying the cause; pid 0's output is still delivered.
+ */
+@Timeout(60)
+class FailureTest {
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void aProcessThatReturnsEarlyFailsTheOthersNextSync(String engine, int p) {
+        int quitter = p - 1;
+        ConcurrentHashMap<Integer, Throwable> seen = new ConcurrentHashMap<>();
+        AtomicInteger laterSyncsThrew = new AtomicInteger();
+        long start = System.nanoTime();
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+            if (ctx.pid() == quitter) {
+                ctx.sync();
+                return;
+            }
+            try {
+                // The failure may surface in the first sync already (if the quitter is quick)
+                // or in the second: never later, never not at all.
+                ctx.sync();
+                ctx.sync();
+                throw new AssertionError("pid " + ctx.pid() + " passed two syncs; the quitter made one");
+            } catch (FatalException f) {
+                seen.put(ctx.pid(), f);
+                try {
+                    ctx.sync();
+                } catch (FatalException again) {
+                    laterSyncsThrew.incrementAndGet(); // the failure state persists
+                }
+                throw f;
+            }
+        }));
+        assertTrue(System.nanoTime() - start < 10_000_000_000L, "failure took too long to surface");
+        assertEquals(p - 1, seen.size(), "every other process got FatalException from its sync: " + seen.keySet());
+        assertEquals(p - 1, laterSyncsThrew.get());
+        assertNull(e.getCause(), "nobody threw: there is no cause");
+        assertTrue(e.getMessage().contains("returned"), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void aThrowingProcessFailsTheSectionAndExecCarriesTheCause(String engine, int p) {
+        IllegalStateException boom = new IllegalStateException("boom at the last pid");
+        MemorySegment output = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+        AtomicInteger fatalSyncs = new AtomicInteger();
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+            if (ctx.pid() == 0) ctx.args().output().set(ValueLayout.JAVA_INT, 0, 4711);
+            if (ctx.pid() == p - 1) throw boom;
+            try {
+                for (int i = 0; i < 1000; i++) ctx.sync();
+                throw new AssertionError("1000 syncs passed after a process threw");
+            } catch (FatalException f) {
+                fatalSyncs.incrementAndGet();
+            }
+        }, Args.of(MemorySegment.NULL, output)));
+        assertSame(boom, e.getCause());
+        assertEquals(p - 1, fatalSyncs.get());
+        assertEquals(4711, output.get(ValueLayout.JAVA_INT, 0), "pid 0's output is delivered after a failure");
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void processesBlockedInADeepSyncAreReleased(String engine, int p) {
+        // All but pid 0 wait in a sync while pid 0 throws after a while: they must be woken.
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+            if (ctx.pid() == 0) {
+                Thread.sleep(200);
+                throw new UnsupportedOperationException("late failure");
+            }
+            ctx.sync();
+        }));
+        assertInstanceOf(UnsupportedOperationException.class, e.getCause());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engines")
+    void severalThrowersAreAllReported(String engine) {
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(4, ctx -> {
+            throw new RuntimeException("from pid " + ctx.pid());
+        }));
+        assertTrue(e.getCause().getMessage().startsWith("from pid "));
+        assertEquals(3, e.getSuppressed().length, "the other three causes are suppressed");
+    }
+}

@@ -1,0 +1,53 @@
+package org.lpf4j.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lpf4j.Lpf;
+import org.lpf4j.Machine;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** probe reports p, freeP and measured, positive, cached g and l per message size. */
+@Timeout(120)
+class ProbeTest {
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void probeInASectionReportsItsSizeAndMeasuredParameters(String engine, int p) {
+        ConcurrentHashMap<Integer, Machine> machines = new ConcurrentHashMap<>();
+        ConcurrentHashMap<Integer, Long> secondCallNanos = new ConcurrentHashMap<>();
+        Matrix.exec(engine, p, ctx -> {
+            machines.put(ctx.pid(), ctx.probe());
+            long t0 = System.nanoTime();
+            ctx.probe();
+            secondCallNanos.put(ctx.pid(), System.nanoTime() - t0);
+        });
+        for (int k = 0; k < p; k++) {
+            Machine m = machines.get(k);
+            assertEquals(p, m.p());
+            assertTrue(m.freeP() >= 1);
+            long[] sizes = m.messageSizes();
+            assertTrue(sizes.length >= 2, "g and l are measured at several message sizes");
+            for (long size : sizes) {
+                assertTrue(m.g(size) > 0 && Double.isFinite(m.g(size)), "g(" + size + ") = " + m.g(size));
+                assertTrue(m.l(size) > 0 && m.l(size) < 1.0, "l(" + size + ") = " + m.l(size));
+            }
+            // Real measurements: moving 1 MiB costs more than 1 ns and less than a second.
+            double oneMiB = m.g(sizes[sizes.length - 1]) * (1 << 20);
+            assertTrue(oneMiB > 1e-9 && oneMiB < 1.0, "1 MiB at g costs " + oneMiB + " s");
+            assertTrue(secondCallNanos.get(k) < 5_000_000L, "cached probe took " + secondCallNanos.get(k) + " ns");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engines")
+    void theRootReportsTheWholeMachine(String engine) {
+        Machine m = Lpf.root(engine).probe();
+        assertTrue(m.p() >= 8, "the test build gives the engine 8 processors; probe says " + m.p());
+        assertEquals(m.p(), m.freeP());
+    }
+}

@@ -1,0 +1,80 @@
+package org.lpf4j.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+/**
+ * Random puts and gets of random sizes between random pids, over many supersteps, against a
+ * sequential model of all processes' memory. Every process draws the same global plan from a
+ * shared seed, executes its own requests, and checks its memory against the model. Requests of
+ * one superstep write disjoint destination cells (each cell is claimed at most once per
+ * superstep) and never read a cell written in the same superstep, so the result is determined.
+ */
+@Timeout(120)
+class RandomTrafficTest {
+    private static final int CELLS = 64;
+    private static final int CELL = 48;
+    private static final int STEPS = 40;
+    private static final int MAX_REQUESTS = 24;
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void randomRequestsMatchASequentialModel(String engine, int p) {
+        long seed = 0x5eedL * 31 + p;
+        Matrix.exec(engine, p, ctx -> {
+            int s = ctx.pid();
+            byte[][] model = new byte[p][CELLS * CELL];
+            Random init = new Random(seed);
+            for (byte[] m : model) init.nextBytes(m);
+            MemorySegment mem = Arena.ofAuto().allocate((long) CELLS * CELL);
+            MemorySegment.copy(MemorySegment.ofArray(model[s]), 0, mem, 0, mem.byteSize());
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(MAX_REQUESTS);
+            ctx.sync();
+            Memslot slot = ctx.registerGlobal(mem);
+            ctx.sync();
+            Random plan = new Random(seed ^ 0xabcdefL);
+            for (int step = 0; step < STEPS; step++) {
+                boolean[][] written = new boolean[p][CELLS];
+                boolean[][] read = new boolean[p][CELLS];
+                int[] issued = new int[p];
+                byte[][] next = new byte[p][];
+                for (int k = 0; k < p; k++) next[k] = model[k].clone();
+                int requests = plan.nextInt(MAX_REQUESTS * p / 2 + 1);
+                for (int r = 0; r < requests; r++) {
+                    int origin = plan.nextInt(p);
+                    int other = plan.nextInt(p);
+                    boolean isPut = plan.nextBoolean();
+                    int srcPid = isPut ? origin : other, dstPid = isPut ? other : origin;
+                    int srcCell = plan.nextInt(CELLS), dstCell = plan.nextInt(CELLS);
+                    int len = 1 + plan.nextInt(CELL);
+                    int srcOff = plan.nextInt(CELL - len + 1), dstOff = plan.nextInt(CELL - len + 1);
+                    if (issued[origin] == MAX_REQUESTS || written[dstPid][dstCell] || read[dstPid][dstCell]
+                            || written[srcPid][srcCell]) continue;
+                    written[dstPid][dstCell] = true;
+                    read[srcPid][srcCell] = true;
+                    issued[origin]++;
+                    System.arraycopy(model[srcPid], srcCell * CELL + srcOff, next[dstPid], dstCell * CELL + dstOff, len);
+                    if (origin == s) {
+                        long so = (long) srcCell * CELL + srcOff, d = (long) dstCell * CELL + dstOff;
+                        if (isPut) ctx.put(slot, so, dstPid, slot, d, len);
+                        else ctx.get(srcPid, slot, so, slot, d, len);
+                    }
+                }
+                ctx.sync();
+                model = next;
+                assertArrayEquals(model[s], mem.toArray(ValueLayout.JAVA_BYTE), "pid " + s + " after superstep " + step);
+            }
+            ctx.deregister(slot);
+        });
+    }
+}

@@ -1,0 +1,183 @@
+package org.lpf4j.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** exec (arguments, process count, nesting), rehook, and the root context. */
+@Timeout(60)
+class SectionTest {
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void execGivesInputAndOutputToPidZeroOnlyAndSymbolsToAll(String engine, int p) {
+        MemorySegment input = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG, 1);
+        input.set(ValueLayout.JAVA_LONG, 0, 42L);
+        MemorySegment output = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG, p);
+        Matrix.exec(engine, p, ctx -> {
+            Args a = ctx.args();
+            assertEquals(List.of("sym", 7), a.symbols(), "symbols at pid " + ctx.pid());
+            if (ctx.pid() == 0) {
+                assertEquals(8, a.input().byteSize());
+                assertEquals(42L, a.input().get(ValueLayout.JAVA_LONG, 0));
+            } else {
+                assertEquals(0, a.input().byteSize(), "input at pid " + ctx.pid());
+                assertEquals(0, a.output().byteSize(), "output at pid " + ctx.pid());
+            }
+            // Everyone sends pid + 42 to pid 0's output, which reaches the caller.
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            MemorySegment mine = Arena.ofAuto().allocate(8);
+            mine.set(ValueLayout.JAVA_LONG, 0, ctx.pid() + 42L);
+            Memslot src = ctx.registerLocal(mine);
+            Memslot out = ctx.registerGlobal(a.output());
+            ctx.sync();
+            ctx.put(src, 0, 0, out, 8L * ctx.pid(), 8);
+            ctx.sync();
+            ctx.deregister(out);
+            ctx.deregister(src);
+        }, Args.of(input, output, "sym", 7));
+        for (int k = 0; k < p; k++) assertEquals(k + 42L, output.getAtIndex(ValueLayout.JAVA_LONG, k), "output[" + k + "]");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engines")
+    void execGetsAtMostFreePProcesses(String engine) {
+        Context root = Lpf.root(engine);
+        int freeP = root.probe().freeP();
+        AtomicInteger seen = new AtomicInteger();
+        root.exec(freeP + 5, ctx -> seen.set(ctx.nprocs()));
+        assertEquals(freeP, seen.get());
+        root.exec(Integer.MAX_VALUE, ctx -> seen.set(ctx.nprocs()));
+        assertEquals(freeP, seen.get());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engines")
+    void nestedExecSplitsTheCallersFreeProcessors(String engine) {
+        Context root = Lpf.root(engine);
+        int machine = root.probe().freeP();
+        int outer = 2;
+        ConcurrentHashMap<Integer, Integer> innerSizes = new ConcurrentHashMap<>();
+        ConcurrentHashMap<Integer, Integer> freeOf = new ConcurrentHashMap<>();
+        root.exec(outer, ctx -> {
+            int free = ctx.probe().freeP();
+            freeOf.put(ctx.pid(), free);
+            MemorySegment ones = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, free);
+            // Each outer process runs an inner section on all of its processors, asking for more.
+            ctx.exec(free + 3, inner -> {
+                innerSizes.merge(ctx.pid(), 1, Integer::sum);
+                inner.resizeMemoryRegister(2);
+                inner.resizeMessageQueue(1);
+                inner.sync();
+                MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+                one.set(ValueLayout.JAVA_INT, 0, 1);
+                Memslot src = inner.registerLocal(one);
+                Memslot dst = inner.registerGlobal(inner.pid() == 0 ? inner.args().output()
+                        : Arena.ofAuto().allocate(ValueLayout.JAVA_INT, inner.nprocs()));
+                inner.sync();
+                inner.put(src, 0, 0, dst, 4L * inner.pid(), 4);
+                inner.sync();
+                inner.deregister(dst);
+                inner.deregister(src);
+            }, Args.of(MemorySegment.NULL, ones));
+            for (int k = 0; k < free; k++) assertEquals(1, ones.getAtIndex(ValueLayout.JAVA_INT, k), "inner pid " + k);
+            ctx.sync();
+        });
+        int total = 0;
+        for (int k = 0; k < outer; k++) {
+            assertEquals(freeOf.get(k), innerSizes.get(k), "inner processes of outer pid " + k);
+            assertTrue(freeOf.get(k) >= 1);
+            total += freeOf.get(k);
+        }
+        assertEquals(machine, total, "the outer processes share the machine");
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void rehookStartsAFreshContextOverTheSameProcesses(String engine, int p) {
+        Matrix.exec(engine, p, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            Memslot outer = ctx.registerGlobal(Arena.ofAuto().allocate(8));
+            ctx.sync();
+            MemorySegment inOut = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+            inOut.set(ValueLayout.JAVA_INT, 0, ctx.pid());
+            ctx.rehook(inner -> {
+                assertEquals(ctx.pid(), inner.pid());
+                assertEquals(ctx.nprocs(), inner.nprocs());
+                // hook/rehook: every process gets its own args.
+                assertEquals(ctx.pid(), inner.args().input().get(ValueLayout.JAVA_INT, 0));
+                // Fresh: no capacity, and the outer slot is foreign here.
+                try {
+                    inner.registerLocal(Arena.ofAuto().allocate(4));
+                    throw new AssertionError("a fresh context must have no register capacity");
+                } catch (IllegalStateException expected) {
+                    // fine
+                }
+                inner.resizeMemoryRegister(2);
+                inner.resizeMessageQueue(1);
+                inner.sync();
+                MemorySegment x = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+                Memslot xs = inner.registerGlobal(x);
+                Memslot out = inner.registerLocal(inner.args().output());
+                inner.sync();
+                try {
+                    inner.put(out, 0, 0, outer, 0, 4);
+                    throw new AssertionError("a slot of the outer context must be refused");
+                } catch (IllegalArgumentException expected) {
+                    // fine
+                }
+                inner.get((inner.pid() + 1) % inner.nprocs(), xs, 0, out, 0, 0);
+                inner.sync();
+                inner.args().output().set(ValueLayout.JAVA_INT, 0, 100 + inner.pid());
+                inner.deregister(out);
+                inner.deregister(xs);
+            }, Args.of(inOut, inOut));
+            assertEquals(100 + ctx.pid(), inOut.get(ValueLayout.JAVA_INT, 0));
+            // The outer context is intact after the rehook.
+            ctx.sync();
+            ctx.deregister(outer);
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engines")
+    void theRootIsAOneProcessContextWhereEveryPrimitiveWorks(String engine) {
+        Context root = Lpf.root(engine);
+        assertEquals(0, root.pid());
+        assertEquals(1, root.nprocs());
+        root.resizeMemoryRegister(2);
+        root.resizeMessageQueue(2);
+        root.sync();
+        MemorySegment a = Arena.ofAuto().allocate(16);
+        MemorySegment b = Arena.ofAuto().allocate(16);
+        a.set(ValueLayout.JAVA_LONG, 0, 7L);
+        Memslot as = root.registerGlobal(a);
+        Memslot bs = root.registerLocal(b);
+        root.sync();
+        root.put(as, 0, 0, as, 8, 8);
+        root.get(0, as, 0, bs, 0, 8);
+        root.sync();
+        assertEquals(7L, a.get(ValueLayout.JAVA_LONG, 8));
+        assertEquals(7L, b.get(ValueLayout.JAVA_LONG, 0));
+        root.deregister(bs);
+        root.deregister(as);
+    }
+}
