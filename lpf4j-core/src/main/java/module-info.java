@@ -1,12 +1,22 @@
 /**
- * The LPF core: the public API ({@code org.lpf4j}), what engines implement ({@code org.lpf4j.spi})
- * and the shared-memory threads engine. Depends on nothing outside the JDK.
+ * The LPF core: the public API ({@code org.lpf4j}), the component system and what modules
+ * implement ({@code org.lpf4j.spi}), the shared-memory threads engine, the optional checking layer
+ * ({@code org.lpf4j.debug}), and the core's own boot, coll and cr modules. Depends on nothing
+ * outside the JDK.
  */
 module org.lpf4j.core {
     exports org.lpf4j;
     exports org.lpf4j.spi;
     exports org.lpf4j.engine.threads;
+    exports org.lpf4j.debug;
 
     uses org.lpf4j.spi.EngineProvider;
+    uses org.lpf4j.spi.BootModule;
+    uses org.lpf4j.spi.CollModule;
+    uses org.lpf4j.spi.CrModule;
+
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.threads.ThreadsEngineProvider;
+    provides org.lpf4j.spi.BootModule with org.lpf4j.builtin.LocalBoot, org.lpf4j.builtin.EnvBoot;
+    provides org.lpf4j.spi.CollModule with org.lpf4j.builtin.CostModelColl;
+    provides org.lpf4j.spi.CrModule with org.lpf4j.builtin.NoneCr;
 }

@@ -1,7 +1,9 @@
 package org.lpf4j;
 
+import org.lpf4j.debug.Debug;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
+import org.lpf4j.spi.Parameters;
 
 /**
  * Entry point: the root context ({@code LPF_ROOT}) of the selected engine, and
@@ -9,7 +11,12 @@ import org.lpf4j.spi.Engines;
  *
  * <p>The engine is chosen at run time from the engines on the class or module path: the one the
  * parameter {@code lpf.engine} names (system property or {@code LPF_ENGINE}), otherwise the
- * usable engine of highest priority (the threads engine when nothing else is installed).
+ * usable engine of highest priority (the threads engine when nothing else is installed); see
+ * {@link org.lpf4j.spi.Components}.
+ *
+ * <p>With the parameter {@code lpf.debug} true ({@code -Dlpf.debug=true}, {@code LPF_DEBUG=true},
+ * {@code lpf run --debug}) the contexts are wrapped in the checking layer ({@link Debug}); with it
+ * false (the default) they are the engine's own, at no cost.
  */
 public final class Lpf {
     private Lpf() {}
@@ -20,21 +27,32 @@ public final class Lpf {
     /** The largest process count ({@code LPF_MAX_P}). */
     public static final int MAX_P = (1 << 24) - 1;
 
+    /** Whether contexts are wrapped in the checking layer, {@code lpf.debug}. */
+    public static final Parameters.Parameter<Boolean> DEBUG = Parameters.bool("lpf.debug", false,
+            "check for programming errors (slow): wrap every context in the debug layer");
+
     /**
      * @return a valid one-process context of the selected engine: register, put, get, sync and
-     *         probe work on it, and {@code exec} starts sections on the whole machine
+     *         probe work on it, and {@code exec} starts sections on the whole machine. Costs a
+     *         selection (a query per installed engine) and the engine's root construction.
+     * @throws IllegalArgumentException if {@code lpf.engine} names an engine that is not installed
+     *                                  or cannot run here, or a parameter is invalid
      */
     public static Context root() {
-        return Engines.selected().root();
+        return checked(Engines.selected().root());
     }
 
     /**
      * @param engine an engine's name, e.g. {@code "threads"}
-     * @return the root context of that engine
+     * @return the root context of that engine (checked if {@code lpf.debug} is true)
      * @throws IllegalArgumentException if no such engine is installed or it cannot run here
      */
     public static Context root(String engine) {
-        return Engines.byName(engine).root();
+        return checked(Engines.byName(engine).root());
+    }
+
+    private static Context checked(Context root) {
+        return DEBUG.get() ? Debug.wrap(root) : root;
     }
 
     /**
@@ -48,7 +66,7 @@ public final class Lpf {
      * @throws FatalException if the section failed
      */
     public static void hook(Init init, Spmd spmd, Args args) {
-        init.hook(spmd, args);
+        (DEBUG.get() ? Debug.wrap(init) : init).hook(spmd, args);
     }
 
     /** @return the engine {@link #root()} uses */

@@ -3,19 +3,16 @@ package org.lpf4j.spi;
 import org.lpf4j.Context;
 
 /**
- * What an engine implements to be found by {@link java.util.ServiceLoader} and chosen at run
- * time (the {@code engine} framework).
+ * A module of the {@code engine} framework: what an engine implements to be found by
+ * {@link java.util.ServiceLoader} and chosen at run time by {@link Components}.
  */
-public interface EngineProvider {
-    /** @return the engine's name, e.g. {@code "threads"} */
-    String name();
+public interface EngineProvider extends Component {
+    @Override default Framework framework() { return Framework.ENGINE; }
 
-    /** @return 0..100; the usable engine of highest priority is the default */
-    int priority();
-
-    /** @return {@code null} if the engine can run in this JVM, otherwise why not */
-    String unavailableReason();
-
-    /** @return a new root context: one process, the whole machine for {@code exec} */
+    /**
+     * Makes a root context. Called only after {@link #query()} said the engine can run.
+     *
+     * @return a new root context: one process, the whole machine for {@code exec}
+     */
     Context root();
 }

@@ -1,42 +1,77 @@
 package org.lpf4j.spi;
 
 import java.util.Collection;
-import java.util.Map;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * The one registry of run-time parameters. A parameter's key is {@code lpf.<framework>.<module>.<name>};
- * its value is resolved, in this order, from a programmatic setting ({@link #set}, used by the
- * launcher's flags), the Java system property of the same key, the environment variable
- * {@code LPF_<FRAMEWORK>_<MODULE>_<NAME>} (dots become underscores, upper case), and the default.
- * Each resolved value knows its {@link Source}. Invalid values are errors naming the key.
+ * The process's run-time parameters: static shortcuts to {@link ParameterRegistry#global()}, and
+ * the {@link Parameter} type. A parameter's key is {@code lpf.<framework>.<module>.<name>}; its
+ * value is resolved, in this order, from a programmatic setting ({@link #set}, used by the
+ * launcher's {@code --param k=v}), the Java system property of the same key, the environment
+ * variable {@code LPF_<FRAMEWORK>_<MODULE>_<NAME>} (dots become underscores, upper case), and the
+ * default. Each resolved value knows its {@link Source}. Invalid values are errors naming the key,
+ * the text, its source and why it is wrong; unknown keys are errors naming the nearest known key.
+ *
+ * <p>Modules declare their parameters in {@link Component#open} through a
+ * {@link ModuleParameters}; code that needs a parameter before any module is opened (the engine's
+ * statics) may declare it here directly and adopt it in {@code open}.
  */
 public final class Parameters {
     private Parameters() {}
 
-    /** Where a resolved value came from. */
-    public enum Source { PROGRAMMATIC, SYSTEM_PROPERTY, ENVIRONMENT, DEFAULT }
+    /** Where a resolved value came from, from the highest precedence to the lowest. */
+    public enum Source {
+        /** {@link ParameterRegistry#set}: the launcher's {@code --param}, or a program. */
+        PROGRAMMATIC("programmatic"),
+        /** A Java system property ({@code -Dkey=value}). */
+        SYSTEM_PROPERTY("system property"),
+        /** An environment variable. */
+        ENVIRONMENT("environment"),
+        /** Nothing set: the default. */
+        DEFAULT("default");
 
-    private static final Map<String, Parameter<?>> REGISTRY = new ConcurrentHashMap<>();
-    private static final Map<String, String> SET = new ConcurrentHashMap<>();
+        private final String label;
+
+        Source(String label) { this.label = label; }
+
+        /** @return how {@code lpf info} names this source */
+        public String label() { return label; }
+    }
 
     /**
-     * A typed parameter. Reading it resolves the sources each time (cheap; not for hot paths).
+     * A resolved value.
+     *
+     * @param value  the typed value
+     * @param text   the text it was parsed from ({@code null} for the default)
+     * @param source where it came from
+     * @param <T>    the value type
+     */
+    public record Value<T>(T value, String text, Source source) {}
+
+    /**
+     * A typed parameter of one registry. Reading it resolves the sources each time (a map lookup,
+     * a system-property lookup and an environment lookup: cheap, not for hot paths).
      *
      * @param <T> the value type
      */
     public static final class Parameter<T> {
+        private final ParameterRegistry registry;
         private final String key;
         private final T defaultValue;
         private final String description;
+        private final String type;
         private final Function<String, T> parser;
 
-        private Parameter(String key, T defaultValue, String description, Function<String, T> parser) {
+        Parameter(ParameterRegistry registry, String key, T defaultValue, String description, String type,
+                  Function<String, T> parser) {
+            this.registry = registry;
             this.key = key;
             this.defaultValue = defaultValue;
-            this.description = description;
+            this.description = Objects.requireNonNull(description, "description");
+            this.type = type;
             this.parser = parser;
         }
 
@@ -49,40 +84,65 @@ public final class Parameters {
         /** @return what the parameter does */
         public String description() { return description; }
 
-        /** @return the environment variable that may set it */
-        public String environmentVariable() { return key.replace('.', '_').toUpperCase(java.util.Locale.ROOT); }
+        /** @return the values it takes, e.g. {@code "integer in [1, 100]"} */
+        public String type() { return type; }
+
+        /** @return the registry it belongs to */
+        public ParameterRegistry registry() { return registry; }
+
+        /** @return the environment variable that may set it, e.g. {@code LPF_ENGINE_THREADS_SPIN} */
+        public String environmentVariable() { return toEnvironmentName(key); }
 
         /** @return where the current value comes from */
-        public Source source() {
-            if (SET.containsKey(key)) return Source.PROGRAMMATIC;
-            if (System.getProperty(key) != null) return Source.SYSTEM_PROPERTY;
-            if (System.getenv(environmentVariable()) != null) return Source.ENVIRONMENT;
-            return Source.DEFAULT;
-        }
+        public Source source() { return resolveText().source(); }
 
         /**
          * @return the current value
+         * @throws IllegalArgumentException if the configured text is not a valid value (naming the
+         *                                  key, the text, its source and the reason)
+         */
+        public T get() { return resolve().value(); }
+
+        /**
+         * @return the current value with its text and source
          * @throws IllegalArgumentException if the configured text is not a valid value
          */
-        public T get() {
-            String raw = switch (source()) {
-                case PROGRAMMATIC -> SET.get(key);
-                case SYSTEM_PROPERTY -> System.getProperty(key);
-                case ENVIRONMENT -> System.getenv(environmentVariable());
-                case DEFAULT -> null;
-            };
-            if (raw == null) return defaultValue;
+        public Value<T> resolve() {
+            Value<String> raw = resolveText();
+            if (raw.source() == Source.DEFAULT) return new Value<>(defaultValue, null, Source.DEFAULT);
             try {
-                return parser.apply(raw.trim());
+                return new Value<>(parser.apply(raw.value().trim()), raw.value(), raw.source());
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("parameter " + key + " = '" + raw + "' (from "
-                        + source() + "): " + e.getMessage(), e);
+                throw new IllegalArgumentException("parameter " + key + " = '" + raw.value() + "' (from "
+                        + raw.source().label() + (raw.source() == Source.ENVIRONMENT ? " " + environmentVariable() : "")
+                        + "): " + e.getMessage() + "; expected " + type, e);
             }
         }
+
+        private Value<String> resolveText() {
+            String v = registry.programmatic(key);
+            if (v != null) return new Value<>(v, v, Source.PROGRAMMATIC);
+            v = registry.systemProperty(key);
+            if (v != null) return new Value<>(v, v, Source.SYSTEM_PROPERTY);
+            v = registry.environment(environmentVariable());
+            if (v != null) return new Value<>(v, v, Source.ENVIRONMENT);
+            return new Value<>(null, null, Source.DEFAULT);
+        }
+
+        @Override
+        public String toString() { return key + " (" + type + ", default " + defaultValue + ")"; }
     }
 
     /**
-     * Registers an integer parameter with an inclusive range.
+     * @param key a parameter key or key prefix
+     * @return its environment variable name: dots become underscores, upper case
+     */
+    public static String toEnvironmentName(String key) {
+        return key.replace('.', '_').toUpperCase(Locale.ROOT);
+    }
+
+    /**
+     * Registers an integer parameter in the global registry; see {@link ParameterRegistry#integer}.
      *
      * @param key          the key
      * @param defaultValue the default
@@ -92,20 +152,23 @@ public final class Parameters {
      * @return the parameter
      */
     public static Parameter<Integer> integer(String key, int defaultValue, int min, int max, String description) {
-        return register(new Parameter<>(key, defaultValue, description, s -> {
-            int v;
-            try {
-                v = Integer.parseInt(s);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not an integer");
-            }
-            if (v < min || v > max) throw new IllegalArgumentException("out of range [" + min + ", " + max + "]");
-            return v;
-        }));
+        return ParameterRegistry.global().integer(key, defaultValue, min, max, description);
     }
 
     /**
-     * Registers a string parameter.
+     * Registers a boolean parameter in the global registry; see {@link ParameterRegistry#bool}.
+     *
+     * @param key          the key
+     * @param defaultValue the default
+     * @param description  what it does
+     * @return the parameter
+     */
+    public static Parameter<Boolean> bool(String key, boolean defaultValue, String description) {
+        return ParameterRegistry.global().bool(key, defaultValue, description);
+    }
+
+    /**
+     * Registers a string parameter in the global registry.
      *
      * @param key          the key
      * @param defaultValue the default
@@ -113,37 +176,41 @@ public final class Parameters {
      * @return the parameter
      */
     public static Parameter<String> string(String key, String defaultValue, String description) {
-        return register(new Parameter<>(key, defaultValue, description, s -> s));
-    }
-
-    private static <T> Parameter<T> register(Parameter<T> p) {
-        Parameter<?> old = REGISTRY.putIfAbsent(p.key(), p);
-        if (old != null) throw new IllegalStateException("parameter " + p.key() + " registered twice");
-        return p;
+        return ParameterRegistry.global().string(key, defaultValue, description);
     }
 
     /**
-     * Sets a value programmatically (highest precedence), as the launcher's flags do.
+     * Registers a one-of-these-words parameter in the global registry.
+     *
+     * @param key          the key
+     * @param defaultValue the default
+     * @param allowed      the valid values
+     * @param description  what it does
+     * @return the parameter
+     */
+    public static Parameter<String> choice(String key, String defaultValue, List<String> allowed, String description) {
+        return ParameterRegistry.global().choice(key, defaultValue, allowed, description);
+    }
+
+    /**
+     * Sets a value in the global registry (highest precedence), as the launcher's flags do.
+     * Modules' parameters exist once {@link Components#installed()} has opened them.
      *
      * @param key   a registered key
      * @param value its text, validated now
      * @throws IllegalArgumentException if the key is unknown or the value invalid
      */
     public static void set(String key, String value) {
-        Parameter<?> p = REGISTRY.get(Objects.requireNonNull(key));
-        if (p == null) throw new IllegalArgumentException("unknown parameter " + key + "; known: " + REGISTRY.keySet());
-        String old = SET.put(key, value);
-        try {
-            p.get();
-        } catch (IllegalArgumentException e) {
-            if (old == null) SET.remove(key); else SET.put(key, old);
-            throw e;
-        }
+        Components.installed();
+        ParameterRegistry.global().set(key, value);
     }
 
-    /** @param key a key whose programmatic setting is removed */
-    public static void clear(String key) { SET.remove(key); }
+    /** @param key a key whose programmatic setting in the global registry is removed */
+    public static void clear(String key) { ParameterRegistry.global().clear(key); }
 
-    /** @return all registered parameters */
-    public static Collection<Parameter<?>> all() { return REGISTRY.values(); }
+    /** @return all parameters of the global registry, sorted by key */
+    public static Collection<Parameter<?>> all() {
+        Components.installed();
+        return ParameterRegistry.global().all();
+    }
 }

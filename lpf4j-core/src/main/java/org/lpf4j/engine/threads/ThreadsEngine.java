@@ -4,6 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Init;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Parameters;
 
 /**
@@ -24,19 +25,45 @@ import org.lpf4j.spi.Parameters;
 public final class ThreadsEngine {
     private ThreadsEngine() {}
 
+    private static final String PREFIX = "lpf.engine.threads.";
+
     /** The machine size. */
-    public static final Parameters.Parameter<Integer> PROCS = Parameters.integer("lpf.engine.threads.procs",
-            Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.Lpf.MAX_P,
-            "machine size: processes an exec from the root may start (default: the core count)");
+    public static final Parameters.Parameter<Integer> PROCS = procs(ParameterRegistry.global());
     /** Spin iterations of a waiting process before it yields; -1 chooses by processes vs cores. */
-    public static final Parameters.Parameter<Integer> SPIN = Parameters.integer("lpf.engine.threads.spin",
-            -1, -1, Integer.MAX_VALUE, "spin iterations before yielding in a sync (-1: automatic)");
+    public static final Parameters.Parameter<Integer> SPIN = spin(ParameterRegistry.global());
     /** Yields of a waiting process before it parks; -1 chooses by processes vs cores. */
-    public static final Parameters.Parameter<Integer> YIELD = Parameters.integer("lpf.engine.threads.yield",
-            -1, -1, Integer.MAX_VALUE, "yields before parking in a sync (-1: automatic)");
+    public static final Parameters.Parameter<Integer> YIELD = yields(ParameterRegistry.global());
     /** Time budget of one measurement of g and l. */
-    public static final Parameters.Parameter<Integer> PROBE_MILLIS = Parameters.integer(
-            "lpf.engine.threads.probeMillis", 300, 10, 600_000, "time budget in ms of the first probe per p");
+    public static final Parameters.Parameter<Integer> PROBE_MILLIS = probeMillis(ParameterRegistry.global());
+
+    /**
+     * Declares the engine's parameters in a registry: {@link #PROCS} and the others are these
+     * declarations in the global one; {@link ThreadsEngineProvider#open} declares them again in
+     * an isolated registry (tests, tools).
+     *
+     * @param r a registry
+     * @return procs, spin, yield, probeMillis
+     */
+    static java.util.List<Parameters.Parameter<?>> declare(ParameterRegistry r) {
+        return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r));
+    }
+
+    private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {
+        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.Lpf.MAX_P,
+                "machine size: processes an exec from the root may start (default: the core count)");
+    }
+
+    private static Parameters.Parameter<Integer> spin(ParameterRegistry r) {
+        return r.integer(PREFIX + "spin", -1, -1, Integer.MAX_VALUE, "spin iterations before yielding in a sync (-1: automatic)");
+    }
+
+    private static Parameters.Parameter<Integer> yields(ParameterRegistry r) {
+        return r.integer(PREFIX + "yield", -1, -1, Integer.MAX_VALUE, "yields before parking in a sync (-1: automatic)");
+    }
+
+    private static Parameters.Parameter<Integer> probeMillis(ParameterRegistry r) {
+        return r.integer(PREFIX + "probeMillis", 300, 10, 600_000, "time budget in ms of the first probe per p");
+    }
 
     /** @return a new root context: one process whose {@code exec} may use the whole machine */
     public static Context root() {

@@ -2,18 +2,42 @@ package org.lpf4j.engine.threads;
 
 import org.lpf4j.Context;
 import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.ModuleParameters;
+import org.lpf4j.spi.ParameterRegistry;
+import org.lpf4j.spi.Parameters;
+import org.lpf4j.spi.Query;
+import org.lpf4j.spi.Version;
 
-/** Makes the threads engine available to {@link java.util.ServiceLoader} as engine "threads". */
+import java.util.List;
+
+/**
+ * Engine module {@code threads}: makes the threads engine available to
+ * {@link java.util.ServiceLoader}. It can run in every JVM, with priority 50: lower than a cluster
+ * engine that finds itself launched by its launcher, higher than nothing.
+ */
 public final class ThreadsEngineProvider implements EngineProvider {
+    /** The threads engine's version. */
+    public static final Version VERSION = new Version(0, 1, 0);
+
     /** Used by {@link java.util.ServiceLoader}. */
     public ThreadsEngineProvider() {}
 
     @Override public String name() { return "threads"; }
 
-    /** Lower than a cluster engine that finds itself launched, higher than nothing. */
-    @Override public int priority() { return 50; }
+    @Override public Version frameworkApiVersion() { return new Version(1, 0, 0); }
 
-    @Override public String unavailableReason() { return null; }
+    @Override public Version version() { return VERSION; }
+
+    /** Claims the engine's parameters ({@code procs, spin, yield, probeMillis}); no side effects. */
+    @Override
+    public void open(ModuleParameters parameters) {
+        List<Parameters.Parameter<?>> own = parameters.registry() == ParameterRegistry.global()
+                ? List.of(ThreadsEngine.PROCS, ThreadsEngine.SPIN, ThreadsEngine.YIELD, ThreadsEngine.PROBE_MILLIS)
+                : ThreadsEngine.declare(parameters.registry());
+        own.forEach(parameters::adopt);
+    }
+
+    @Override public Query query() { return Query.run(50); }
 
     @Override public Context root() { return ThreadsEngine.root(); }
 }

@@ -1,0 +1,16 @@
+package org.lpf4j.builtin;
+
+import org.lpf4j.spi.CrModule;
+import org.lpf4j.spi.Query;
+
+/** Checkpoint/restart module {@code none}: sections cannot be checkpointed. Priority 0. */
+public final class NoneCr extends BuiltinModule implements CrModule {
+    /** For {@link java.util.ServiceLoader}. */
+    public NoneCr() {}
+
+    @Override public String name() { return "none"; }
+
+    @Override public Query query() { return Query.run(0); }
+
+    @Override public boolean canCheckpoint() { return false; }
+}

@@ -1,0 +1,428 @@
+package org.lpf4j.debug;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.LpfOutOfMemoryException;
+import org.lpf4j.Machine;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+import org.lpf4j.Spmd;
+import org.lpf4j.SyncAttr;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The checking decorator of one process's context (see {@link Debug} for the scheme). Checks each
+ * call at once where the process alone can tell, holds the requests until {@code sync}, and there
+ * checks, after a barrier, what needs the other processes' state: remote bounds and activation,
+ * the queue capacity at each target, the order of collective registrations, and read/write
+ * conflicts on this process's memory. Used by one thread at a time, like any context; other
+ * processes' decorators read its state only between that barrier and the sync that follows.
+ */
+final class DebugContext implements Context {
+    private final Context engine;
+    private final DebugSection section;
+    private final int pid;
+    private final int nprocs;
+
+    /** Completed syncs (user supersteps). */
+    private long step;
+    private long regCapacity;
+    private long regPending;
+    private long regUsed;
+    private long queueCapacity;
+    private long queuePending;
+    /** The engine's owner object of this process's slots, learnt from the first registration. */
+    private Object slotOwner;
+    private final Map<Memslot, SlotInfo> slots = new IdentityHashMap<>();
+    private final Map<Integer, SlotInfo> globalsById = new HashMap<>();
+    private final List<Request> requests = new ArrayList<>();
+    /** Global register/deregister calls of this superstep, e.g. "registerGlobal at X.java:3". */
+    private final List<String> collectiveCalls = new ArrayList<>();
+    /** The same calls without sites, for comparing processes. */
+    private final List<String> collectiveKeys = new ArrayList<>();
+    private long rehooks;
+
+    DebugContext(Context engine, DebugSection section) {
+        this.engine = engine;
+        this.section = section;
+        this.pid = engine.pid();
+        this.nprocs = engine.nprocs();
+    }
+
+    @Override public int pid() { return pid; }
+
+    @Override public int nprocs() { return nprocs; }
+
+    @Override public Args args() { return engine.args(); }
+
+    @Override public Machine probe() { return engine.probe(); }
+
+    // =====================================================================================
+    // reports
+    // =====================================================================================
+
+    private LpfProgrammingError report(Check check, String call, String site, String problem, Throwable cause) {
+        LpfProgrammingError e = new LpfProgrammingError(check, "lpf debug [" + check.tag() + "] " + call + " at " + site
+                + " on pid " + pid + " of " + nprocs + " (superstep " + step + "): " + problem, cause);
+        section.record(e);
+        return e;
+    }
+
+    private void failIfSectionFailed() {
+        LpfProgrammingError first = section.firstError();
+        if (first != null) throw new LpfProgrammingError(first.check(), first.getMessage(), first);
+    }
+
+    // =====================================================================================
+    // put / get: local checks, then held until sync
+    // =====================================================================================
+
+    @Override
+    public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        Request r = new Request(true, pid, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, Site.caller());
+        enqueue(r, "srcSlot", "dstSlot", "source", "destination");
+    }
+
+    @Override
+    public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        Request r = new Request(false, pid, dstSlot, dstOffset, srcPid, srcSlot, srcOffset, size, attr, Site.caller());
+        enqueue(r, "dstSlot", "srcSlot", "destination", "source");
+    }
+
+    private void enqueue(Request r, String localName, String remoteName, String localRole, String remoteRole) {
+        failIfSectionFailed();
+        String call = r.call();
+        if (r.attr == null) throw report(Check.BAD_ARGUMENT, call, r.site, "attr is null (use MsgAttr.DEFAULT)", null);
+        if (r.remotePid < 0 || r.remotePid >= nprocs) {
+            throw report(Check.BAD_ARGUMENT, call, r.site, (r.put ? "dstPid " : "srcPid ") + r.remotePid
+                    + " not in [0, " + nprocs + ")", null);
+        }
+        if (r.size < 0 || r.localOffset < 0 || r.remoteOffset < 0) {
+            throw report(Check.BAD_ARGUMENT, call, r.site, "negative size or offset", null);
+        }
+        SlotInfo local = usable(r.localSlot, localName, call, r.site);
+        if (r.remoteSlot != null && slots.get(r.remoteSlot) != null && !r.remoteSlot.isGlobal()) {
+            throw report(Check.LOCAL_SLOT_AS_REMOTE, call, r.site, remoteName + " " + r.remoteSlot
+                    + " is a local slot; a remote " + remoteRole + " must be registered with registerGlobal", null);
+        }
+        usable(r.remoteSlot, remoteName, call, r.site);
+        long registered = local.segment.byteSize();
+        if (r.localOffset > registered - r.size) {
+            throw report(Check.OUT_OF_BOUNDS, call, r.site, localRole + " area [" + r.localOffset + ", "
+                    + (r.localOffset + r.size) + ") exceeds the " + registered + " bytes registered for " + r.localSlot, null);
+        }
+        if (requests.size() >= queueCapacity) {
+            throw report(Check.QUEUE_CAPACITY, call, r.site, "message queue full: " + requests.size() + " of "
+                    + queueCapacity + " requests this superstep (resizeMessageQueue, then sync, to raise it)", null);
+        }
+        r.capture(local.segment.asSlice(r.localOffset, r.size));
+        requests.add(r);
+    }
+
+    /** The slot's registration if this process may use it now, else a report. */
+    private SlotInfo usable(Memslot slot, String name, String call, String site) {
+        if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, name + " is null", null);
+        SlotInfo info = slots.get(slot);
+        if (info == null) {
+            throw report(Check.BAD_SLOT, call, site, name + " " + slot + (slot.owner() == slotOwner
+                    ? " is deregistered" : " belongs to another context (slots are per context and process)"), null);
+        }
+        if (info.activeFrom > step) {
+            throw report(Check.INACTIVE_SLOT, call, site, name + " " + slot + " was registered globally at " + info.site
+                    + " in this superstep; it is usable only after the next sync", null);
+        }
+        return info;
+    }
+
+    // =====================================================================================
+    // sync: local checks, barrier, cross-process checks, then the real superstep
+    // =====================================================================================
+
+    @Override
+    public void sync(SyncAttr attr) {
+        Objects.requireNonNull(attr, "sync: attr");
+        String site = Site.caller();
+        failIfSectionFailed();
+        for (Request r : requests) {
+            if (r.size > 0 && r.localAreaChanged()) {
+                throw report(Check.READ_WRITE_CONFLICT, r.call(), r.site, "the program wrote the " + (r.put
+                        ? "source area of this put" : "destination area of this get")
+                        + " before the sync that executes it (it must stay untouched until that sync returns)", null);
+            }
+        }
+        boolean barrier = section.shared() && nprocs > 1;
+        if (barrier) engineSync(attr);
+        checkCollectiveOrder(site);
+        checkRemoteAreas();
+        checkIncomingCapacity();
+        checkConflictsOnMyMemory();
+        engine.resizeMessageQueue(queuePending);
+        for (Request r : requests) forward(r);
+        engineSync(attr);
+        step++;
+        regCapacity = regPending;
+        queueCapacity = queuePending;
+        requests.clear();
+        collectiveCalls.clear();
+        collectiveKeys.clear();
+    }
+
+    private void engineSync(SyncAttr attr) {
+        try {
+            engine.sync(attr);
+        } catch (FatalException e) {
+            LpfProgrammingError first = section.firstError();
+            if (first != null && !(e instanceof LpfProgrammingError)) {
+                throw new LpfProgrammingError(first.check(), first.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private void forward(Request r) {
+        try {
+            if (r.put) {
+                engine.put(r.localSlot, r.localOffset, r.remotePid, r.remoteSlot, r.remoteOffset, r.size, r.attr);
+            } else {
+                engine.get(r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot, r.localOffset, r.size, r.attr);
+            }
+        } catch (RuntimeException e) {
+            throw report(Check.ENGINE_REJECTED, r.call(), r.site, e.getMessage(), e);
+        }
+    }
+
+    /** Every process compares every process's collective calls with pid 0's: all report the same. */
+    private void checkCollectiveOrder(String site) {
+        DebugContext first = section.member(0);
+        if (first == null) return;
+        for (int q = 1; q < nprocs; q++) {
+            DebugContext other = section.member(q);
+            if (other != null && !other.collectiveKeys.equals(first.collectiveKeys)) {
+                throw report(Check.COLLECTIVE_MISMATCH, "sync()", site, "global register/deregister calls of this"
+                        + " superstep differ in order or number (they are collective: same calls, same order, on every"
+                        + " process): pid 0 made " + first.collectiveCalls + ", pid " + q + " made " + other.collectiveCalls, null);
+            }
+        }
+    }
+
+    /** The remote side of each of this process's requests: registered, active, large enough. */
+    private void checkRemoteAreas() {
+        for (Request r : requests) {
+            DebugContext target = section.member(r.remotePid);
+            if (target == null) continue;
+            SlotInfo info = target.globalsById.get(r.remoteSlot.id());
+            String role = r.put ? "destination" : "source";
+            if (info == null) {
+                throw report(Check.BAD_SLOT, r.call(), r.site, r.remoteSlot + " is not registered at pid " + r.remotePid, null);
+            }
+            if (info.activeFrom > step) {
+                throw report(Check.INACTIVE_SLOT, r.call(), r.site, "pid " + r.remotePid + " registered " + r.remoteSlot
+                        + " at " + info.site + " in this superstep; it is usable only after the next sync", null);
+            }
+            long registered = info.segment.byteSize();
+            if (r.remoteOffset > registered - r.size) {
+                throw report(Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area [" + r.remoteOffset + ", "
+                        + (r.remoteOffset + r.size) + ") exceeds the " + registered + " bytes pid " + r.remotePid
+                        + " registered for " + r.remoteSlot + " (at " + info.site + ")", null);
+            }
+        }
+    }
+
+    /** Each put or get also takes a queue entry at its target: this process counts what targets it. */
+    private void checkIncomingCapacity() {
+        List<Request> incoming = new ArrayList<>();
+        for (int q = 0; q < nprocs; q++) {
+            DebugContext origin = section.member(q);
+            if (origin == null) continue;
+            for (Request r : origin.requests) if (r.remotePid == pid) incoming.add(r);
+        }
+        if (incoming.size() > queueCapacity) {
+            Request last = incoming.get((int) queueCapacity);
+            throw report(Check.QUEUE_CAPACITY, last.call(), last.site, "pid " + pid + " is the target of "
+                    + incoming.size() + " requests this superstep but its message queue holds " + queueCapacity
+                    + " (a put or get takes an entry at its origin and at its target): "
+                    + incoming.stream().map(Request::brief).toList(), null);
+        }
+    }
+
+    /**
+     * The areas of this process's memory that requests of this superstep write (puts to it, its
+     * own gets) must not overlap the areas requests read (its own puts, gets from it).
+     */
+    private void checkConflictsOnMyMemory() {
+        List<Request> writers = new ArrayList<>(), readers = new ArrayList<>();
+        List<MemorySegment> written = new ArrayList<>(), read = new ArrayList<>();
+        for (Request r : requests) {
+            (r.put ? readers : writers).add(r);
+            (r.put ? read : written).add(r.localArea);
+        }
+        for (int q = 0; q < nprocs; q++) {
+            DebugContext origin = section.member(q);
+            if (origin == null) continue;
+            for (Request r : origin.requests) {
+                if (r.remotePid != pid || r.size == 0) continue;
+                SlotInfo info = globalsById.get(r.remoteSlot.id());
+                if (info == null || r.remoteOffset > info.segment.byteSize() - r.size) continue; // its origin reports it
+                (r.put ? writers : readers).add(r);
+                (r.put ? written : read).add(info.segment.asSlice(r.remoteOffset, r.size));
+            }
+        }
+        for (int w = 0; w < writers.size(); w++) {
+            for (int x = 0; x < readers.size(); x++) {
+                Request wr = writers.get(w), rd = readers.get(x);
+                if (wr == rd || written.get(w).byteSize() == 0 || read.get(x).byteSize() == 0) continue;
+                if (written.get(w).asOverlappingSlice(read.get(x)).isPresent()) {
+                    Request mine = rd.origin == pid ? rd : wr;
+                    throw report(Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
+                            + " writes memory of pid " + pid + " that " + rd.brief() + " reads (" + wr.call() + " vs "
+                            + rd.call() + "); a source must not be another request's destination", null);
+                }
+            }
+        }
+    }
+
+    // =====================================================================================
+    // registration
+    // =====================================================================================
+
+    @Override
+    public Memslot registerGlobal(MemorySegment segment) {
+        String site = Site.caller();
+        Memslot slot = register(segment, true, site);
+        collectiveCalls.add("registerGlobal(" + segment.byteSize() + " B) at " + site);
+        collectiveKeys.add("registerGlobal");
+        return slot;
+    }
+
+    @Override
+    public Memslot registerLocal(MemorySegment segment) {
+        return register(segment, false, Site.caller());
+    }
+
+    private Memslot register(MemorySegment segment, boolean global, String site) {
+        failIfSectionFailed();
+        String call = (global ? "registerGlobal(" : "registerLocal(") + segment + ")";
+        if (segment == null) throw report(Check.BAD_ARGUMENT, call, site, "segment is null", null);
+        if (regUsed >= regCapacity) {
+            throw report(Check.REGISTER_CAPACITY, call, site, "memory register full: " + regUsed + " of " + regCapacity
+                    + " slots in use (resizeMemoryRegister, then sync, to raise it)", null);
+        }
+        Memslot slot;
+        try {
+            slot = global ? engine.registerGlobal(segment) : engine.registerLocal(segment);
+        } catch (LpfOutOfMemoryException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
+        }
+        slotOwner = slot.owner();
+        SlotInfo info = new SlotInfo(slot, segment, global ? step + 1 : step, site);
+        slots.put(slot, info);
+        if (global) globalsById.put(slot.id(), info);
+        regUsed++;
+        return slot;
+    }
+
+    @Override
+    public void deregister(Memslot slot) {
+        String site = Site.caller();
+        failIfSectionFailed();
+        String call = "deregister(" + slot + ")";
+        if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, "slot is null", null);
+        SlotInfo info = slots.get(slot);
+        if (info == null) {
+            throw report(Check.BAD_SLOT, call, site, slot + (slot.owner() == slotOwner ? " is already deregistered"
+                    : " belongs to another context"), null);
+        }
+        for (Request r : requests) {
+            if (r.names(slot)) {
+                throw report(Check.DEREGISTER_PENDING, call, site, r.call() + " at " + r.site
+                        + " names the slot and is pending until the next sync", null);
+            }
+        }
+        try {
+            engine.deregister(slot);
+        } catch (RuntimeException e) {
+            throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
+        }
+        slots.remove(slot);
+        if (slot.isGlobal()) {
+            globalsById.remove(slot.id());
+            collectiveCalls.add("deregister(" + slot + ") at " + site);
+            collectiveKeys.add("deregister(global#" + slot.id() + ")");
+        }
+        regUsed--;
+    }
+
+    /** Called when the user's SPMD function returned normally. */
+    void checkNothingLeftRegistered() {
+        if (slots.isEmpty()) return;
+        List<String> left = new ArrayList<>();
+        for (SlotInfo s : slots.values()) left.add(s.slot + " registered at " + s.site);
+        SlotInfo first = slots.values().iterator().next();
+        throw report(Check.SLOTS_LEFT_REGISTERED, "return from the SPMD function", first.site, slots.size()
+                + " slot(s) still registered: " + left + " (deregister them before returning)", null);
+    }
+
+    // =====================================================================================
+    // capacities: forwarded so that out-of-memory shows at the call; shrinking at the sync
+    // =====================================================================================
+
+    @Override
+    public void resizeMemoryRegister(long maxRegs) {
+        engine.resizeMemoryRegister(maxRegs);
+        regPending = maxRegs;
+    }
+
+    @Override
+    public void resizeMessageQueue(long maxMsgs) {
+        // Held requests are handed to the engine after the barrier sync, which already applies
+        // the pending capacity: never ask for less than this superstep's capacity until then.
+        engine.resizeMessageQueue(maxMsgs < 0 ? maxMsgs : Math.max(maxMsgs, queueCapacity));
+        queuePending = maxMsgs;
+    }
+
+    // =====================================================================================
+    // sections
+    // =====================================================================================
+
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "exec: spmd");
+        DebugSection child = new DebugSection(true);
+        try {
+            engine.exec(p, new DebugSpmd(spmd, child), args);
+        } catch (FatalException e) {
+            throw carrying(child, e);
+        }
+    }
+
+    @Override
+    public void rehook(Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "rehook: spmd");
+        DebugSection child = section.rehook(++rehooks);
+        try {
+            engine.rehook(new DebugSpmd(spmd, child), args);
+        } catch (FatalException e) {
+            throw carrying(child, e);
+        }
+    }
+
+    /** The failure of a child section, carrying its first report's message if it has one. */
+    static FatalException carrying(DebugSection child, FatalException e) {
+        LpfProgrammingError first = child.firstError();
+        if (first == null || e instanceof LpfProgrammingError) return e;
+        return new LpfProgrammingError(first.check(), first.getMessage(), e);
+    }
+
+    @Override
+    public String toString() { return "Debug[" + engine + "]"; }
+}

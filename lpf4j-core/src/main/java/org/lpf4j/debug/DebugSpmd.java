@@ -1,0 +1,23 @@
+package org.lpf4j.debug;
+
+import org.lpf4j.Context;
+import org.lpf4j.Spmd;
+
+/**
+ * The user's SPMD function run over a {@link DebugContext}: each process joins the section's
+ * shared state, runs the user's function, and on a normal return checks that it deregistered
+ * every slot.
+ *
+ * @param user    the user's function
+ * @param section the state the processes of this section share
+ */
+record DebugSpmd(Spmd user, DebugSection section) implements Spmd {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void run(Context ctx) throws Exception {
+        DebugContext debug = section.join(ctx);
+        user.run(debug);
+        debug.checkNothingLeftRegistered();
+    }
+}

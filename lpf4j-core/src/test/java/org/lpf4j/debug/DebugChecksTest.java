@@ -1,0 +1,338 @@
+package org.lpf4j.debug;
+
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+import org.lpf4j.Spmd;
+import org.lpf4j.engine.threads.ThreadsEngine;
+import org.lpf4j.spi.Parameters;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One test per check of the debug layer: provoke the error, assert the report. */
+@Timeout(30)
+class DebugChecksTest {
+    private static final String FILE = "DebugChecksTest.java:";
+
+    /** @return the caller's line number (call it on the same line as the faulty call) */
+    private static int line() {
+        return StackWalker.getInstance().walk(s -> s.skip(1).findFirst().orElseThrow().getLineNumber());
+    }
+
+    private static MemorySegment bytes(long n) { return MemorySegment.ofArray(new byte[(int) n]); }
+
+    private static void setUp(Context ctx, long regs, long msgs) {
+        ctx.resizeMemoryRegister(regs);
+        ctx.resizeMessageQueue(msgs);
+        ctx.sync();
+    }
+
+    /** Runs a faulty section and returns the report, checking it names the check and the line. */
+    private static LpfProgrammingError provoke(int p, Check check, AtomicInteger line, Spmd spmd) {
+        FatalException e = assertThrows(FatalException.class, () -> Debug.wrap(ThreadsEngine.root()).exec(p, spmd));
+        LpfProgrammingError report = assertInstanceOf(LpfProgrammingError.class, e, () -> "got " + e);
+        assertEquals(check, report.check(), report.getMessage());
+        assertTrue(report.getMessage().startsWith("lpf debug [" + check.tag() + "] "), report.getMessage());
+        if (line != null) assertTrue(report.getMessage().contains(FILE + line.get() + ")"), report.getMessage());
+        assertTrue(report.getMessage().contains(" of " + p + " (superstep "), report.getMessage());
+        return report;
+    }
+
+    @Test
+    void slotUsedBeforeTheSyncThatActivatesIt() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.INACTIVE_SLOT, line, ctx -> {
+            setUp(ctx, 1, 1);
+            Memslot x = ctx.registerGlobal(bytes(8));
+            line.set(line()); ctx.put(x, 0, 1 - ctx.pid(), x, 0, 8);
+        });
+        assertTrue(e.getMessage().contains("usable only after the next sync"), e.getMessage());
+    }
+
+    @Test
+    void localSlotAsRemoteDestination() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.LOCAL_SLOT_AS_REMOTE, line, ctx -> {
+            setUp(ctx, 2, 1);
+            Memslot g = ctx.registerGlobal(bytes(8));
+            Memslot l = ctx.registerLocal(bytes(8));
+            ctx.sync();
+            if (ctx.pid() == 1) { line.set(line()); ctx.put(g, 0, 0, l, 0, 8); }
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("dstSlot local#0(8 B) is a local slot"), e.getMessage());
+        assertTrue(e.getMessage().contains("on pid 1 of 2"), e.getMessage());
+    }
+
+    @Test
+    void localAreaPastTheRegisteredMemory() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(1, Check.OUT_OF_BOUNDS, line, ctx -> {
+            setUp(ctx, 2, 1);
+            Memslot g = ctx.registerGlobal(bytes(16));
+            Memslot l = ctx.registerLocal(bytes(8));
+            ctx.sync();
+            line.set(line()); ctx.put(l, 4, 0, g, 0, 8);
+        });
+        assertTrue(e.getMessage().contains("source area [4, 12) exceeds the 8 bytes registered for local#0(8 B)"),
+                e.getMessage());
+    }
+
+    @Test
+    void remoteAreaPastWhatTheTargetRegistered() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(3, Check.OUT_OF_BOUNDS, line, ctx -> {
+            setUp(ctx, 1, 3);
+            Memslot x = ctx.registerGlobal(bytes(ctx.pid() == 2 ? 8 : 16)); // pid 2 registers less
+            ctx.sync();
+            if (ctx.pid() == 0) { line.set(line()); ctx.put(x, 0, 2, x, 4, 8); }
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("destination area [4, 12) exceeds the 8 bytes pid 2 registered"), e.getMessage());
+        assertTrue(e.getMessage().contains("on pid 0 of 3"), e.getMessage());
+    }
+
+    @Test
+    void messageQueueFullLocally() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.QUEUE_CAPACITY, line, ctx -> {
+            setUp(ctx, 1, 1);
+            Memslot x = ctx.registerGlobal(bytes(16));
+            ctx.sync();
+            ctx.put(x, 0, 1 - ctx.pid(), x, 8, 8);
+            line.set(line()); ctx.put(x, 0, 1 - ctx.pid(), x, 8, 8);
+        });
+        assertTrue(e.getMessage().contains("message queue full: 1 of 1 requests"), e.getMessage());
+    }
+
+    @Test
+    void messageQueueFullAtTheTarget() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(3, Check.QUEUE_CAPACITY, line, ctx -> {
+            setUp(ctx, 1, 1);
+            Memslot x = ctx.registerGlobal(bytes(24));
+            ctx.sync();
+            if (ctx.pid() == 2) { line.set(line()); ctx.put(x, 0, 0, x, 8L * ctx.pid(), 8); }
+            if (ctx.pid() == 1) ctx.put(x, 0, 0, x, 8L * ctx.pid(), 8);
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("pid 0 is the target of 2 requests this superstep but its message queue holds 1"),
+                e.getMessage());
+    }
+
+    @Test
+    void memoryRegisterFull() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(1, Check.REGISTER_CAPACITY, line, ctx -> {
+            setUp(ctx, 1, 0);
+            ctx.registerLocal(bytes(8));
+            line.set(line()); ctx.registerLocal(bytes(8));
+        });
+        assertTrue(e.getMessage().contains("memory register full: 1 of 1 slots in use"), e.getMessage());
+    }
+
+    @Test
+    void globalRegistrationsDifferInNumber() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.COLLECTIVE_MISMATCH, line, ctx -> {
+            setUp(ctx, 2, 0);
+            ctx.registerGlobal(bytes(8));
+            if (ctx.pid() == 0) ctx.registerGlobal(bytes(8));
+            line.set(line()); ctx.sync();
+        });
+        assertTrue(e.getMessage().matches(".*pid 0 made \\[registerGlobal\\(8 B\\) at .*, registerGlobal\\(8 B\\) at .*\\],"
+                + " pid 1 made \\[registerGlobal\\(8 B\\) at [^,]*\\].*"), e.getMessage());
+    }
+
+    @Test
+    void globalRegistrationsDifferInOrder() {
+        LpfProgrammingError e = provoke(3, Check.COLLECTIVE_MISMATCH, null, ctx -> {
+            setUp(ctx, 2, 0);
+            Memslot a = ctx.registerGlobal(bytes(8));
+            ctx.sync();
+            if (ctx.pid() == 2) {
+                ctx.registerGlobal(bytes(8));
+                ctx.deregister(a);
+            } else {
+                ctx.deregister(a);
+                ctx.registerGlobal(bytes(8));
+            }
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("pid 2 made [registerGlobal(8 B) at"), e.getMessage());
+    }
+
+    @Test
+    void putSourceWrittenByAnotherRequestOfTheSuperstep() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.READ_WRITE_CONFLICT, line, ctx -> {
+            setUp(ctx, 1, 2);
+            Memslot x = ctx.registerGlobal(bytes(16));
+            ctx.sync();
+            if (ctx.pid() == 0) ctx.put(x, 8, 1, x, 0, 8);               // writes x[0, 8) of pid 1
+            if (ctx.pid() == 1) { line.set(line()); ctx.put(x, 4, 0, x, 8, 8); } // reads x[4, 12) of pid 1
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("put by pid 0 at DebugChecksTest.putSourceWrittenByAnotherRequestOfTheSuperstep("
+                + FILE), e.getMessage());
+        assertTrue(e.getMessage().contains("writes memory of pid 1 that put by pid 1 at"), e.getMessage());
+    }
+
+    @Test
+    void getDestinationReadByAnotherRequestOfTheSuperstep() {
+        LpfProgrammingError e = provoke(2, Check.READ_WRITE_CONFLICT, null, ctx -> {
+            setUp(ctx, 1, 2);
+            Memslot x = ctx.registerGlobal(bytes(16));
+            ctx.sync();
+            if (ctx.pid() == 0) {
+                ctx.get(1, x, 0, x, 0, 8);  // writes x[0, 8) of pid 0
+                ctx.put(x, 0, 1, x, 8, 8);  // reads x[0, 8) of pid 0
+            }
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("get by pid 0 at DebugChecksTest.getDestinationReadByAnotherRequestOfTheSuperstep("
+                + FILE), e.getMessage());
+        assertTrue(e.getMessage().contains("writes memory of pid 0 that put by pid 0 at"), e.getMessage());
+    }
+
+    @Test
+    void putSourceWrittenByTheProgramBeforeTheSync() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.READ_WRITE_CONFLICT, line, ctx -> {
+            setUp(ctx, 2, 1);
+            MemorySegment src = bytes(8);
+            Memslot l = ctx.registerLocal(src);
+            Memslot x = ctx.registerGlobal(bytes(8));
+            ctx.sync();
+            line.set(line()); ctx.put(l, 0, 1 - ctx.pid(), x, 0, 8);
+            src.set(ValueLayout.JAVA_BYTE, 3, (byte) 7);
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("the program wrote the source area of this put before the sync"), e.getMessage());
+    }
+
+    @Test
+    void deregisterWithPendingRequest() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(2, Check.DEREGISTER_PENDING, line, ctx -> {
+            setUp(ctx, 2, 1);
+            Memslot l = ctx.registerLocal(bytes(8));
+            Memslot x = ctx.registerGlobal(bytes(8));
+            ctx.sync();
+            ctx.put(l, 0, 1 - ctx.pid(), x, 0, 8);
+            line.set(line()); ctx.deregister(l);
+        });
+        assertTrue(e.getMessage().contains("names the slot and is pending until the next sync"), e.getMessage());
+    }
+
+    @Test
+    void slotsLeftRegisteredAtReturn() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(3, Check.SLOTS_LEFT_REGISTERED, line, ctx -> {
+            setUp(ctx, 2, 0);
+            Memslot keep = ctx.registerLocal(bytes(8));
+            if (ctx.pid() == 1) {
+                line.set(line()); ctx.registerLocal(bytes(4));
+            }
+            ctx.deregister(keep);
+        });
+        assertTrue(e.getMessage().contains("1 slot(s) still registered: [local#"), e.getMessage());
+        assertTrue(e.getMessage().contains("on pid 1 of 3"), e.getMessage());
+    }
+
+    @Test
+    void deregisteredSlotUsed() {
+        AtomicInteger line = new AtomicInteger();
+        LpfProgrammingError e = provoke(1, Check.BAD_SLOT, line, ctx -> {
+            setUp(ctx, 2, 1);
+            Memslot l = ctx.registerLocal(bytes(8));
+            Memslot x = ctx.registerGlobal(bytes(8));
+            ctx.sync();
+            ctx.deregister(l);
+            line.set(line()); ctx.put(l, 0, 0, x, 0, 8);
+        });
+        assertTrue(e.getMessage().contains("srcSlot local#0(8 B) is deregistered"), e.getMessage());
+    }
+
+    @Test
+    void otherProcessesGetTheSameReportFromTheirSync() {
+        AtomicInteger others = new AtomicInteger();
+        FatalException e = assertThrows(FatalException.class, () -> Debug.wrap(ThreadsEngine.root()).exec(4, ctx -> {
+            setUp(ctx, 1, 0);
+            if (ctx.pid() == 3) {
+                ctx.registerLocal(bytes(1));
+                ctx.registerLocal(bytes(1));
+            }
+            try {
+                ctx.sync();
+            } catch (LpfProgrammingError r) {
+                if (r.check() == Check.REGISTER_CAPACITY) others.incrementAndGet();
+                throw r;
+            }
+        }));
+        assertEquals(Check.REGISTER_CAPACITY, assertInstanceOf(LpfProgrammingError.class, e).check());
+        assertEquals(3, others.get(), "pids 0, 1 and 2 see the report of pid 3 from their sync");
+    }
+
+    /** A correct program runs unchanged under the debug layer (no false reports), also nested and rehooked. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void correctProgramPasses(int p) {
+        long[] out = new long[1];
+        Debug.wrap(ThreadsEngine.root()).exec(p, ctx -> {
+            int s = ctx.pid(), n = ctx.nprocs();
+            setUp(ctx, 2, 2L * n);
+            MemorySegment x = MemorySegment.ofArray(new long[n]);
+            MemorySegment y = MemorySegment.ofArray(new long[n]);
+            x.setAtIndex(ValueLayout.JAVA_LONG, s, s + 1);
+            Memslot xs = ctx.registerGlobal(x);
+            Memslot ys = ctx.registerGlobal(y);
+            ctx.sync();
+            for (int q = 0; q < n; q++) {
+                if (q != s) ctx.put(xs, 8L * s, q, xs, 8L * s, 8);   // allgather into x
+                ctx.get(q, xs, 8L * q, ys, 8L * q, 8);                // reads x[q] of q, which nobody writes
+            }
+            ctx.sync();
+            long sum = 0;
+            for (int q = 0; q < n; q++) sum += x.getAtIndex(ValueLayout.JAVA_LONG, q) + y.getAtIndex(ValueLayout.JAVA_LONG, q);
+            ctx.rehook(inner -> {
+                inner.resizeMemoryRegister(1);
+                inner.sync();
+                Memslot t = inner.registerLocal(MemorySegment.ofArray(new byte[4]));
+                inner.deregister(t);
+            }, org.lpf4j.Args.NONE);
+            ctx.deregister(xs);
+            ctx.deregister(ys);
+            if (s == 0) out[0] = sum;
+        });
+        assertEquals((long) p * (p + 1), out[0]);
+    }
+
+    @Test
+    void debugOffMeansTheEnginesOwnContext() {
+        assertFalse(Lpf.DEBUG.get(), "tests run with lpf.debug unset");
+        assertFalse(Lpf.root() instanceof DebugContext);
+        Parameters.set("lpf.debug", "true");
+        try {
+            Context root = Lpf.root();
+            assertInstanceOf(DebugContext.class, root);
+            assertSame(root, Debug.wrap(root));
+        } finally {
+            Parameters.clear("lpf.debug");
+        }
+    }
+}
