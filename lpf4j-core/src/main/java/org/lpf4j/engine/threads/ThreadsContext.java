@@ -28,9 +28,6 @@ import java.util.Objects;
  * barrier. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
-    private static final int NONE = -1;
-    /** Bytes of bookkeeping per queue entry, used to refuse impossible resizes up front. */
-    private static final long QUEUE_ENTRY_BYTES = 64;
     private static final long REGISTER_ENTRY_BYTES = 48;
     /** An unstarted thread: segments it cannot access are confined to some other thread. */
     private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
@@ -58,23 +55,13 @@ final class ThreadsContext implements Context {
     private int freeLocalCount;
     private int nextLocalId;
 
-    // ---- message queue (struct of arrays) ----
+    // ---- message queue: two RequestQueues, alternating by superstep parity ----
     private int queueCapacity;
     private int queuePendingCapacity;
-    int queued;
-    private MemorySegment[] reqSrcSegment = new MemorySegment[0]; // puts: local source
-    private MemorySegment[] reqDstSegment = new MemorySegment[0]; // gets: local destination
-    private long[] reqSrcOffset = new long[0];
-    private long[] reqDstOffset = new long[0];
-    private long[] reqSize = new long[0];
-    private int[] reqRemoteSlot = new int[0];   // puts: destination global id; gets: source global id
-    private int[] reqRemotePid = new int[0];    // gets: source pid (puts are chained by destination)
-    int[] reqNext = new int[0];
-    private MsgAttr[] reqCombining = new MsgAttr[0]; // puts: the combining attribute, null for a plain copy
-    final int[] putHead;
-    private final int[] putTail;
-    private int getHead = NONE;
-    private int getTail = NONE;
+    /** queues[syncs & 1] takes this superstep's requests; the other may still be read by peers. */
+    final RequestQueue[] queues;
+    /** A larger replacement for the other queue, swapped in when it becomes current. */
+    private RequestQueue pendingOther;
 
     private long syncs;
 
@@ -85,10 +72,7 @@ final class ThreadsContext implements Context {
         this.freeP = freeP;
         this.args = args;
         this.root = root;
-        this.putHead = new int[nprocs];
-        this.putTail = new int[nprocs];
-        Arrays.fill(putHead, NONE);
-        Arrays.fill(putTail, NONE);
+        this.queues = new RequestQueue[] {new RequestQueue(0, nprocs), new RequestQueue(0, nprocs)};
     }
 
     @Override public int pid() { return pid; }
@@ -106,21 +90,12 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         MemorySegment src = localArea(srcSlot, "put", "srcSlot");
         if (dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
-                || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot) || queued >= queueCapacity
+                || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot)
+                || queues[(int) syncs & 1].count >= queueCapacity
                 || attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
             throw putError(srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, src);
         }
-        int i = queued++;
-        reqSrcSegment[i] = src;
-        reqSrcOffset[i] = srcOffset;
-        reqDstOffset[i] = dstOffset;
-        reqSize[i] = size;
-        reqRemoteSlot[i] = dstSlot.id();
-        reqCombining[i] = attr == MsgAttr.DEFAULT ? null : attr;
-        reqNext[i] = NONE;
-        int tail = putTail[dstPid];
-        if (tail == NONE) putHead[dstPid] = i; else reqNext[tail] = i;
-        putTail[dstPid] = i;
+        queues[(int) syncs & 1].addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
     }
 
     @Override
@@ -128,20 +103,12 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         MemorySegment dst = localArea(dstSlot, "get", "dstSlot");
         if (srcPid < 0 || srcPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
-                || dstOffset > dst.byteSize() - size || !isUsableGlobal(srcSlot) || queued >= queueCapacity
+                || dstOffset > dst.byteSize() - size || !isUsableGlobal(srcSlot)
+                || queues[(int) syncs & 1].count >= queueCapacity
                 || attr != MsgAttr.DEFAULT || dst.isReadOnly()) {
             throw getError(srcPid, srcSlot, srcOffset, dstSlot, dstOffset, size, attr, dst);
         }
-        int i = queued++;
-        reqDstSegment[i] = dst;
-        reqSrcOffset[i] = srcOffset;
-        reqDstOffset[i] = dstOffset;
-        reqSize[i] = size;
-        reqRemoteSlot[i] = srcSlot.id();
-        reqRemotePid[i] = srcPid;
-        reqNext[i] = NONE;
-        if (getTail == NONE) getHead = i; else reqNext[getTail] = i;
-        getTail = i;
+        queues[(int) syncs & 1].addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
 
     /** The segment of a slot this process may use locally now, or an exception naming the call. */
@@ -241,77 +208,94 @@ final class ThreadsContext implements Context {
     public void sync(SyncAttr attr) {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
-        long total = team.barrier.await(pid, queued);
-        if (total != 0) {
+        RequestQueue mine = queues[(int) syncs & 1];
+        // The barrier sums, per process, 1 if it queued anything plus p + 1 if any of its
+        // requests reads its source during the sync: so everyone learns both facts at once.
+        long carried = team.barrier.await(pid, (mine.count > 0 ? 1 : 0) + (mine.unbuffered > 0 ? nprocs + 1 : 0));
+        if (carried != 0) {
             try {
-                executeRequestsToMe();
+                executeRequestsToMe((int) syncs & 1);
             } catch (RuntimeException | Error e) {
                 team.fail("pid " + pid + " could not execute a request: " + e, e);
             }
-            team.barrier.await(pid, 0);
-            clearQueue();
+            if (carried > nprocs) {
+                // Sources (and the memory gets read) must stay untouched until every copy is done.
+                team.barrier.await(pid, 0);
+            }
             // A request another process could not execute fails everyone's sync, not just its own.
             if (team.failed()) throw team.fatal(pid);
         }
         syncs++;
+        // The queue of superstep syncs - 1 was last read before this sync's first barrier.
+        int next = (int) syncs & 1;
+        if (pendingOther != null && pendingOther.capacity > queues[next].capacity) {
+            queues[next] = pendingOther;
+        } else {
+            queues[next].clear();
+        }
+        pendingOther = null;
         regCapacity = regPendingCapacity;
         queueCapacity = queuePendingCapacity;
     }
 
     /** Executes every put whose destination is this process and every get this process made. */
-    private void executeRequestsToMe() {
+    private void executeRequestsToMe(int parity) {
         final ThreadsContext[] members = team.members;
         for (int s = 0; s < nprocs; s++) {
-            ThreadsContext from = members[s];
-            for (int i = from.putHead[pid]; i != NONE; i = from.reqNext[i]) {
-                long size = from.reqSize[i];
+            RequestQueue from = members[s].queues[parity];
+            for (int r = from.bufferedHead[pid]; r != RequestQueue.NONE; r = from.recordNext(r)) {
+                long size = from.recordSize(r);
                 if (size == 0) continue;
-                int slot = from.reqRemoteSlot[i];
+                int slot = from.recordSlot(r);
                 MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
-                long dstOffset = from.reqDstOffset[i];
-                if (dst == null || globalSlots[slot] == null || dstOffset > dst.byteSize() - size) {
-                    throw new IndexOutOfBoundsException("put from pid " + s + " to pid " + pid + " global#" + slot
-                            + " [" + dstOffset + ", " + (dstOffset + size) + "): "
-                            + (dst == null || globalSlots[slot] == null ? "slot not registered at pid " + pid
-                            : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
-                }
-                MsgAttr combining = from.reqCombining[i];
+                long dstOffset = from.recordDstOffset(r);
+                if (dst == null || dstOffset > dst.byteSize() - size) throw putTooFar(s, slot, dstOffset, size, dst);
+                MsgAttr combining = from.recordAttr(r);
                 if (combining == null) {
-                    MemorySegment.copy(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+                    MemorySegment.copy(from.recordData(), RequestQueue.recordDataOffset(r), dst, dstOffset, size);
                 } else {
-                    combining.combineInto(from.reqSrcSegment[i], from.reqSrcOffset[i], dst, dstOffset, size);
+                    combining.combineInto(from.recordData(), RequestQueue.recordDataOffset(r), dst, dstOffset, size);
+                }
+            }
+            for (int i = from.putHead[pid]; i != RequestQueue.NONE; i = from.next(i)) {
+                long size = from.size(i);
+                if (size == 0) continue;
+                int slot = from.slot(i);
+                MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
+                long dstOffset = from.dstOffset(i);
+                if (dst == null || dstOffset > dst.byteSize() - size) throw putTooFar(s, slot, dstOffset, size, dst);
+                MsgAttr combining = from.attr(i);
+                if (combining == null) {
+                    MemorySegment.copy(from.segment(i), from.srcOffset(i), dst, dstOffset, size);
+                } else {
+                    combining.combineInto(from.segment(i), from.srcOffset(i), dst, dstOffset, size);
                 }
             }
         }
-        for (int i = getHead; i != NONE; i = reqNext[i]) {
-            long size = reqSize[i];
+        RequestQueue own = queues[parity];
+        for (int i = own.getHead; i != RequestQueue.NONE; i = own.next(i)) {
+            long size = own.size(i);
             if (size == 0) continue;
-            int owner = reqRemotePid[i];
+            int owner = own.getPid(i);
             ThreadsContext from = members[owner];
-            int slot = reqRemoteSlot[i];
+            int slot = own.slot(i);
             MemorySegment src = slot < from.globalSegments.length ? from.globalSegments[slot] : null;
-            long srcOffset = reqSrcOffset[i];
-            if (src == null || from.globalSlots[slot] == null || srcOffset > src.byteSize() - size) {
+            long srcOffset = own.srcOffset(i);
+            if (src == null || srcOffset > src.byteSize() - size) {
                 throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
                         + " [" + srcOffset + ", " + (srcOffset + size) + "): "
-                        + (src == null || from.globalSlots[slot] == null ? "slot not registered at pid " + owner
+                        + (src == null ? "slot not registered at pid " + owner
                         : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
             }
-            MemorySegment.copy(src, srcOffset, reqDstSegment[i], reqDstOffset[i], size);
+            MemorySegment.copy(src, srcOffset, own.segment(i), own.dstOffset(i), size);
         }
     }
 
-    private void clearQueue() {
-        for (int i = 0; i < queued; i++) {
-            reqSrcSegment[i] = null;
-            reqDstSegment[i] = null;
-            reqCombining[i] = null;
-        }
-        queued = 0;
-        Arrays.fill(putHead, NONE);
-        Arrays.fill(putTail, NONE);
-        getHead = NONE;
-        getTail = NONE;
+    private IndexOutOfBoundsException putTooFar(int from, int slot, long dstOffset, long size, MemorySegment dst) {
+        return new IndexOutOfBoundsException("put from pid " + from + " to pid " + pid + " global#" + slot
+                + " [" + dstOffset + ", " + (dstOffset + size) + "): "
+                + (dst == null ? "slot not registered at pid " + pid
+                : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
     }
 
     // =====================================================================================
@@ -405,21 +389,15 @@ final class ThreadsContext implements Context {
     @Override
     public void resizeMessageQueue(long maxMsgs) {
         if (maxMsgs < 0) throw new IllegalArgumentException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": negative capacity");
-        int n = checkedCapacity("resizeMessageQueue", maxMsgs, QUEUE_ENTRY_BYTES);
-        if (n > reqNext.length) {
+        int n = checkedCapacity("resizeMessageQueue", maxMsgs, 2 * RequestQueue.bytesFor(1));
+        int current = (int) syncs & 1;
+        if (n > queues[current].capacity) {
             try {
-                MemorySegment[] srcSeg = Arrays.copyOf(reqSrcSegment, n);
-                MemorySegment[] dstSeg = Arrays.copyOf(reqDstSegment, n);
-                long[] srcOff = Arrays.copyOf(reqSrcOffset, n);
-                long[] dstOff = Arrays.copyOf(reqDstOffset, n);
-                long[] size = Arrays.copyOf(reqSize, n);
-                int[] rslot = Arrays.copyOf(reqRemoteSlot, n);
-                int[] rpid = Arrays.copyOf(reqRemotePid, n);
-                int[] next = Arrays.copyOf(reqNext, n);
-                MsgAttr[] combining = Arrays.copyOf(reqCombining, n);
-                reqSrcSegment = srcSeg; reqDstSegment = dstSeg; reqSrcOffset = srcOff; reqDstOffset = dstOff;
-                reqSize = size; reqRemoteSlot = rslot; reqRemotePid = rpid; reqNext = next;
-                reqCombining = combining;
+                RequestQueue grown = queues[current].grownTo(n);
+                RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
+                queues[current] = grown;
+                // Peers may still read the other queue (last superstep's): replace it at the next sync.
+                if (other != null) pendingOther = other;
             } catch (OutOfMemoryError e) {
                 throw new LpfOutOfMemoryException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": out of memory", e);
             }
