@@ -1,0 +1,13 @@
+/**
+ * The {@code lpf} command: {@code run} an SPMD program, {@code probe} the machine's g and l, and
+ * {@code bench} the side-by-side workloads. Entry point {@link org.lpf4j.tools.LpfCommand}.
+ */
+module org.lpf4j.tools {
+    requires org.lpf4j.core;
+    requires org.lpf4j.examples;
+    requires info.picocli;
+
+    exports org.lpf4j.tools;
+    exports org.lpf4j.tools.bench;
+    opens org.lpf4j.tools to info.picocli;
+}

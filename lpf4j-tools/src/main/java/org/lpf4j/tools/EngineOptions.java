@@ -1,0 +1,63 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.Context;
+import org.lpf4j.Lpf;
+import picocli.CommandLine.Option;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The options every engine-using subcommand shares ({@code --engine}, {@code --param}); a picocli
+ * mixin. {@link #apply(String, int)} turns them into parameter settings in a {@link ParameterScope}.
+ */
+final class EngineOptions {
+    @Option(names = "--engine", paramLabel = "ENGINE",
+            description = "the engine to use (sets lpf.engine); default: the usable engine of highest priority")
+    String engine;
+
+    @Option(names = "--param", paramLabel = "KEY=VALUE", mapFallbackValue = "",
+            description = "sets an LPF parameter with launcher precedence, e.g. --param lpf.engine.threads.spin=0 "
+                    + "(repeatable)")
+    Map<String, String> params = new LinkedHashMap<>();
+
+    /**
+     * Applies {@code --param}s, then the machine size, then {@code --engine} (explicit flags win).
+     *
+     * @param command the command's name for error messages, e.g. {@code "lpf run"}
+     * @param procs   the command's {@code -p}: processes it needs on the threads engine's root
+     *                ({@code null}: no requirement)
+     * @return the scope whose {@code close()} undoes the settings
+     * @throws UsageException if {@code procs < 1}, a key is unknown or a value invalid
+     */
+    ParameterScope apply(String command, Integer procs) {
+        if (procs != null && procs < 1) {
+            throw new UsageException(command + ": -p " + procs + ": the number of processes must be at least 1");
+        }
+        ParameterScope scope = new ParameterScope();
+        try {
+            params.forEach(scope::set);
+            if (procs != null) scope.atLeastProcs(procs);
+            if (engine != null) scope.set("lpf.engine", engine);
+            return scope;
+        } catch (IllegalArgumentException e) {
+            scope.close();
+            throw new UsageException(command + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The root context of the selected engine, after {@link #apply}.
+     *
+     * @param command the command's name for error messages
+     * @return {@link Lpf#root()}
+     * @throws UsageException if the chosen engine is not installed or cannot run, or a parameter is invalid
+     */
+    static Context root(String command) {
+        try {
+            return Lpf.root();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new UsageException(command + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.Machine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code lpf probe [-p N] [--engine E] [--param k=v]...}: prints what {@code probe()} measures —
+ * g in seconds and nanoseconds per byte and l in microseconds for each message size — either on
+ * the root context or, with {@code -p N}, inside an {@code exec} of N processes (which raises the
+ * threads engine's machine size to at least N). The first probe per process count measures (about
+ * {@code lpf.engine.threads.probeMillis}); the result is cached for the JVM.
+ */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+        description = "Prints the measured BSP parameters g and l per message size.")
+public class ProbeCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = {"-p", "--procs"}, paramLabel = "N",
+            description = "probe inside an exec of N processes (default: probe the root context)")
+    Integer procs;
+
+    @Mixin EngineOptions engineOptions;
+
+    /** For picocli. */
+    public ProbeCommand() {}
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (ParameterScope ignored = engineOptions.apply("lpf probe", procs)) {
+            Context root = EngineOptions.root("lpf probe");
+            Machine machine = procs == null ? root.probe() : probeInside(root, procs);
+            out.print(table(Lpf.engine().name(), procs == null ? "root context" : "exec of " + machine.p(), machine));
+        }
+        out.flush();
+        return 0;
+    }
+
+    private static Machine probeInside(Context root, int p) {
+        Machine[] result = new Machine[1];
+        try {
+            root.exec(p, ctx -> {
+                if (ctx.pid() == 0) result[0] = ctx.probe();
+            });
+        } catch (FatalException e) {
+            throw new ProgramFailure("lpf probe: the probing section failed: " + e.getMessage(), e);
+        }
+        return result[0];
+    }
+
+    /**
+     * @param engine the engine's name
+     * @param where  what probed ({@code "root context"}, {@code "exec of 4"})
+     * @param m      the measurement
+     * @return the table {@code lpf probe} prints: a header line, then one row per message size
+     */
+    static String table(String engine, String where, Machine m) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format("lpf probe: %s engine, %s: p=%d, freeP=%d%n", engine, where, m.p(), m.freeP()));
+        b.append(String.format("%14s %14s %12s %12s%n", "msg size (B)", "g (s/B)", "g (ns/B)", "l (µs)"));
+        for (long size : m.messageSizes()) {
+            double g = m.g(size);
+            b.append(String.format("%14d %14.4e %12.5f %12.3f%n", size, g, g * 1e9, m.l(size) * 1e6));
+        }
+        return b.toString();
+    }
+}

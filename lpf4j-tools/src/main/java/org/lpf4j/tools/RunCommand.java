@@ -1,0 +1,135 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.engine.threads.ThreadsEngine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.File;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code lpf run [-p N] [--engine E] [--param k=v]... [--class-path P] <class> [args...]}: runs
+ * an SPMD program in this JVM.
+ *
+ * <p>An {@link org.lpf4j.Spmd} class (public no-argument constructor) runs as
+ * {@code Lpf.root().exec(N, program, args)} with N = {@code -p} or the machine size; the
+ * remaining arguments are its {@link Args#symbols() symbols} (strings), and process 0 gets an
+ * output segment of {@value #OUTPUT_BYTES} bytes whose content, a NUL-terminated UTF-8 string
+ * ({@link MemorySegment#setString}), is printed afterwards, followed by the section's superstep
+ * count and time per superstep. Any other class with {@code public static void main(String[])}
+ * has its {@code main} called with the remaining arguments.
+ *
+ * <p>{@code -p N} raises the threads engine's machine size ({@code lpf.engine.threads.procs}) to
+ * at least N, so N may exceed the core count. Exit status: 0 on success,
+ * {@value ProgramFailure#EXIT_CODE} if the program failed, {@value UsageException#EXIT_CODE} for a
+ * usage error (unknown class, bad option or parameter).
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Runs an SPMD program (an org.lpf4j.Spmd class, or a class with a main method).")
+public class RunCommand implements Callable<Integer> {
+    /** Bytes of the output segment process 0 of an Spmd program gets. */
+    public static final int OUTPUT_BYTES = 1 << 16;
+
+    @Spec CommandSpec spec;
+
+    @Option(names = {"-p", "--procs"}, paramLabel = "N",
+            description = "number of processes; raises the threads engine's machine size to at least N "
+                    + "(default: the machine size)")
+    Integer procs;
+
+    @Mixin EngineOptions engineOptions;
+
+    @Option(names = {"-cp", "--class-path"}, paramLabel = "PATH",
+            description = "extra jars and directories to load the program from (separated by the "
+                    + "platform's path separator, ':' on Unix)")
+    String classPath;
+
+    @Parameters(index = "0", paramLabel = "CLASS", description = "fully qualified name of the program's class")
+    String className;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "arguments of the program")
+    List<String> programArgs = new ArrayList<>();
+
+    /** For picocli. */
+    public RunCommand() {}
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (ParameterScope ignored = engineOptions.apply("lpf run", procs)) {
+            Program program = Program.find(className, loader());
+            switch (program) {
+                case Program.SpmdProgram spmd -> runSpmd(spmd, out);
+                case Program.MainProgram main -> main.run(programArgs.toArray(String[]::new));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    private void runSpmd(Program.SpmdProgram program, PrintWriter out) {
+        Context root = EngineOptions.root("lpf run");
+        String engine = Lpf.engine().name();
+        int p = procs != null ? procs : machineSize(engine, root);
+        SectionTiming timing = new SectionTiming(p);
+        MemorySegment output;
+        try (Arena arena = Arena.ofShared()) {
+            // One byte more than the program gets: the text always has a terminating zero.
+            MemorySegment buffer = arena.allocate(OUTPUT_BYTES + 1);
+            output = buffer.asSlice(0, OUTPUT_BYTES);
+            Args args = new Args(MemorySegment.NULL, output, new ArrayList<>(programArgs));
+            FatalException failure = null;
+            try {
+                root.exec(p, timing.wrap(program.create()), args);
+            } catch (FatalException e) {
+                failure = e;
+            }
+            out.print(buffer.getString(0));
+            if (failure != null) {
+                out.flush();
+                throw new ProgramFailure("the SPMD section of " + program.type().getName() + " failed: "
+                        + failure.getMessage(), failure);
+            }
+        }
+        out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: " + timing.summary());
+    }
+
+    /** The threads engine's size is a parameter; other engines are asked (which may measure). */
+    private static int machineSize(String engine, Context root) {
+        return "threads".equals(engine) ? ThreadsEngine.PROCS.get() : root.probe().p();
+    }
+
+    private ClassLoader loader() {
+        ClassLoader parent = Thread.currentThread().getContextClassLoader();
+        if (parent == null) parent = RunCommand.class.getClassLoader();
+        if (classPath == null || classPath.isEmpty()) return parent;
+        List<URL> urls = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            if (entry.isEmpty()) continue;
+            File f = new File(entry);
+            if (!f.exists()) throw new UsageException("lpf run: --class-path entry '" + entry + "' does not exist");
+            try {
+                urls.add(f.toURI().toURL());
+            } catch (MalformedURLException e) {
+                throw new UsageException("lpf run: --class-path entry '" + entry + "': " + e.getMessage());
+            }
+        }
+        return new URLClassLoader(urls.toArray(URL[]::new), parent);
+    }
+}

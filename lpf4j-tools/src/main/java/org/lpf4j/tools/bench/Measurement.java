@@ -1,0 +1,97 @@
+package org.lpf4j.tools.bench;
+
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Times one {@link Workload} on the processes of one SPMD section; every process calls
+ * {@link #measure} together.
+ *
+ * <p>Protocol (the same number of syncs on every process): reserve capacities and register a
+ * control word; warm up in batches of 1, 2, 4, ... steps, after each of which process 0 decides
+ * and broadcasts (one put per other process, one sync) either "continue" or, once the warm-up
+ * time has passed, the number of steps per repetition, chosen from its last batch so that a
+ * repetition lasts about {@link Settings#repetitionNanos()}; then every process runs
+ * {@link Settings#repetitions()} repetitions of that many steps. Process 0's time per step of
+ * each repetition is the sample; the median is the result.
+ */
+public final class Measurement {
+    private Measurement() {}
+
+    /** Largest warm-up batch; later batches repeat this size. */
+    private static final int MAX_BATCH = 1 << 20;
+    /** Upper bound of steps per repetition (a guard against a clock that did not advance). */
+    private static final long MAX_STEPS = 100_000_000L;
+
+    /**
+     * Measures {@code workload} on the calling process; collective over the section.
+     *
+     * @param ctx      this process's context (fresh: capacities are reserved here)
+     * @param workload the row to time
+     * @param settings warm-up and repetition lengths
+     * @return this process's seconds per step for each repetition, in order
+     */
+    public static double[] measure(Context ctx, Workload workload, Settings settings) {
+        int p = ctx.nprocs();
+        boolean leader = ctx.pid() == 0;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment control = arena.allocate(Long.BYTES, Long.BYTES);
+            ctx.resizeMemoryRegister(workload.registrations() + 1);
+            ctx.resizeMessageQueue(Math.max(workload.messages(p), p - 1L));
+            ctx.sync();
+            Memslot controlSlot = ctx.registerGlobal(control);
+            Workload.Step step = workload.prepare(ctx, arena);
+            ctx.sync();
+
+            long warmupEnd = System.nanoTime() + settings.warmupNanos();
+            long stepsPerRepetition = 0;
+            for (int batch = 1; stepsPerRepetition == 0; batch = Math.min(2 * batch, MAX_BATCH)) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < batch; i++) step.run();
+                long t1 = System.nanoTime();
+                long decision = 0;
+                if (leader && t1 >= warmupEnd) {
+                    double perStep = Math.max(1.0, (double) (t1 - t0) / batch);
+                    decision = Math.clamp((long) Math.ceil(settings.repetitionNanos() / perStep), 1L, MAX_STEPS);
+                }
+                stepsPerRepetition = broadcast(ctx, controlSlot, control, decision);
+            }
+
+            double[] samples = new double[settings.repetitions()];
+            for (int r = 0; r < samples.length; r++) {
+                long t0 = System.nanoTime();
+                for (long i = 0; i < stepsPerRepetition; i++) step.run();
+                samples[r] = (System.nanoTime() - t0) / 1e9 / stepsPerRepetition;
+            }
+            ctx.sync(); // nobody touches this process's memory any more: the arena may close
+            return samples;
+        }
+    }
+
+    /** Process 0's {@code value} becomes every process's return value; one sync. */
+    private static long broadcast(Context ctx, Memslot slot, MemorySegment control, long value) {
+        if (ctx.pid() == 0) {
+            control.set(ValueLayout.JAVA_LONG, 0, value);
+            for (int q = 1; q < ctx.nprocs(); q++) ctx.put(slot, 0, q, slot, 0, Long.BYTES);
+        }
+        ctx.sync();
+        return control.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /**
+     * @param samples measured values (not modified)
+     * @return their median (the mean of the two middle values for an even count)
+     */
+    public static double median(double[] samples) {
+        if (samples.length == 0) throw new IllegalArgumentException("median of no samples");
+        double[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}

@@ -1,0 +1,149 @@
+package org.lpf4j.tools.bench;
+
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * The standard rows of {@code lpf bench}: empty sync, a put of a given size to the next pid,
+ * total exchange of blocks, and a plain single-thread {@link MemorySegment#copy} as the reference
+ * bandwidth. Memory comes from shared arenas (native memory).
+ */
+public final class Workloads {
+    private Workloads() {}
+
+    /** Name of the 1 MiB put row, the numerator of the bandwidth ratio. */
+    public static final String PUT_1MIB = "1 MiB put to next pid + sync";
+    /** Name of the copy row, the denominator of the bandwidth ratio. */
+    public static final String COPY_1MIB = "MemorySegment.copy 1 MiB, 1 thread";
+
+    private static final long MIB = 1 << 20;
+    private static final long KIB = 1 << 10;
+
+    /**
+     * @return the rows in table order: empty sync (also oversubscribed), 8-byte put + sync,
+     *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, and the 1 MiB copy (p = 1)
+     */
+    public static List<Workload> standard() {
+        return List.of(emptySync(), putToNext("8 B put to next pid + sync", 8, Workload.Metric.MICROSECONDS),
+                putToNext(PUT_1MIB, MIB, Workload.Metric.GIGABYTES_PER_SECOND), totalExchange(64 * KIB),
+                copy(COPY_1MIB, MIB));
+    }
+
+    /** @return the ratio rows of the standard table: 1 MiB put bandwidth over copy bandwidth */
+    public static List<SideBySide.Ratio> standardRatios() {
+        return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB));
+    }
+
+    /** @return a superstep without requests, at every p (also more processes than cores) */
+    public static Workload emptySync() {
+        return new Base("empty sync", Workload.Metric.MICROSECONDS, 0) {
+            @Override public boolean runsAt(int p) { return true; }
+
+            @Override public long messages(int p) { return 0; }
+
+            @Override public long bytesPerStep(int p) { return 0; }
+
+            @Override public Step prepare(Context ctx, Arena arena) { return ctx::sync; }
+        };
+    }
+
+    /**
+     * @param name   the row's name
+     * @param bytes  size of the put
+     * @param metric how to report it
+     * @return every process puts {@code bytes} from its source to the destination of pid + 1 (mod p), then syncs
+     */
+    public static Workload putToNext(String name, long bytes, Workload.Metric metric) {
+        return new Base(name, metric, 2) {
+            @Override public long messages(int p) { return 1; }
+
+            @Override public long bytesPerStep(int p) { return bytes; }
+
+            @Override
+            public Step prepare(Context ctx, Arena arena) {
+                Memslot src = ctx.registerGlobal(arena.allocate(bytes, 64));
+                Memslot dst = ctx.registerGlobal(arena.allocate(bytes, 64));
+                int next = (ctx.pid() + 1) % ctx.nprocs();
+                return () -> {
+                    ctx.put(src, 0, next, dst, 0, bytes);
+                    ctx.sync();
+                };
+            }
+        };
+    }
+
+    /**
+     * @param block bytes per destination
+     * @return every process puts one block to every process (itself included) into that
+     *         process's slot for it, then syncs: p blocks sent per process
+     */
+    public static Workload totalExchange(long block) {
+        return new Base((block / KIB) + " KiB blocks to every pid + sync", Workload.Metric.GIGABYTES_PER_SECOND, 2) {
+            @Override public long messages(int p) { return p; }
+
+            @Override public long bytesPerStep(int p) { return p * block; }
+
+            @Override
+            public Step prepare(Context ctx, Arena arena) {
+                int p = ctx.nprocs();
+                long offset = ctx.pid() * block;
+                Memslot src = ctx.registerGlobal(arena.allocate(p * block, 64));
+                Memslot dst = ctx.registerGlobal(arena.allocate(p * block, 64));
+                return () -> {
+                    for (int q = 0; q < p; q++) ctx.put(src, q * block, q, dst, offset, block);
+                    ctx.sync();
+                };
+            }
+        };
+    }
+
+    /**
+     * @param name  the row's name
+     * @param bytes bytes per copy
+     * @return a plain {@link MemorySegment#copy} between two native segments by one thread,
+     *         without LPF (measured at p = 1 only)
+     */
+    public static Workload copy(String name, long bytes) {
+        return new Base(name, Workload.Metric.GIGABYTES_PER_SECOND, 0) {
+            @Override public boolean runsAt(int p) { return p == 1; }
+
+            @Override public long messages(int p) { return 0; }
+
+            @Override public long bytesPerStep(int p) { return bytes; }
+
+            @Override
+            public Step prepare(Context ctx, Arena arena) {
+                MemorySegment src = arena.allocate(bytes, 64);
+                MemorySegment dst = arena.allocate(bytes, 64);
+                return () -> MemorySegment.copy(src, 0, dst, 0, bytes);
+            }
+        };
+    }
+
+    /** Name, metric and register needs; measured at p ≤ 4 unless overridden. */
+    private abstract static class Base implements Workload {
+        private final String name;
+        private final Metric metric;
+        private final long registrations;
+
+        Base(String name, Metric metric, long registrations) {
+            this.name = name;
+            this.metric = metric;
+            this.registrations = registrations;
+        }
+
+        @Override public String name() { return name; }
+
+        @Override public Metric metric() { return metric; }
+
+        @Override public long registrations() { return registrations; }
+
+        @Override public boolean runsAt(int p) { return p <= 4; }
+
+        @Override public String toString() { return name; }
+    }
+}

@@ -1,0 +1,72 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lpf4j.tools.bench.Workload;
+import org.lpf4j.tools.bench.Workloads;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BenchCommandTest {
+
+    @AfterEach
+    void noThreadsLeft() { Cli.assertNoLpfThreads(); }
+
+    @Test
+    void quickRunPrintsEveryRowWithPositiveNumbersWhereMeasured() {
+        Cli r = Cli.run("bench", "--reps", "3", "--quick").expect(0);
+        String out = r.out();
+        assertTrue(out.contains("median of 3 repetitions"), out);
+        String[] lines = out.split("\\R");
+        int header = -1;
+        for (int i = 0; i < lines.length; i++) if (lines[i].startsWith("workload")) header = i;
+        assertTrue(header >= 0, out);
+        assertTrue(lines[header].matches("workload\\s+unit\\s+p=1\\s+p=2\\s+p=4\\s+p=8"), lines[header]);
+
+        List<String> names = new ArrayList<>();
+        for (Workload w : Workloads.standard()) names.add(w.name());
+        names.add("1 MiB put / copy bandwidth");
+        int[] procs = {1, 2, 4, 8};
+        for (int k = 0; k < names.size(); k++) {
+            String name = names.get(k);
+            String line = lines[header + 1 + k];
+            assertTrue(line.startsWith(name + " "), "row " + k + " is '" + name + "': " + line);
+            String[] cells = line.substring(name.length()).trim().split("\\s+");
+            String[] values = java.util.Arrays.copyOfRange(cells, cells.length - procs.length, cells.length);
+            for (int c = 0; c < procs.length; c++) {
+                boolean measured = expectedAt(name, procs[c]);
+                if (!measured) {
+                    assertEquals("-", values[c], line);
+                    continue;
+                }
+                double v = Double.parseDouble(values[c]);
+                assertTrue(v > 0 && Double.isFinite(v), "positive value at p=" + procs[c] + ": " + line);
+                if (name.endsWith("bandwidth")) assertTrue(v < 100, "a plausible ratio: " + line);
+                if (name.contains("GB")) assertTrue(v < 10_000, line);
+            }
+        }
+    }
+
+    private static boolean expectedAt(String row, int p) {
+        if (row.equals("empty sync")) return true;
+        if (row.equals(Workloads.COPY_1MIB)) return p == 1;
+        return p <= 4;
+    }
+
+    @Test
+    void procsOptionChoosesTheColumns() {
+        String out = Cli.run("bench", "--reps", "1", "--quick", "--procs", "3").expect(0).out();
+        String header = out.lines().filter(l -> l.startsWith("workload")).findFirst().orElseGet(() -> fail(out));
+        assertTrue(header.matches("workload\\s+unit\\s+p=3"), header);
+        String ratio = out.lines().filter(l -> l.startsWith("1 MiB put / copy")).findFirst().orElseGet(() -> fail(out));
+        assertTrue(ratio.trim().endsWith("-"), "no copy at p=1 to compare with: " + ratio);
+    }
+}

@@ -1,0 +1,66 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lpf4j.Machine;
+
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ProbeCommandTest {
+    private static final Pattern ROW = Pattern.compile(
+            "^\\s+(\\d+)\\s+([0-9.]+e[-+]\\d+)\\s+([0-9.]+)\\s+([0-9.]+)$", Pattern.MULTILINE);
+
+    @AfterEach
+    void noThreadsLeft() { Cli.assertNoLpfThreads(); }
+
+    /** Checks the header and that every size has positive, mutually consistent g and l. */
+    private static void assertTable(String out, String header) {
+        assertTrue(out.contains(header), out);
+        assertTrue(out.contains("msg size (B)") && out.contains("g (s/B)") && out.contains("g (ns/B)")
+                && out.contains("l (µs)"), out);
+        Matcher m = ROW.matcher(out);
+        int rows = 0;
+        long lastSize = -1;
+        while (m.find()) {
+            long size = Long.parseLong(m.group(1));
+            double gSeconds = Double.parseDouble(m.group(2));
+            double gNanos = Double.parseDouble(m.group(3));
+            double lMicros = Double.parseDouble(m.group(4));
+            assertTrue(size > lastSize, out);
+            assertTrue(gSeconds > 0 && lMicros > 0, out);
+            assertEquals(gSeconds * 1e9, gNanos, gNanos * 1e-3 + 1e-5, out);
+            lastSize = size;
+            rows++;
+        }
+        assertTrue(rows >= 2, "a row per measured message size: " + out);
+    }
+
+    @Test
+    void probeInsideAnExecOfThreeProcesses() {
+        String out = Cli.run("probe", "-p", "3", "--param", "lpf.engine.threads.probeMillis=60").expect(0).out();
+        assertTable(out, "lpf probe: threads engine, exec of 3: p=3, freeP=");
+    }
+
+    @Test
+    void probeOfTheRootReportsTheMachineSize() {
+        int machine = org.lpf4j.engine.threads.ThreadsEngine.PROCS.get();
+        String out = Cli.run("probe", "--param", "lpf.engine.threads.probeMillis=60").expect(0).out();
+        assertTable(out, "lpf probe: threads engine, root context: p=" + machine + ", freeP=" + machine);
+    }
+
+    @Test
+    void tableFormatsGivenValues() {
+        Machine m = new Machine(2, 2, new long[] {8, 1024}, new double[] {2e-9, 5e-11}, new double[] {1e-6, 2.5e-6});
+        String out = ProbeCommand.table("threads", "root context", m);
+        assertTable(out, "lpf probe: threads engine, root context: p=2, freeP=2");
+        assertTrue(out.contains("8     2.0000e-09      2.00000        1.000"), out);
+        assertTrue(out.contains("1024     5.0000e-11      0.05000        2.500"), out);
+    }
+}

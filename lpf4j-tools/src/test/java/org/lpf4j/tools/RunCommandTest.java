@@ -1,0 +1,145 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lpf4j.Context;
+import org.lpf4j.Spmd;
+import org.lpf4j.engine.threads.ThreadsEngine;
+import org.lpf4j.examples.InnerProduct;
+import org.lpf4j.spi.Parameters;
+
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RunCommandTest {
+    private static final Pattern TIMING = Pattern.compile(
+            "p=(\\d+)  supersteps=(\\d+)  time=([0-9.]+) ms  per superstep=([0-9.]+) µs  \\(in sync: ([0-9.]+) µs\\)");
+
+    @AfterEach
+    void noThreadsLeft() { Cli.assertNoLpfThreads(); }
+
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void innerProductPrintsItsCheckedResultAndTheTimePerSuperstep(int p) {
+        String out = Cli.run("run", "-p", Integer.toString(p), "org.lpf4j.examples.InnerProduct", "20000").expect(0).out();
+        assertTrue(out.contains(String.format("inner product of two vectors of length 20000 on %d processes: %.1f "
+                + "(sequential check: equal)", p, InnerProduct.sequential(20000))), out);
+        Matcher m = TIMING.matcher(out);
+        assertTrue(m.find(), out);
+        assertEquals(p, Integer.parseInt(m.group(1)), out);
+        assertEquals(3, Integer.parseInt(m.group(2)), "InnerProduct makes three supersteps: " + out);
+        double totalMs = Double.parseDouble(m.group(3));
+        double perStepUs = Double.parseDouble(m.group(4));
+        assertTrue(totalMs > 0 && perStepUs > 0, out);
+        assertEquals(totalMs * 1000 / 3, perStepUs, perStepUs * 0.01 + 0.01, out);
+        assertTrue(Double.parseDouble(m.group(5)) <= perStepUs, "sync time is part of the superstep time: " + out);
+    }
+
+    @Test
+    void withoutProcsAnSpmdProgramRunsOnTheWholeMachine() {
+        int machine = ThreadsEngine.PROCS.get();
+        String out = Cli.run("run", "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
+        assertTrue(out.contains("on " + machine + " processes"), out);
+    }
+
+    @Test
+    void procsAboveTheMachineSizeRaiseItForTheRunOnly() {
+        int before = ThreadsEngine.PROCS.get();
+        Parameters.Source source = ThreadsEngine.PROCS.source();
+        int p = before + 3;
+        String out = Cli.run("run", "-p", Integer.toString(p), "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
+        assertTrue(out.contains("on " + p + " processes"), out);
+        assertEquals(before, ThreadsEngine.PROCS.get());
+        assertEquals(source, ThreadsEngine.PROCS.source());
+    }
+
+    @Test
+    void halfProcessorsRunsThroughItsMainOnHalfTheMachine() {
+        String out = Cli.run("run", "-p", "4", "org.lpf4j.examples.HalfProcessors").expect(0).out();
+        Matcher m = Pattern.compile("My assigned parallel computer has (\\d+) processors").matcher(out);
+        assertTrue(m.find(), out);
+        int machine = Integer.parseInt(m.group(1));
+        assertTrue(machine >= 4, "-p 4 makes the machine at least 4 processors: " + out);
+        int half = (machine + 1) / 2;
+        assertTrue(out.contains("using " + half + " processes"), out);
+        for (int k = 0; k < half; k++) assertTrue(out.contains("x[ " + k + " ] = " + 4 * k), out);
+        assertTrue(!out.contains("x[ " + half + " ]"), out);
+    }
+
+    @Test
+    void parametersAndEngineAreAppliedDuringTheRunAndRestoredAfterwards() {
+        ParamProbe.seen = null;
+        Cli.run("run", "-p", "2", "--engine", "threads", "--param", "lpf.engine.threads.spin=7",
+                ParamProbe.class.getName()).expect(0);
+        assertEquals("threads/7", ParamProbe.seen);
+        assertEquals(Parameters.Source.DEFAULT, ThreadsEngine.SPIN.source());
+        assertEquals("", org.lpf4j.spi.Engines.choice().get());
+    }
+
+    /** Records the parameters it sees from inside the section. */
+    public static final class ParamProbe implements Spmd {
+        private static final long serialVersionUID = 1L;
+        static volatile String seen;
+
+        /** For lpf run. */
+        public ParamProbe() {}
+
+        @Override
+        public void run(Context ctx) {
+            if (ctx.pid() == 0) seen = org.lpf4j.spi.Engines.choice().get() + "/" + ThreadsEngine.SPIN.get();
+        }
+    }
+
+    /** Fails at pid 1 after writing a report at pid 0. */
+    public static final class Failing implements Spmd {
+        private static final long serialVersionUID = 1L;
+
+        /** For lpf run. */
+        public Failing() {}
+
+        @Override
+        public void run(Context ctx) {
+            if (ctx.pid() == 0) ctx.args().output().setString(0, "partial report\n");
+            if (ctx.pid() == 1) throw new IllegalStateException("boom at pid 1");
+            ctx.sync();
+        }
+    }
+
+    /** Has neither a no-argument constructor nor a main method. */
+    public static final class NoConstructor implements Spmd {
+        private static final long serialVersionUID = 1L;
+
+        /** @param x unused */
+        public NoConstructor(int x) {}
+
+        @Override public void run(Context ctx) {}
+    }
+
+    @Test
+    void aFailingSectionExitsWithStatusOneShowingTheCauseAndPid0sOutput() {
+        Cli r = Cli.run("run", "-p", "3", Failing.class.getName()).expect(1);
+        assertTrue(r.out().contains("partial report"), r.out());
+        assertTrue(r.err().contains("failed") && r.err().contains("boom at pid 1"), r.err());
+    }
+
+    @Test
+    void badProgramsAreUsageErrors() {
+        String ip = "org.lpf4j.examples.InnerProduct";
+        Cli.run("run", "org.nowhere.Missing").expectError(2, "lpf run: class 'org.nowhere.Missing' not found");
+        Cli.run("run", "java.util.ArrayList").expectError(2, "neither implements org.lpf4j.Spmd");
+        Cli.run("run", NoConstructor.class.getName()).expectError(2, "no public no-argument constructor");
+        Cli.run("run", "--engine", "nonesuch", ip).expectError(2, "lpf run: ").expectError(2, "'nonesuch'");
+        Cli.run("run", "--param", "lpf.no.such=1", ip).expectError(2, "lpf run: ").expectError(2, "lpf.no.such");
+        Cli.run("run", "--param", "lpf.engine.threads.spin=fast", ip).expectError(2, "'fast'");
+        Cli.run("run", "--class-path", "/no/such/dir", ip).expectError(2, "'/no/such/dir' does not exist");
+        assertEquals("", org.lpf4j.spi.Engines.choice().get(), "a failed --engine is not left behind");
+    }
+}
