@@ -1,0 +1,624 @@
+package org.lpf4j.coll;
+
+import org.lpf4j.Context;
+import org.lpf4j.LpfOutOfMemoryException;
+import org.lpf4j.Machine;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * The LPF collectives library (the C API's {@code lpf_coll_t}): broadcast, gather, scatter,
+ * allgather, alltoall, reduce, allreduce, combine and allcombine over the processes of a
+ * {@link Context}, or over a strided subset of them, with the data placement of the LPF
+ * collectives specification.
+ *
+ * <h2>Use</h2>
+ * Every process of the context creates the object with {@link #init} or {@link #initStrided}
+ * (it registers one global memory slot), then syncs; from then on the <em>members</em> make
+ * matching calls: the same operations in the same order with matching arguments. Each operation
+ * only queues requests; it is complete at the end of the caller's next {@link Context#sync()
+ * sync}. Up to {@code maxCalls} operations may be queued per superstep, mixed freely with the
+ * caller's own puts and gets. {@link #close()} (collective, after a sync) releases the slot.
+ *
+ * <h2>Reservations</h2>
+ * <ul>
+ * <li><b>Memory register:</b> one entry per object, consumed by {@code init}.</li>
+ * <li><b>Message queue:</b> per superstep in which a process calls operations on this object,
+ *     one entry for the object's bookkeeping plus, per operation, the entries its Javadoc names;
+ *     none takes more than P (the number of members). {@link #queueEntries()} gives the total a
+ *     process needs for {@code maxCalls} operations in one superstep.</li>
+ * <li><b>Memory:</b> {@code 8 + maxCalls · max(maxByteSize, maxElemSize)} bytes at each member
+ *     (rounded up to 8 per call), none at a non-member.</li>
+ * </ul>
+ *
+ * <h2>Supersteps and algorithms</h2>
+ * Every variant of every operation completes in the caller's next sync. Variants
+ * {@link Algorithm#TWO_PHASE} and {@link Algorithm#TREE} of broadcast, reduce, allreduce,
+ * combine and allcombine take two supersteps: the call itself syncs once (which also completes
+ * everything else queued before it) and queues the second superstep. They are used only when
+ * the members are all processes of the context, because every process must make the same
+ * number of syncs; on a strict subset ({@link #initStrided}) every operation is a single
+ * superstep, reductions included: they use combining puts ({@link MsgAttr#combining}), which the
+ * receiving process applies inside the sync. With {@link Algorithm#AUTO} (the default) each call
+ * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured;
+ * {@link #algorithm(Algorithm)} forces one. The choice is a function of the arguments, the
+ * member count and the probed machine, so it agrees on all members.
+ *
+ * <h2>Ranks</h2>
+ * Members are numbered 0 … P−1 in pid order ({@code rank = (pid − lo) / stride}); data
+ * placement ("block k") is by rank; {@code root} arguments are pids.
+ *
+ * <h2>Errors</h2>
+ * Bad arguments that can be checked locally — a size above {@code maxByteSize} or
+ * {@code maxElemSize}, a negative size, a root outside the context or not a member, more than
+ * {@code maxCalls} calls in one superstep, a slot that must be global and is not, a registered
+ * area too small, {@code src} equal to {@code dst} where the specification forbids it, a call by
+ * a non-member or after {@code close} — throw an exception naming the call, the pid and the
+ * values, and have no effect. Mismatched calls across members are not detected.
+ *
+ * <p>Not thread-safe: used by the thread of the process that owns the context.
+ */
+public final class Collectives implements AutoCloseable {
+    private static final long HEADER = 8;
+    private static final long FLAG = 0;
+    private static final long FLAG_SOURCE = 1;
+
+    final Context ctx;
+    final Members members;
+    final Groups groups;
+    final MemorySegment buffer;
+    final Memslot bufferSlot;
+    private final Arena arena;
+    private final int maxCalls;
+    private final long maxElemSize;
+    private final long maxByteSize;
+    private final long regionSize;
+    private final Machine machine;
+    private final CombiningAttrs attrs = new CombiningAttrs();
+    private Algorithm forced = Algorithm.AUTO;
+    /** A flag put is queued for the current superstep; the flag byte turns 1 when it has synced. */
+    private boolean armed;
+    private boolean closed;
+    private int callsThisStep;
+    private long callCount;
+
+    private Collectives(Context ctx, Members members, Arena arena, MemorySegment buffer, Memslot bufferSlot,
+                        int maxCalls, long maxElemSize, long maxByteSize, long regionSize, Machine machine) {
+        this.ctx = ctx;
+        this.members = members;
+        this.groups = new Groups(Math.max(1, members.count));
+        this.arena = arena;
+        this.buffer = buffer;
+        this.bufferSlot = bufferSlot;
+        this.maxCalls = maxCalls;
+        this.maxElemSize = maxElemSize;
+        this.maxByteSize = maxByteSize;
+        this.regionSize = regionSize;
+        this.machine = machine;
+    }
+
+    // =====================================================================================
+    // life cycle
+    // =====================================================================================
+
+    /**
+     * Creates a collectives object over all processes of {@code ctx}
+     * ({@code lpf_collectives_init}). Collective: every process calls it in the same superstep;
+     * the object is usable after the next sync. Registers one global slot (one memory-register
+     * entry must be free) and allocates {@code 8 + maxCalls · max(maxByteSize, maxElemSize)}
+     * bytes. The first object for a given process count probes the machine (see
+     * {@link Context#probe()}); later ones reuse the measurement.
+     *
+     * @param ctx         the context, at this process
+     * @param maxCalls    operations this process may queue on the object per superstep, ≥ 1
+     * @param maxElemSize the largest element size of reduce/allreduce, in bytes, ≥ 0
+     * @param maxByteSize the largest size of broadcast, gather, scatter, allgather, alltoall, and
+     *                    of {@code num·size} of combine/allcombine, in bytes, ≥ 0
+     * @return the object
+     * @throws IllegalArgumentException if a bound is out of range
+     * @throws IllegalStateException    if the memory register is full
+     * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
+     */
+    public static Collectives init(Context ctx, int maxCalls, long maxElemSize, long maxByteSize) {
+        Objects.requireNonNull(ctx, "Collectives.init: ctx is null");
+        return create("init", ctx, 0, ctx.nprocs(), 1, maxCalls, maxElemSize, maxByteSize);
+    }
+
+    /**
+     * Creates a collectives object over the pids {@code lo, lo+stride, …} below {@code hi}
+     * ({@code lpf_collectives_init_strided}). Collective over <em>all</em> processes of
+     * {@code ctx} (each registers one global slot, of zero bytes at non-members); only members
+     * call the operations, and since the others do not, every operation completes in one
+     * superstep without internal syncs (unless the subset is every process). Otherwise as
+     * {@link #init}.
+     *
+     * @param ctx         the context, at this process
+     * @param lo          the first pid, 0 ≤ lo ≤ hi
+     * @param hi          the bound (exclusive) on pids, lo ≤ hi ≤ nprocs; hi = lo gives no members
+     * @param stride      the pid stride, ≥ 1
+     * @param maxCalls    operations a member may queue on the object per superstep, ≥ 1
+     * @param maxElemSize the largest element size of reduce/allreduce, in bytes, ≥ 0
+     * @param maxByteSize the largest byte size of the other operations, ≥ 0
+     * @return the object
+     * @throws IllegalArgumentException if a bound is out of range
+     * @throws IllegalStateException    if the memory register is full
+     * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
+     */
+    public static Collectives initStrided(Context ctx, int lo, int hi, int stride, int maxCalls, long maxElemSize,
+                                          long maxByteSize) {
+        Objects.requireNonNull(ctx, "Collectives.initStrided: ctx is null");
+        if (lo < 0 || hi < lo || hi > ctx.nprocs() || stride < 1) {
+            throw new IllegalArgumentException("Collectives.initStrided(lo=" + lo + ", hi=" + hi + ", stride=" + stride
+                    + ") at pid " + ctx.pid() + " of " + ctx.nprocs() + ": need 0 <= lo <= hi <= nprocs and stride >= 1");
+        }
+        return create("initStrided", ctx, lo, hi, stride, maxCalls, maxElemSize, maxByteSize);
+    }
+
+    private static Collectives create(String call, Context ctx, int lo, int hi, int stride, int maxCalls,
+                                      long maxElemSize, long maxByteSize) {
+        if (maxCalls < 1 || maxElemSize < 0 || maxByteSize < 0) {
+            throw new IllegalArgumentException("Collectives." + call + "(maxCalls=" + maxCalls + ", maxElemSize="
+                    + maxElemSize + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid()
+                    + ": need maxCalls >= 1 and non-negative sizes");
+        }
+        Members members = new Members(ctx.nprocs(), ctx.pid(), lo, hi, stride);
+        long largest = Math.max(maxElemSize, maxByteSize);
+        long region = largest > Long.MAX_VALUE - 7 ? -1 : (largest + 7) & ~7L;
+        long bytes = members.rank < 0 ? 0
+                : region < 0 || region > (Long.MAX_VALUE - HEADER) / maxCalls ? -1 : HEADER + maxCalls * region;
+        if (bytes < 0) {
+            throw new LpfOutOfMemoryException("Collectives." + call + "(maxCalls=" + maxCalls + ", maxElemSize="
+                    + maxElemSize + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid()
+                    + ": the buffer size overflows; nothing changed", null);
+        }
+        Machine machine = members.everyone && members.count > 2 ? ctx.probe() : null;
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment buffer = arena.allocate(bytes, 8);
+            Memslot slot = ctx.registerGlobal(buffer);
+            if (bytes > 0) buffer.set(ValueLayout.JAVA_BYTE, FLAG_SOURCE, (byte) 1);
+            return new Collectives(ctx, members, arena, buffer, slot, maxCalls, maxElemSize, maxByteSize, region,
+                    machine);
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            throw new LpfOutOfMemoryException("Collectives." + call + " at pid " + ctx.pid() + ": cannot allocate "
+                    + bytes + " bytes for maxCalls=" + maxCalls + " buffers; nothing changed", e);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** @return the context this object was made with ({@code lpf_collectives_get_context}) */
+    public Context context() { return ctx; }
+
+    /** @return the number of members P */
+    public int members() { return members.count; }
+
+    /** @return this process's rank among the members, or -1 if it is not a member */
+    public int rank() { return members.rank; }
+
+    /**
+     * @return the message-queue entries a member needs for this object per superstep with
+     *         {@code maxCalls} operations of any kind and variant: {@code maxCalls · P + 1}
+     *         (0 at a non-member)
+     */
+    public long queueEntries() {
+        return members.rank < 0 ? 0 : (long) maxCalls * members.count + 1;
+    }
+
+    /**
+     * Forces an algorithm variant for later broadcast, reduce, allreduce, combine and allcombine
+     * calls, or {@link Algorithm#AUTO} to choose by cost. All members must set the same. O(1).
+     *
+     * @param algorithm the variant
+     * @return this object
+     * @throws IllegalStateException if a two-superstep variant is forced on an object whose
+     *                               members are not all processes of the context
+     */
+    public Collectives algorithm(Algorithm algorithm) {
+        Objects.requireNonNull(algorithm, "Collectives.algorithm: null");
+        if (!members.everyone && algorithm != Algorithm.AUTO && algorithm != Algorithm.DIRECT) {
+            throw new IllegalStateException("Collectives.algorithm(" + algorithm + ") at pid " + ctx.pid()
+                    + ": the members (" + members + ") are not all " + ctx.nprocs() + " processes, so operations"
+                    + " cannot sync internally; only DIRECT (one superstep) is possible");
+        }
+        forced = algorithm;
+        return this;
+    }
+
+    /** @return the forced variant, or {@link Algorithm#AUTO} */
+    public Algorithm algorithm() { return forced; }
+
+    /**
+     * Destroys the object ({@code lpf_collectives_destroy}): deregisters its slot and frees its
+     * buffer. Collective over all processes of the context, in the same order as other global
+     * (de)registrations; no request naming the object may be pending, so sync after the last
+     * operation first. A second call does nothing.
+     *
+     * @throws IllegalStateException if an operation of this superstep has not been synced yet
+     */
+    @Override
+    public void close() {
+        if (closed) return;
+        if (armed && buffer.get(ValueLayout.JAVA_BYTE, FLAG) == 0) {
+            throw new IllegalStateException("Collectives.close at pid " + ctx.pid()
+                    + ": an operation queued in this superstep is still pending; sync before close");
+        }
+        ctx.deregister(bufferSlot);
+        closed = true;
+        arena.close();
+    }
+
+    // =====================================================================================
+    // operations
+    // =====================================================================================
+
+    /**
+     * Broadcasts {@code size} bytes of the root's {@code src} into every other member's
+     * {@code dst} ({@code lpf_broadcast}); complete at the end of the next sync. Nothing is
+     * written at the root; nothing of the caller's is read at non-roots.
+     * <ul>
+     * <li>Variants: {@link Algorithm#DIRECT} one superstep, {@code (P−1)·size·g + l};
+     *     {@link Algorithm#TWO_PHASE} scatter + allgather, {@code 2(size·g + l)};
+     *     {@link Algorithm#TREE} {@code 2(√P·size·g + l)}. The latter two sync once inside this
+     *     call (objects over all processes only).</li>
+     * <li>Queue entries (gets, at non-roots; root: none): DIRECT 1; TWO_PHASE 1 before the
+     *     internal sync and P after; TREE 1 and 1.</li>
+     * </ul>
+     *
+     * @param src  global slot; at the root, at least {@code size} bytes to send; elsewhere unused
+     *             (may be null)
+     * @param dst  at non-roots, a local or global slot of at least {@code size} bytes; unused at
+     *             the root (may be null); may equal {@code src}
+     * @param size bytes, 0 ≤ size ≤ maxByteSize
+     * @param root the pid of the root, a member
+     */
+    public void broadcast(Memslot src, Memslot dst, long size, int root) {
+        String call = "broadcast";
+        int rootRank = checkRooted(call, size, root, "src", src, size, "dst", dst);
+        Algorithm a = forced != Algorithm.AUTO ? forced
+                : machine == null ? Algorithm.DIRECT : CostModel.broadcast(machine, groups, members.count, size);
+        long region = beginCall(call);
+        Broadcasts.run(this, a, src, dst, size, rootRank, region);
+    }
+
+    /**
+     * Gathers {@code size} bytes of every non-root member's {@code src} into the root's
+     * {@code dst} at byte {@code k·size} for member rank k ({@code lpf_gather}); the root's own
+     * block is not touched. One superstep, {@code (P−1)·size·g + l}, complete at the next sync.
+     * Queue entries: 1 put at each non-root, none at the root.
+     *
+     * @param src  at non-roots, a local or global slot of at least {@code size} bytes; unused at
+     *             the root (may be null)
+     * @param dst  global slot; at the root at least {@code P·size} bytes; may equal {@code src}
+     * @param size bytes per member, 0 ≤ size ≤ maxByteSize
+     * @param root the pid of the root, a member
+     */
+    public void gather(Memslot src, Memslot dst, long size, int root) {
+        String call = "gather";
+        int rootRank = checkRooted(call, size, root, "dst", dst, members.count * size, "src", src);
+        beginCall(call);
+        Exchanges.gather(this, src, dst, size, rootRank);
+    }
+
+    /**
+     * Scatters the root's {@code src}: member rank k ≠ root receives bytes
+     * {@code [k·size, (k+1)·size)} in its {@code dst} ({@code lpf_scatter}). Nothing is written
+     * at the root. One superstep, {@code (P−1)·size·g + l}, complete at the next sync. Queue
+     * entries: 1 get at each non-root, none at the root.
+     *
+     * @param src  global slot; at the root at least {@code P·size} bytes; unused elsewhere
+     * @param dst  at non-roots a local or global slot of at least {@code size} bytes; unused at
+     *             the root (may be null); may equal {@code src}
+     * @param size bytes per member, 0 ≤ size ≤ maxByteSize
+     * @param root the pid of the root, a member
+     */
+    public void scatter(Memslot src, Memslot dst, long size, int root) {
+        String call = "scatter";
+        int rootRank = checkRooted(call, size, root, "src", src, members.count * size, "dst", dst);
+        beginCall(call);
+        Exchanges.scatter(this, src, dst, size, rootRank);
+    }
+
+    /**
+     * Every member's {@code size} bytes of {@code src} land in every other member's {@code dst}
+     * at byte {@code k·size}, k the sender's rank ({@code lpf_allgather}); with
+     * {@code excludeMyself} false a member also copies its own block into its {@code dst}. One
+     * superstep, {@code (P−1)·size·g + l}, complete at the next sync. Queue entries: P−1 puts
+     * (P without {@code excludeMyself}).
+     *
+     * @param src           local or global slot of at least {@code size} bytes; not {@code dst}
+     *                      (it may be a separately registered view of this member's block of dst)
+     * @param dst           global slot of at least {@code P·size} bytes
+     * @param size          bytes per member, 0 ≤ size ≤ maxByteSize
+     * @param excludeMyself whether to skip the copy into this member's own block
+     */
+    public void allgather(Memslot src, Memslot dst, long size, boolean excludeMyself) {
+        String call = "allgather";
+        checkMember(call);
+        checkSize(call, "size", size, maxByteSize, "maxByteSize");
+        requireDistinct(call, src, dst);
+        requireArea(call, "src", src, false, size);
+        requireArea(call, "dst", dst, true, members.count * size);
+        beginCall(call);
+        Exchanges.allgather(this, src, dst, size, excludeMyself);
+    }
+
+    /**
+     * Transposes blocks: member s's {@code dst} block k (bytes {@code [k·size, (k+1)·size)})
+     * receives member k's {@code src} block s, for k ≠ s ({@code lpf_alltoall}); the diagonal is
+     * not copied and {@code src} is never written. One superstep, {@code (P−1)·size·g + l},
+     * complete at the next sync. Queue entries: P−1 puts.
+     *
+     * @param src  global slot of at least {@code P·size} bytes, not overlapping {@code dst}
+     * @param dst  global slot of at least {@code P·size} bytes; must not equal {@code src}
+     * @param size bytes per block, 0 ≤ size ≤ maxByteSize
+     */
+    public void alltoall(Memslot src, Memslot dst, long size) {
+        String call = "alltoall";
+        checkMember(call);
+        checkSize(call, "size", size, maxByteSize, "maxByteSize");
+        requireDistinct(call, src, dst);
+        requireArea(call, "src", src, true, members.count * size);
+        requireArea(call, "dst", dst, true, members.count * size);
+        beginCall(call);
+        Exchanges.alltoall(this, src, dst, size);
+    }
+
+    /**
+     * Reduces one {@code size}-byte element per member into the root's {@code element}
+     * ({@code lpf_reduce}): after the next sync the root's element is the ⊕ of all members'
+     * elements, ⊕ given by {@code reducer}; the other members' elements are unchanged.
+     * <ul>
+     * <li>Variants: {@link Algorithm#DIRECT} one superstep of combining puts into the root,
+     *     {@code (P−1)·size·g + l}; {@link Algorithm#TWO_PHASE} (with a single element: combine
+     *     at one member, then send to the root) and {@link Algorithm#TREE} (via group leaders)
+     *     sync once inside this call (objects over all processes only).</li>
+     * <li>Queue entries (puts): DIRECT 1 at non-roots; TWO_PHASE P−1 then 1; TREE 1 then 1.</li>
+     * </ul>
+     *
+     * @param element     this member's element; at the root it receives the result
+     * @param elementSlot the global slot registered for {@code element}, at least {@code size} bytes
+     * @param size        the element size in bytes, 0 ≤ size ≤ maxElemSize
+     * @param reducer     the operator, associative and commutative (see {@link Reducer})
+     * @param root        the pid of the root, a member
+     */
+    public void reduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer, int root) {
+        String call = "reduce";
+        int rootRank = checkReduction(call, element, elementSlot, 1, size, reducer, true, root);
+        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.of(reducer, size), rootRank);
+    }
+
+    /**
+     * Reduces one {@code size}-byte element per member into every member's {@code element}
+     * ({@code lpf_allreduce}): after the next sync each element is the ⊕ of all members'
+     * elements, ⊕ given by {@code reducer}.
+     * <ul>
+     * <li>Variants: {@link Algorithm#DIRECT} one superstep, every member combines its element
+     *     (copied to the object's buffer first) into every other, {@code (P−1)·size·g + l};
+     *     {@link Algorithm#TWO_PHASE} and {@link Algorithm#TREE} sync once inside this call
+     *     (objects over all processes only).</li>
+     * <li>Queue entries (puts): DIRECT P−1; TWO_PHASE P−1 then P−1; TREE at most P in each of
+     *     the two supersteps.</li>
+     * </ul>
+     *
+     * @param element     this member's element, replaced by the result
+     * @param elementSlot the global slot registered for {@code element}, at least {@code size} bytes
+     * @param size        the element size in bytes, 0 ≤ size ≤ maxElemSize
+     * @param reducer     the operator, associative and commutative (see {@link Reducer})
+     */
+    public void allreduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer) {
+        String call = "allreduce";
+        checkReduction(call, element, elementSlot, 1, size, reducer, false, 0);
+        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.of(reducer, size), Reductions.ALL);
+    }
+
+    /**
+     * Combines every member's array of {@code num} elements of {@code size} bytes element-wise
+     * into the root's array ({@code lpf_combine}): after the next sync the root's array is
+     * {@code ⊕_k array^(k)}; other members' arrays are then undefined (in this implementation:
+     * unchanged by DIRECT and TREE, partly combined by TWO_PHASE).
+     * <ul>
+     * <li>Variants: {@link Algorithm#DIRECT} one superstep, {@code (P−1)·N·g + l} with
+     *     {@code N = num·size}; {@link Algorithm#TWO_PHASE} transpose-reduce-gather
+     *     {@code 2((P−1)/P·N·g + l)}; {@link Algorithm#TREE} {@code 2(√P·N·g + l)}; the latter two
+     *     sync once inside this call (objects over all processes only).</li>
+     * <li>Queue entries (puts): DIRECT 1 at non-roots; TWO_PHASE P−1 then 1; TREE 1 then 1.</li>
+     * </ul>
+     *
+     * @param array    this member's array, at least {@code num·size} bytes
+     * @param slot     the global slot registered for {@code array}, at least {@code num·size} bytes
+     * @param num      elements, ≥ 0
+     * @param size     bytes per element, ≥ 0, with {@code num·size ≤ maxByteSize}
+     * @param combiner the element-wise operator, associative and commutative (see {@link Combiner})
+     * @param root     the pid of the root, a member
+     */
+    public void combine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner, int root) {
+        String call = "combine";
+        int rootRank = checkReduction(call, array, slot, num, size, combiner, true, root);
+        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.of(combiner, size), rootRank);
+    }
+
+    /**
+     * Combines every member's array of {@code num} elements of {@code size} bytes element-wise
+     * into every member's array ({@code lpf_allcombine}): after the next sync each array is
+     * {@code ⊕_k array^(k)}.
+     * <ul>
+     * <li>Variants: {@link Algorithm#DIRECT} one superstep (the array is first copied to the
+     *     object's buffer), {@code (P−1)·N·g + l} with {@code N = num·size};
+     *     {@link Algorithm#TWO_PHASE} transpose-reduce-allgather {@code 2((P−1)/P·N·g + l)};
+     *     {@link Algorithm#TREE} {@code 2(√P·N·g + l)}; the latter two sync once inside this call
+     *     (objects over all processes only).</li>
+     * <li>Queue entries (puts): DIRECT P−1; TWO_PHASE P−1 then P−1; TREE at most P in each of
+     *     the two supersteps.</li>
+     * </ul>
+     *
+     * @param array    this member's array, at least {@code num·size} bytes, replaced by the result
+     * @param slot     the global slot registered for {@code array}, at least {@code num·size} bytes
+     * @param num      elements, ≥ 0
+     * @param size     bytes per element, ≥ 0, with {@code num·size ≤ maxByteSize}
+     * @param combiner the element-wise operator, associative and commutative (see {@link Combiner})
+     */
+    public void allcombine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner) {
+        String call = "allcombine";
+        checkReduction(call, array, slot, num, size, combiner, false, 0);
+        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.of(combiner, size), Reductions.ALL);
+    }
+
+    private void reduction(String call, MemorySegment array, Memslot slot, long num, long size, MsgAttr attr,
+                           int rootRank) {
+        boolean all = rootRank == Reductions.ALL;
+        Algorithm a = forced != Algorithm.AUTO ? forced
+                : machine == null ? Algorithm.DIRECT : CostModel.reduction(machine, groups, members.count, num, size, all);
+        long region = beginCall(call);
+        Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
+    }
+
+    // =====================================================================================
+    // supersteps: counting calls, internal syncs
+    // =====================================================================================
+
+    /**
+     * Accounts for one call: detects a new superstep (the flag byte a self-put set to 1 in the
+     * last sync), enforces maxCalls, and returns the byte offset of the call's buffer region.
+     * Regions are handed out round-robin over all calls, so matching calls agree on them.
+     */
+    private long beginCall(String call) {
+        boolean newStep = !armed || buffer.get(ValueLayout.JAVA_BYTE, FLAG) != 0;
+        int used = newStep ? 0 : callsThisStep;
+        if (used >= maxCalls) {
+            throw new IllegalStateException(call + " at pid " + ctx.pid() + ": more than maxCalls=" + maxCalls
+                    + " collective calls on this object in one superstep (sync first, or init with a larger maxCalls)");
+        }
+        if (newStep) arm();
+        callsThisStep = used + 1;
+        return HEADER + (callCount++ % maxCalls) * regionSize;
+    }
+
+    /** Clears the flag and queues the self-put that sets it in the next sync (one queue entry). */
+    private void arm() {
+        armed = false;
+        buffer.set(ValueLayout.JAVA_BYTE, FLAG, (byte) 0);
+        ctx.put(bufferSlot, FLAG_SOURCE, ctx.pid(), bufferSlot, FLAG, 1);
+        armed = true;
+    }
+
+    /** The sync inside a two-superstep variant: the calling operation stays in the new superstep. */
+    void internalSync() {
+        ctx.sync();
+        arm();
+        callsThisStep = 1;
+    }
+
+    // =====================================================================================
+    // argument checks: each throws before anything is queued
+    // =====================================================================================
+
+    private void checkMember(String call) {
+        if (closed) throw new IllegalStateException(call + " at pid " + ctx.pid() + ": this Collectives object is closed");
+        if (members.rank < 0) {
+            throw new IllegalStateException(call + " at pid " + ctx.pid() + ": not a member of this Collectives object ("
+                    + members + "); only members call its operations");
+        }
+    }
+
+    private void checkSize(String call, String name, long value, long max, String maxName) {
+        if (value < 0) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": negative " + name + " " + value);
+        if (value > max) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + name + " " + value + " exceeds "
+                    + maxName + "=" + max + " given to init");
+        }
+    }
+
+    /**
+     * Checks a broadcast, gather or scatter: the root's area ({@code rootName}, a global slot
+     * everywhere, {@code rootBytes} at the root) and a non-root's area ({@code size} bytes).
+     *
+     * @return the root's rank
+     */
+    private int checkRooted(String call, long size, int root, String rootName, Memslot rootSlot, long rootBytes,
+                            String otherName, Memslot otherSlot) {
+        checkMember(call);
+        checkSize(call, "size", size, maxByteSize, "maxByteSize");
+        int rootRank = rootRank(call, root);
+        if (members.rank == rootRank) requireArea(call, rootName, rootSlot, true, rootBytes);
+        else requireArea(call, otherName, otherSlot, false, size);
+        requireGlobal(call, rootName, rootSlot);
+        return rootRank;
+    }
+
+    private int rootRank(String call, int root) {
+        if (root < 0 || root >= ctx.nprocs()) {
+            throw new IndexOutOfBoundsException(call + " at pid " + ctx.pid() + ": root " + root + " not in [0, "
+                    + ctx.nprocs() + ")");
+        }
+        int rank = members.rankOf(root);
+        if (rank < 0) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": root " + root
+                    + " is not a member (" + members + ")");
+        }
+        return rank;
+    }
+
+    private void requireArea(String call, String name, Memslot slot, boolean global, long bytes) {
+        if (slot == null) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + name + " is null");
+        if (global) requireGlobal(call, name, slot);
+        if (slot.size() < bytes) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + name + " " + slot + " has "
+                    + slot.size() + " registered bytes, the call needs " + bytes);
+        }
+    }
+
+    private void requireGlobal(String call, String name, Memslot slot) {
+        if (slot == null || !slot.isGlobal()) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + name + " " + slot
+                    + " must be a global slot");
+        }
+    }
+
+    private void requireDistinct(String call, Memslot src, Memslot dst) {
+        if (src != null && src == dst) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": src and dst are the same slot " + src
+                    + "; the specification forbids it");
+        }
+    }
+
+    /** Checks a reduce/allreduce/combine/allcombine call; returns the root's rank (or {@link Reductions#ALL}). */
+    private int checkReduction(String call, MemorySegment array, Memslot slot, long num, long size, Object op,
+                               boolean rooted, int root) {
+        checkMember(call);
+        boolean elements = call.endsWith("reduce");
+        if (num < 0) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": negative num " + num);
+        checkSize(call, "size", size, elements ? maxElemSize : maxByteSize, elements ? "maxElemSize" : "maxByteSize");
+        if (num > 0 && size > 0 && num > maxByteSize / size) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": num*size = " + num + "*" + size
+                    + " exceeds maxByteSize=" + maxByteSize + " given to init");
+        }
+        int rootRank = rooted ? rootRank(call, root) : Reductions.ALL;
+        Objects.requireNonNull(array, call + ": array/element segment is null");
+        Objects.requireNonNull(op, call + ": the operator is null");
+        long bytes = num * size;
+        if (array.byteSize() < bytes) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": the segment has " + array.byteSize()
+                    + " bytes, the call needs " + bytes);
+        }
+        requireArea(call, "slot", slot, true, bytes);
+        if (op instanceof Ops ops && size > 0 && ops.elementSize() != size) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + ops + " works on "
+                    + ops.elementSize() + "-byte elements, the call has size " + size);
+        }
+        return rootRank;
+    }
+
+    @Override
+    public String toString() {
+        return "Collectives[pid " + ctx.pid() + ", " + members + ", maxCalls " + maxCalls + ", maxElemSize "
+                + maxElemSize + ", maxByteSize " + maxByteSize + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,95 @@
+package org.lpf4j.coll;
+
+import org.lpf4j.Context;
+import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+import org.lpf4j.Spmd;
+
+import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Test helpers: SPMD runs, segments, deterministic random data and byte comparisons. */
+final class Harness {
+    private Harness() {}
+
+    static final Algorithm[] VARIANTS = {Algorithm.DIRECT, Algorithm.TWO_PHASE, Algorithm.TREE};
+
+    /** Runs {@code spmd} on {@code p} processes of the default engine. */
+    static void run(int p, Spmd spmd) {
+        Lpf.root().exec(p, spmd);
+    }
+
+    /** Reserves room (then syncs): {@code regs} slots and {@code msgs} queue entries. */
+    static void reserve(Context ctx, long regs, long msgs) {
+        ctx.resizeMemoryRegister(regs);
+        ctx.resizeMessageQueue(msgs);
+        ctx.sync();
+    }
+
+    /** @return a zeroed heap segment (any thread may access it) */
+    static MemorySegment segment(long bytes) {
+        return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+    }
+
+    /** @return a seed from the parts of a test case */
+    static long seed(long... parts) {
+        long h = 0x9E3779B97F4A7C15L;
+        for (long x : parts) h = (h ^ x) * 0xBF58476D1CE4E5B9L + 0x94D049BB133111EBL;
+        return h;
+    }
+
+    /** Fills {@code [off, off+n)} of {@code seg} with the random bytes of {@code seed}. */
+    static void fill(MemorySegment seg, long off, long n, long seed) {
+        byte[] b = new byte[Math.toIntExact(n)];
+        new SplittableRandom(seed).nextBytes(b);
+        MemorySegment.copy(MemorySegment.ofArray(b), 0, seg, off, n);
+    }
+
+    /** @return {@code n} random bytes of {@code seed} as a segment */
+    static MemorySegment bytes(long n, long seed) {
+        MemorySegment s = segment(n);
+        fill(s, 0, n, seed);
+        return s;
+    }
+
+    /** Asserts that {@code actual[aOff, aOff+n)} equals {@code expected[eOff, eOff+n)}. */
+    static void assertBytes(MemorySegment expected, long eOff, MemorySegment actual, long aOff, long n, String what) {
+        long at = MemorySegment.mismatch(expected, eOff, eOff + n, actual, aOff, aOff + n);
+        if (at >= 0) fail(what + ": first difference at byte " + at + " of " + n);
+    }
+
+    /** Asserts that {@code n} bytes of {@code actual} at {@code off} still hold the pattern of {@code seed}. */
+    static void assertUntouched(MemorySegment actual, long off, long n, long seed, long patternOff, String what) {
+        MemorySegment pattern = bytes(patternOff + n, seed);
+        assertBytes(pattern, patternOff, actual, off, n, what + " must not be touched");
+    }
+
+    /** A global slot of {@code seg}, usable after the next sync. */
+    static Memslot global(Context ctx, MemorySegment seg) {
+        return ctx.registerGlobal(seg);
+    }
+
+    /** Asserts that {@code r} throws {@code type} with a message containing every fragment. */
+    static <T extends Throwable> void assertRefused(Class<T> type, Runnable r, String... fragments) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            if (!type.isInstance(t)) fail("expected " + type.getSimpleName() + " but got " + t, t);
+            for (String f : fragments) {
+                if (t.getMessage() == null || !t.getMessage().contains(f)) {
+                    fail("message \"" + t.getMessage() + "\" lacks \"" + f + "\"");
+                }
+            }
+            return;
+        }
+        fail("expected " + type.getSimpleName() + " with " + String.join(", ", fragments));
+    }
+
+    /** Asserts two longs equal with a description. */
+    static void same(long expected, long actual, String what) {
+        assertEquals(expected, actual, what);
+    }
+}
