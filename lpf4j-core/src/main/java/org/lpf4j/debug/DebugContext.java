@@ -101,6 +101,10 @@ final class DebugContext implements Context {
         failIfSectionFailed();
         String call = r.call();
         if (r.attr == null) throw report(Check.BAD_ARGUMENT, call, r.site, "attr is null (use MsgAttr.DEFAULT)", null);
+        if (r.attr.isCombining() && (!r.put || r.size % r.attr.elementSize() != 0)) {
+            throw report(Check.BAD_ARGUMENT, call, r.site, r.put ? "size " + r.size + " is not a multiple of the element size "
+                    + r.attr.elementSize() + " of " + r.attr : "a get cannot take the combining attribute " + r.attr, null);
+        }
         if (r.remotePid < 0 || r.remotePid >= nprocs) {
             throw report(Check.BAD_ARGUMENT, call, r.site, (r.put ? "dstPid " : "srcPid ") + r.remotePid
                     + " not in [0, " + nprocs + ")", null);

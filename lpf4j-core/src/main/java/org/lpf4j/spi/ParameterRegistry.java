@@ -57,7 +57,9 @@ public final class ParameterRegistry {
      * @param max          largest valid value
      * @param description  what it does, one line
      * @return the parameter
-     * @throws IllegalStateException    if the key is registered already
+     * @throws IllegalStateException    if the key is registered already with another type,
+     *                                  default or description (the same declaration again
+     *                                  returns the registered parameter)
      * @throws IllegalArgumentException if the key is malformed or the default out of range
      */
     public Parameters.Parameter<Integer> integer(String key, int defaultValue, int min, int max, String description) {
@@ -133,8 +135,15 @@ public final class ParameterRegistry {
             throw new IllegalArgumentException("parameter key '" + key + "': expected lpf.<framework>.<module>.<name>");
         }
         Parameters.Parameter<T> p = new Parameters.Parameter<>(this, key, defaultValue, description, type, parser);
-        if (registered.putIfAbsent(key, p) != null) throw new IllegalStateException("parameter " + key + " registered twice");
-        return p;
+        Parameters.Parameter<?> old = registered.putIfAbsent(key, p);
+        if (old == null) return p;
+        if (old.type().equals(type) && old.defaultValue().equals(defaultValue) && old.description().equals(description)) {
+            @SuppressWarnings("unchecked")
+            Parameters.Parameter<T> same = (Parameters.Parameter<T>) old;
+            return same; // the same declaration again (a module opened by a second component set)
+        }
+        throw new IllegalStateException("parameter " + key + " registered twice with different declarations: "
+                + old + " and " + p);
     }
 
     // ---- setting and looking up --------------------------------------------------------------

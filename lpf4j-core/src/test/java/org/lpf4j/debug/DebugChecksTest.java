@@ -184,7 +184,7 @@ class DebugChecksTest {
             Memslot x = ctx.registerGlobal(bytes(16));
             ctx.sync();
             if (ctx.pid() == 0) ctx.put(x, 8, 1, x, 0, 8);               // writes x[0, 8) of pid 1
-            if (ctx.pid() == 1) { line.set(line()); ctx.put(x, 4, 0, x, 8, 8); } // reads x[4, 12) of pid 1
+            if (ctx.pid() == 1) { line.set(line()); ctx.put(x, 4, 0, x, 0, 8); } // reads x[4, 12) of pid 1
             ctx.sync();
         });
         assertTrue(e.getMessage().contains("put by pid 0 at DebugChecksTest.putSourceWrittenByAnotherRequestOfTheSuperstep("
