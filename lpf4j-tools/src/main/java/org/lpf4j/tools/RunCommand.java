@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lpf run [-p N] [--engine E] [--param k=v]... [--class-path P] <class> [args...]}: runs
+ * {@code lpf run [-p N] [--engine E] [--param k=v]... [--debug] [--class-path P] <class> [args...]}: runs
  * an SPMD program in this JVM.
  *
  * <p>An {@link org.lpf4j.Spmd} class (public no-argument constructor) runs as
@@ -55,6 +55,10 @@ public class RunCommand implements Callable<Integer> {
 
     @Mixin EngineOptions engineOptions;
 
+    @Option(names = "--debug", description = "check for programming errors (sets lpf.debug=true; slow): each is "
+            + "reported with the program's file:line, the pid and the values")
+    boolean debug;
+
     @Option(names = {"-cp", "--class-path"}, paramLabel = "PATH",
             description = "extra jars and directories to load the program from (separated by the "
                     + "platform's path separator, ':' on Unix)")
@@ -72,15 +76,32 @@ public class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (ParameterScope ignored = engineOptions.apply("lpf run", procs)) {
-            Program program = Program.find(className, loader());
-            switch (program) {
-                case Program.SpmdProgram spmd -> runSpmd(spmd, out);
-                case Program.MainProgram main -> main.run(programArgs.toArray(String[]::new));
+        try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
+            if (debug) scope.set("lpf.debug", "true");
+            ClassLoader loader = loader();
+            Thread thread = Thread.currentThread();
+            ClassLoader saved = thread.getContextClassLoader();
+            thread.setContextClassLoader(loader);
+            try {
+                switch (Program.find(className, loader)) {
+                    case Program.SpmdProgram spmd -> runSpmd(spmd, out);
+                    case Program.MainProgram main -> main.run(programArgs.toArray(String[]::new));
+                }
+            } finally {
+                thread.setContextClassLoader(saved);
+                if (loader instanceof URLClassLoader own) closeQuietly(own);
             }
         }
         out.flush();
         return 0;
+    }
+
+    private static void closeQuietly(URLClassLoader loader) {
+        try {
+            loader.close();
+        } catch (java.io.IOException e) {
+            // only open jar files are released; nothing to report
+        }
     }
 
     private void runSpmd(Program.SpmdProgram program, PrintWriter out) {

@@ -29,22 +29,43 @@ final class SectionTiming {
 
     /**
      * @param program the user's SPMD program
-     * @return an SPMD function that runs {@code program} on a timed context of each process
+     * @return an SPMD function that runs {@code program} on a timed context of each process and
+     *         records into this object; serializable if {@code program} is (a copy in another
+     *         JVM runs the program without recording)
      */
     Spmd wrap(Spmd program) {
-        return (Context ctx) -> {
+        return new Timed(program, this);
+    }
+
+    private void record(int pid, int nprocs, long nanos, TimedContext timed) {
+        if (pid == 0) actualP = nprocs;
+        if (pid >= p) return;
+        sectionNanos[pid] = nanos;
+        syncs[pid] = timed.syncs();
+        syncNanos[pid] = timed.syncNanos();
+    }
+
+    /** The wrapping SPMD function; the sink is not shipped to other JVMs. */
+    private static final class Timed implements Spmd {
+        private static final long serialVersionUID = 1L;
+        private final Spmd program;
+        private final transient SectionTiming sink;
+
+        Timed(Spmd program, SectionTiming sink) {
+            this.program = program;
+            this.sink = sink;
+        }
+
+        @Override
+        public void run(Context ctx) throws Exception {
             TimedContext timed = new TimedContext(ctx);
-            int pid = ctx.pid();
-            if (pid == 0) actualP = ctx.nprocs();
             long t0 = System.nanoTime();
             try {
                 program.run(timed);
             } finally {
-                sectionNanos[pid] = System.nanoTime() - t0;
-                syncs[pid] = timed.syncs();
-                syncNanos[pid] = timed.syncNanos();
+                if (sink != null) sink.record(ctx.pid(), ctx.nprocs(), System.nanoTime() - t0, timed);
             }
-        };
+        }
     }
 
     /** @return the number of processes the section ran with (0 before it ran) */
@@ -54,7 +75,7 @@ final class SectionTiming {
     long supersteps() { return syncs[0]; }
 
     /** @return the section's duration, the longest of its processes, in nanoseconds */
-    long sectionNanos() { return Arrays.stream(sectionNanos, 0, Math.max(1, actualP)).max().orElse(0); }
+    long sectionNanos() { return Arrays.stream(sectionNanos, 0, Math.min(p, Math.max(1, actualP))).max().orElse(0); }
 
     /**
      * @return e.g. {@code "p=4  supersteps=3  time=1.234 ms  per superstep=411.3 µs  (in sync: 20.1 µs)"};

@@ -3,6 +3,7 @@ package org.lpf4j.tools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Context;
@@ -11,7 +12,11 @@ import org.lpf4j.engine.threads.ThreadsEngine;
 import org.lpf4j.examples.InnerProduct;
 import org.lpf4j.spi.Parameters;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.spi.ToolProvider;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -128,6 +133,29 @@ class RunCommandTest {
         Cli r = Cli.run("run", "-p", "3", Failing.class.getName()).expect(1);
         assertTrue(r.out().contains("partial report"), r.out());
         assertTrue(r.err().contains("failed") && r.err().contains("boom at pid 1"), r.err());
+    }
+
+    @Test
+    void classPathLoadsAProgramCompiledElsewhere(@TempDir Path dir) throws IOException {
+        Path source = dir.resolve("Hello.java");
+        Files.writeString(source, """
+                public class Hello implements org.lpf4j.Spmd {
+                    public Hello() {}
+                    @Override public void run(org.lpf4j.Context ctx) {
+                        ctx.sync();
+                        if (ctx.pid() == 0) {
+                            ctx.args().output().setString(0, "hello from " + ctx.nprocs() + " " + ctx.args().symbols());
+                        }
+                    }
+                }
+                """);
+        ToolProvider javac = ToolProvider.findFirst("javac").orElseThrow();
+        assertEquals(0, javac.run(System.out, System.err, "-cp", System.getProperty("java.class.path"),
+                "-d", dir.toString(), source.toString()), "compiles");
+        String out = Cli.run("run", "-p", "5", "--class-path", dir.toString(), "Hello", "a", "b").expect(0).out();
+        assertTrue(out.contains("hello from 5 [a, b]"), out);
+        assertTrue(out.contains("p=5  supersteps=1  "), out);
+        Cli.run("run", "Hello").expectError(2, "class 'Hello' not found");
     }
 
     @Test

@@ -1,0 +1,112 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.spi.Component;
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.Framework;
+import org.lpf4j.spi.Parameters;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code lpf info} shows, read from a {@link Components} registry: per framework its modules
+ * (versions, whether they can run here and why not, which one is selected) with their parameters,
+ * then the parameters of no module, then the settings that name no parameter. Built once; costs a
+ * query of every module and a resolution of every parameter.
+ *
+ * @param frameworks the frameworks in {@link Framework} order
+ * @param others     parameters that belong to no module ({@code lpf.debug}, {@code lpf.engine}, ...)
+ * @param problems   settings that name no parameter, with the nearest known key
+ */
+record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, List<String> problems) {
+
+    /**
+     * @param name       e.g. {@code engine}
+     * @param apiVersion the framework API this lpf4j implements
+     * @param choice     the {@code lpf.<framework>} parameter
+     * @param selected   the selected module's name, or {@code null}
+     * @param error      why selection failed, or {@code null}
+     * @param modules    in selection order
+     */
+    record FrameworkInfo(String name, String apiVersion, ParameterInfo choice, String selected, String error,
+                         List<ModuleInfo> modules) {}
+
+    /**
+     * @param name             module name
+     * @param version          its own version
+     * @param apiVersion       the framework API version it was written against
+     * @param canRun           whether it can run here
+     * @param priority         its effective priority, -1 if declined
+     * @param priorityFromUser whether that priority is the user's {@code priority} parameter
+     * @param reason           why it cannot run, or {@code null}
+     * @param selected         whether it is the framework's selection
+     * @param parameters       its parameters
+     */
+    record ModuleInfo(String name, String version, String apiVersion, boolean canRun, int priority,
+                      boolean priorityFromUser, String reason, boolean selected, List<ParameterInfo> parameters) {}
+
+    /**
+     * @param key                 the key
+     * @param type                the values it takes
+     * @param defaultValue        the default, as text
+     * @param value               the current value as text, or {@code null} if the setting is invalid
+     * @param source              where the value comes from ({@link Parameters.Source#label()})
+     * @param environmentVariable the variable that may set it
+     * @param description         what it does
+     * @param error               why the setting is invalid, or {@code null}
+     */
+    record ParameterInfo(String key, String type, String defaultValue, String value, String source,
+                         String environmentVariable, String description, String error) {}
+
+    /**
+     * @param components the registry to describe
+     * @return the report
+     */
+    static InfoReport of(Components components) {
+        Map<Parameters.Parameter<?>, Boolean> owned = new IdentityHashMap<>();
+        List<FrameworkInfo> frameworks = new ArrayList<>();
+        for (Framework f : Framework.values()) {
+            String selected = null, error = null;
+            try {
+                selected = components.select(f).name();
+            } catch (RuntimeException e) {
+                error = e.getMessage();
+            }
+            List<ModuleInfo> modules = new ArrayList<>();
+            for (Components.Verdict v : components.verdicts(f)) {
+                Component m = v.module();
+                List<ParameterInfo> params = new ArrayList<>();
+                for (Parameters.Parameter<?> p : components.parametersOf(m)) {
+                    owned.put(p, true);
+                    params.add(parameter(p));
+                }
+                modules.add(new ModuleInfo(m.name(), m.version().toString(), m.frameworkApiVersion().toString(),
+                        v.canRun(), v.priority(), v.priorityFromUser(), v.reason(), m.name().equals(selected), params));
+            }
+            Parameters.Parameter<String> choice = components.choiceParameter(f);
+            owned.put(choice, true);
+            frameworks.add(new FrameworkInfo(f.id(), f.apiVersion().toString(), parameter(choice), selected, error, modules));
+        }
+        List<ParameterInfo> others = new ArrayList<>();
+        for (Parameters.Parameter<?> p : components.parameters().all()) {
+            if (!owned.containsKey(p)) others.add(parameter(p));
+        }
+        return new InfoReport(frameworks, others, components.unknownSettings());
+    }
+
+    private static ParameterInfo parameter(Parameters.Parameter<?> p) {
+        String value = null, error = null, source;
+        try {
+            Parameters.Value<?> v = p.resolve();
+            value = String.valueOf(v.value());
+            source = v.source().label();
+        } catch (IllegalArgumentException e) {
+            error = e.getMessage();
+            source = p.source().label();
+        }
+        return new ParameterInfo(p.key(), p.type(), String.valueOf(p.defaultValue()), value, source,
+                p.environmentVariable(), p.description(), error);
+    }
+}

@@ -1,0 +1,150 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.ModuleParameters;
+import org.lpf4j.spi.ParameterRegistry;
+import org.lpf4j.spi.Query;
+import org.lpf4j.spi.Version;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code lpf info}, text and JSON, over fake modules (exact output) and over the installed ones. */
+@Timeout(60)
+class InfoCommandTest {
+    /** A fake engine module: never asked for a root. */
+    record FakeEngine(String name, Query answer) implements EngineProvider {
+        @Override public Version frameworkApiVersion() { return new Version(1, 0, 0); }
+        @Override public Version version() { return new Version(3, 2, 1); }
+        @Override public void open(ModuleParameters p) {
+            if (name.equals("sim")) p.integer("latency", 5, 0, 100, "simulated latency in us");
+        }
+        @Override public Query query() { return answer; }
+        @Override public org.lpf4j.Context root() { throw new UnsupportedOperationException(); }
+    }
+
+    private final Map<String, String> env = new HashMap<>();
+
+    private String info(String... args) {
+        ParameterRegistry registry = new ParameterRegistry(env::get, k -> null);
+        Components fake = new Components(registry, List.of(new FakeEngine("fabric", Query.decline("no fabric found")),
+                new FakeEngine("sim", Query.run(20))));
+        StringWriter out = new StringWriter();
+        CommandLine cl = new CommandLine(new InfoCommand(() -> fake));
+        cl.setOut(new PrintWriter(out));
+        assertEquals(0, cl.execute(args));
+        return out.toString();
+    }
+
+    @Test
+    void textListsFrameworksModulesVersionsAndParameters() {
+        env.put("LPF_ENGINE_SIM_LATENCY", "7");
+        String text = info();
+        assertEquals("""
+                lpf4j 0.1.0, LPF specification 202000
+
+                engine framework (API 1.0.0): sim selected [lpf.engine=(highest priority), default]
+                  * sim 3.2.1 (engine API 1.0.0): can run, priority 20
+                      lpf.engine.sim.priority = -1  [default; default -1; integer in [-1, 100]]  \
+                selection priority of this module, 0..100; -1: the priority the module answers
+                      lpf.engine.sim.latency = 7  [environment; default 5; integer in [0, 100]]  simulated latency in us
+                    fabric 3.2.1 (engine API 1.0.0): cannot run: no fabric found
+                      lpf.engine.fabric.priority = -1  [default; default -1; integer in [-1, 100]]  \
+                selection priority of this module, 0..100; -1: the priority the module answers
+
+                boot framework (API 1.0.0): no module selected: no usable boot module: none installed \
+                [lpf.boot=(highest priority), default]
+                  (no modules installed)
+
+                coll framework (API 1.0.0): no module selected: no usable coll module: none installed \
+                [lpf.coll=(highest priority), default]
+                  (no modules installed)
+
+                cr framework (API 1.0.0): no module selected: no usable cr module: none installed \
+                [lpf.cr=(highest priority), default]
+                  (no modules installed)
+
+                other parameters:
+                """, text);
+    }
+
+    @Test
+    void textShowsInvalidSettingsAndUserPriorities() {
+        env.put("LPF_ENGINE_SIM_LATENCY", "fast");
+        env.put("LPF_ENGINE_SIM_PRIORITY", "70");
+        String text = info();
+        assertTrue(text.contains("  * sim 3.2.1 (engine API 1.0.0): can run, priority 70 (set by user)\n"), text);
+        assertTrue(text.contains("      lpf.engine.sim.latency = INVALID  [environment; default 5; integer in [0, 100]]"), text);
+        assertTrue(text.contains("        error: parameter lpf.engine.sim.latency = 'fast' (from environment"
+                + " LPF_ENGINE_SIM_LATENCY): not an integer; expected integer in [0, 100]\n"), text);
+    }
+
+    @Test
+    void jsonHasTheSameContent() {
+        env.put("LPF_ENGINE", "fabric");
+        String json = info("--json");
+        String priority = "\"type\":\"integer in [-1, 100]\",\"default\":\"-1\",\"value\":\"-1\",\"source\":\"default\",";
+        String priorityText = "\"description\":\"selection priority of this module, 0..100; -1: the priority the module answers\",\"error\":null}";
+        String noModules = "\"selected\":null,\"error\":\"no usable %s module: none installed\",\"modules\":[]}";
+        assertEquals("{\"lpf4j\":\"0.1.0\",\"specVersion\":202000,\"frameworks\":["
+                + "{\"name\":\"engine\",\"apiVersion\":\"1.0.0\",\"choice\":{\"key\":\"lpf.engine\",\"type\":\"string\","
+                + "\"default\":\"\",\"value\":\"fabric\",\"source\":\"environment\",\"environmentVariable\":\"LPF_ENGINE\","
+                + "\"description\":\"the engine module to use; empty: the usable one of highest priority\",\"error\":null},"
+                + "\"selected\":null,\"error\":\"lpf.engine=fabric (from environment): the engine module 'fabric' cannot run"
+                + " here: no fabric found\",\"modules\":["
+                + "{\"name\":\"sim\",\"version\":\"3.2.1\",\"apiVersion\":\"1.0.0\",\"canRun\":true,\"priority\":20,"
+                + "\"priorityFromUser\":false,\"reason\":null,\"selected\":false,\"parameters\":["
+                + "{\"key\":\"lpf.engine.sim.priority\"," + priority + "\"environmentVariable\":\"LPF_ENGINE_SIM_PRIORITY\"," + priorityText
+                + ",{\"key\":\"lpf.engine.sim.latency\",\"type\":\"integer in [0, 100]\",\"default\":\"5\",\"value\":\"5\","
+                + "\"source\":\"default\",\"environmentVariable\":\"LPF_ENGINE_SIM_LATENCY\",\"description\":\"simulated latency"
+                + " in us\",\"error\":null}]},"
+                + "{\"name\":\"fabric\",\"version\":\"3.2.1\",\"apiVersion\":\"1.0.0\",\"canRun\":false,\"priority\":-1,"
+                + "\"priorityFromUser\":false,\"reason\":\"no fabric found\",\"selected\":false,\"parameters\":["
+                + "{\"key\":\"lpf.engine.fabric.priority\"," + priority + "\"environmentVariable\":\"LPF_ENGINE_FABRIC_PRIORITY\","
+                + priorityText + "]}]},"
+                + frameworkWithoutModules("boot") + String.format(noModules, "boot") + ","
+                + frameworkWithoutModules("coll") + String.format(noModules, "coll") + ","
+                + frameworkWithoutModules("cr") + String.format(noModules, "cr")
+                + "],\"parameters\":[],\"problems\":[]}\n", json);
+    }
+
+    private static String frameworkWithoutModules(String f) {
+        return "{\"name\":\"" + f + "\",\"apiVersion\":\"1.0.0\",\"choice\":{\"key\":\"lpf." + f + "\",\"type\":\"string\","
+                + "\"default\":\"\",\"value\":\"\",\"source\":\"default\",\"environmentVariable\":\"LPF_" + f.toUpperCase()
+                + "\",\"description\":\"the " + f + " module to use; empty: the usable one of highest priority\",\"error\":null},";
+    }
+
+    @Test
+    void jsonEscapesStrings() {
+        InfoCommand.Json j = new InfoCommand.Json();
+        j.open('{').field("a", "q\"b\\s\nt\u0001").field("n", null).close('}');
+        assertEquals("{\"a\":\"q\\\"b\\\\s\\nt\\u0001\",\"n\":null}", j.toString());
+    }
+
+    @Test
+    void installedModulesThroughTheLpfCommand() {
+        Cli text = Cli.run("info", "--param", "lpf.engine.threads.spin=7").expect(0);
+        assertTrue(text.out().contains("engine framework (API 1.0.0): threads selected [lpf.engine=(highest priority), default]\n"
+                + "  * threads 0.1.0 (engine API 1.0.0): can run, priority 50\n"), text.out());
+        assertTrue(text.out().contains("      lpf.engine.threads.procs = 8  [system property; default "), text.out());
+        assertTrue(text.out().contains("      lpf.engine.threads.spin = 7  [programmatic; default -1;"), text.out());
+        assertTrue(text.out().contains("    env 0.1.0 (boot API 1.0.0): cannot run: no launcher variables set"), text.out());
+        assertTrue(text.out().contains("      lpf.debug = false  [default; default false; boolean]"), text.out());
+        Cli json = Cli.run("info", "--json").expect(0);
+        assertTrue(json.out().startsWith("{\"lpf4j\":\"0.1.0\",\"specVersion\":202000,\"frameworks\":[{\"name\":\"engine\""), json.out());
+        assertTrue(json.out().contains("{\"key\":\"lpf.engine.threads.spin\",\"type\":\"integer in [-1, 2147483647]\","
+                + "\"default\":\"-1\",\"value\":\"-1\",\"source\":\"default\""), json.out());
+        Cli.run("info", "--param", "lpf.engine.threads.spni=1")
+                .expectError(UsageException.EXIT_CODE, "did you mean lpf.engine.threads.spin?");
+    }
+}
