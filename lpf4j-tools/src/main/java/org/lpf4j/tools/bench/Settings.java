@@ -10,12 +10,22 @@ package org.lpf4j.tools.bench;
  */
 public record Settings(int repetitions, long warmupNanos, long repetitionNanos) {
 
-    /** The default of {@code lpf bench}: 9 repetitions of about 20 ms after 200 ms of warm-up. */
+    /**
+     * The default of {@code lpf bench}: repetitions of about 20 ms after 200 ms of warm-up.
+     *
+     * @param repetitions timed repetitions per cell
+     * @return the settings
+     */
     public static Settings standard(int repetitions) {
         return new Settings(repetitions, 200_000_000L, 20_000_000L);
     }
 
-    /** {@code lpf bench --quick}: about 1 ms per repetition after 10 ms of warm-up. */
+    /**
+     * {@code lpf bench --quick}: repetitions of about 1 ms after 10 ms of warm-up.
+     *
+     * @param repetitions timed repetitions per cell
+     * @return the settings
+     */
     public static Settings quick(int repetitions) {
         return new Settings(repetitions, 10_000_000L, 1_000_000L);
     }
