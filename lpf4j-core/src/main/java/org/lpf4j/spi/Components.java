@@ -259,9 +259,11 @@ public final class Components {
      *
      * @return one message per setting under {@code lpf.engine.}, {@code lpf.boot.},
      *         {@code lpf.coll.} or {@code lpf.cr.} that names no parameter (typically a typo),
-     *         with the nearest known key
+     *         with the nearest known key; empty for a registry other than the global one (its
+     *         lookups cannot be listed)
      */
     public List<String> unknownSettings() {
+        if (parameters != ParameterRegistry.global()) return List.of();
         List<String> namespaces = new ArrayList<>();
         for (Framework f : Framework.values()) namespaces.add(f.choiceKey() + ".");
         return parameters.unknownSettings(System.getProperties().stringPropertyNames(), System.getenv().keySet(),
