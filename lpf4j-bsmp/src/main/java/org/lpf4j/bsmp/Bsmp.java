@@ -211,8 +211,8 @@ public final class Bsmp implements AutoCloseable {
      * Queues a message to {@code pid} whose tag and payload are read from registered memory
      * ({@code lpf_send}). The tag is {@link #tagSize()} bytes of {@code tagSlot} at
      * {@code tagOffset}, the payload {@code payloadSize} bytes of {@code payloadSlot} at
-     * {@code payloadOffset}; both are read during the next {@link #sync()} and must not be
-     * written before it returns. Allocates nothing.
+     * {@code payloadOffset}; both are read during the next sync (of this object or of the
+     * context) and must not be written before it returns. Allocates nothing.
      *
      * <p><b>LPF usage.</b> A call to this function
      * <ol>

@@ -82,6 +82,54 @@ class BsmpModeAndErrorTest {
         });
     }
 
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void aPlainContextSyncDoesNotChangeTheMode(int p) {
+        Sections.run(p, ctx -> {
+            int s = ctx.pid(), next = (s + 1) % p;
+            Sections.reserve(ctx, 1, 4, 1, 0);
+            MemorySegment src = Arena.ofAuto().allocate(16, 8);
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 40 + s);
+            Memslot slot = ctx.registerLocal(src);
+            try (Bsmp bsmp = Bsmp.create(ctx, 64, 8, 4)) {
+                bsmp.send(next, slot, 0, slot, 0, 8);
+                ctx.sync(); // executes the staging puts early; still WRITE
+                assertEquals(Bsmp.Mode.WRITE, bsmp.mode());
+                bsmp.sendLongTag(next, 50 + s, new byte[2]);
+                bsmp.sync();
+                ctx.sync(); // still READ, messages still there
+                assertEquals(Bsmp.Mode.READ, bsmp.mode());
+                long sum = 0;
+                for (BsmpMessage m : bsmp.messages()) sum += m.tagLong();
+                int prev = (s + p - 1) % p;
+                assertEquals(90 + 2L * prev, sum);
+                bsmp.sync();
+            }
+            ctx.deregister(slot);
+        });
+    }
+
+    @Test
+    void messageAccessorsCheckTheTagSize() {
+        Lpf.root().exec(1, ctx -> {
+            Sections.reserve(ctx, 1, 1, 0, 0);
+            try (Bsmp bsmp = Bsmp.create(ctx, 8, 8, 1)) {
+                bsmp.sendLongTag(0, -5, new byte[]{1, 2, 3});
+                bsmp.sync();
+                BsmpMessage m = bsmp.move();
+                assertEquals(-5, m.tagLong());
+                var e = assertThrows(IllegalStateException.class, m::tagInt);
+                assertTrue(e.getMessage().contains("8 bytes, not 4"), e.getMessage());
+                assertEquals(3, m.payloadBytes()[2]);
+                assertEquals(2, m.buffer().get(java.lang.foreign.ValueLayout.JAVA_BYTE, m.payloadOffset() + 1));
+                assertEquals(m.tagOffset() + 8, m.payloadOffset());
+                assertTrue(m.toString().contains("from pid 0") && m.toString().contains("payload 3 B"), m.toString());
+                assertTrue(bsmp.toString().contains("READ"), bsmp.toString());
+                bsmp.sync();
+            }
+        });
+    }
+
     @Test
     void badArgumentsNameTheCallAndHaveNoEffect() {
         Lpf.root().exec(2, ctx -> {

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(120)
 class BsmpRandomTrafficTest {
     static final int[] PROCS = Sections.PROCS;
-    static final int SUPERSTEPS = 40;
+    static final int SUPERSTEPS = 100;
     static final int MAX_PER_PAIR = 4;
     static final int MAX_PAYLOAD = 40;
 
