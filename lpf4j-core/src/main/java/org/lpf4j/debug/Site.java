@@ -3,8 +3,9 @@ package org.lpf4j.debug;
 import java.util.Set;
 
 /**
- * Where the user called an LPF primitive: the first stack frame outside the debug layer, the
- * {@link org.lpf4j.Context} interface's default methods and the JDK. Costs a partial stack walk
+ * Where the user called an LPF primitive: the first stack frame outside the debug layer, the JDK,
+ * and every {@link org.lpf4j.Context} implementation (engines, and decorators such as a tool's
+ * timing wrapper, which only pass the call on). Costs a partial stack walk
  * (microseconds); the debug layer takes one per primitive call.
  */
 final class Site {
@@ -17,7 +18,8 @@ final class Site {
     /** @return the caller, as {@code Class.method(File.java:line)} */
     static String caller() {
         return WALKER.walk(frames -> frames
-                .filter(f -> !INTERNAL.contains(f.getDeclaringClass()) && !isJdk(f.getClassName()))
+                .filter(f -> !INTERNAL.contains(f.getDeclaringClass()) && !isJdk(f.getClassName())
+                        && !org.lpf4j.Context.class.isAssignableFrom(f.getDeclaringClass()))
                 .findFirst()
                 .map(f -> simpleName(f.getClassName()) + "." + methodName(f.getMethodName()) + "(" + f.getFileName()
                         + ":" + f.getLineNumber() + ")")
