@@ -218,7 +218,8 @@ public final class Bsmp implements AutoCloseable {
      * <ol>
      *   <li>registers zero memory slots;</li>
      *   <li>queues at most two messages (local puts of the tag and of the payload into this
-     *       object's buffer; none for an empty tag or payload);</li>
+     *       object's buffer; none for an empty tag or payload; one for both when the payload
+     *       directly follows the tag in the same slot and the tag size is a multiple of 8);</li>
      *   <li>expects to receive those (at most two) messages at this process;</li>
      *   <li>does not call {@code ctx.sync()}.</li>
      * </ol>
@@ -249,6 +250,12 @@ public final class Bsmp implements AutoCloseable {
         }
         long record = out.nextRecord();
         Memslot inbox = buffers.inboxSlot;
+        if (tagSize > 0 && tagSize == layout.tagSpace && tagSlot == payloadSlot && payloadOffset == tagOffset + tagSize) {
+            // Tag and payload adjacent in one slot, and adjacent in the record too: one put.
+            ctx.put(tagSlot, tagOffset, this.pid, inbox, layout.tagOffset(record), tagSize + payloadSize);
+            out.commit(buffers.inbox, pid, payloadSize);
+            return;
+        }
         boolean queued = false;
         try {
             if (tagSize > 0) {

@@ -17,8 +17,9 @@ import java.lang.foreign.ValueLayout;
  * <p>Every process sends {@code messagesPerPair} messages of {@code payloadBytes} to every
  * process (itself included) in each superstep:
  * <ul>
- *   <li><b>BSMP</b>: {@link Bsmp#send(int, Memslot, long, Memslot, long, long) send} from
- *       registered slots (8-byte tag), {@link Bsmp#sync()} (WRITE → READ), {@link Bsmp#move()}
+ *   <li><b>BSMP</b>: {@link Bsmp#send(int, Memslot, long, Memslot, long, long) send} from a
+ *       registered slot holding an 8-byte tag directly followed by the payload (so one local put
+ *       per message), {@link Bsmp#sync()} (WRITE → READ), {@link Bsmp#move()}
  *       of every message (reading its first byte), {@link Bsmp#sync()} (READ → WRITE): one
  *       superstep of messages costs three {@code ctx.sync()} calls;</li>
  *   <li><b>raw put</b>: the same number of {@code put}s of the same size into a global buffer at

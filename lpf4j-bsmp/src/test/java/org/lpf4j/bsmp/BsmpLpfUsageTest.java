@@ -44,9 +44,19 @@ class BsmpLpfUsageTest {
             for (int round = 0; round < 2; round++) {
                 ctx.reset();
                 for (int d = 0; d < p; d++) {
-                    bsmp.send(d, slot, 0, slot, 8, 8);      // tag and payload: two puts
+                    bsmp.send(d, slot, 0, slot, 8, 8);      // payload right after the tag: one put
                     bsmp.send(d, slot, 0, null, 0, 0);      // tag only: one put
                     bsmp.sendLongTag(d, 5, new byte[3]);    // copied: no put
+                }
+                assertEquals(2 * p, ctx.puts, "send: a put per non-empty tag or payload, one for adjacent ones");
+                ctx.reset();
+                bsmp.sync(); // deliver and drop this round, then the same with separate tag and payload
+                bsmp.sync();
+                ctx.reset();
+                for (int d = 0; d < p; d++) {
+                    bsmp.send(d, slot, 8, slot, 0, 8);      // payload before the tag: two puts
+                    bsmp.send(d, slot, 0, null, 0, 0);
+                    bsmp.sendLongTag(d, 5, new byte[3]);
                 }
                 assertEquals(3 * p, ctx.puts, "send: a put per non-empty tag or payload");
                 assertEquals(0, ctx.syncs + ctx.gets, "send: no sync, no get");
@@ -61,8 +71,8 @@ class BsmpLpfUsageTest {
                 ctx.reset();
                 int moved = 0;
                 for (BsmpMessage m = bsmp.move(); m != null; m = bsmp.move()) {
-                    assertEquals(m.size() == 3 ? 5 : 66, m.tagLong());
-                    if (m.size() == 8) assertEquals(77, m.payload().get(ValueLayout.JAVA_LONG, 0));
+                    assertEquals(m.size() == 3 ? 5 : m.size() == 8 ? 77 : 66, m.tagLong());
+                    if (m.size() == 8) assertEquals(66, m.payload().get(ValueLayout.JAVA_LONG, 0));
                     moved++;
                 }
                 assertEquals(k * p, moved);

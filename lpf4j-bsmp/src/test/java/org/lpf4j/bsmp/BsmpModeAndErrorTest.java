@@ -65,7 +65,7 @@ class BsmpModeAndErrorTest {
             MemorySegment src = Arena.ofAuto().allocate(16);
             Memslot slot = ctx.registerLocal(src);
             try (Bsmp bsmp = Bsmp.create(ctx, 64, 8, 4)) {
-                assertThrows(IllegalStateException.class, () -> bsmp.send(next, slot, 0, slot, 8, 8));
+                assertThrows(IllegalStateException.class, () -> bsmp.send(next, slot, 8, slot, 0, 8)); // not adjacent: two puts
                 BsmpInvalidException e = assertThrows(BsmpInvalidException.class,
                         () -> bsmp.sendLongTag(next, 5, new byte[1]));
                 assertTrue(e.getMessage().contains("next sync() recovers"), e.getMessage());
