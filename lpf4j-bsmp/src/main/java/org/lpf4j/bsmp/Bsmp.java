@@ -44,8 +44,8 @@ import java.util.Objects;
  * more than its budget gets {@link BsmpFullException} from the sync (see {@link #sync()}).
  *
  * <h2>Protocol and why sync() synchronises twice from WRITE</h2>
- * A send stages its record (header, tag, payload) in this process's own receive buffer: by two
- * local puts from the caller's slots ({@link #send(int, Memslot, long, Memslot, long, long)})
+ * A send stages its record (header, tag, payload) in this process's own receive buffer: by one
+ * or two local puts from the caller's slots ({@link #send(int, Memslot, long, Memslot, long, long)})
  * or by a copy (the conveniences). The sync from WRITE then runs two supersteps:
  * <ol>
  *   <li>each process puts, to every process it sent messages to, a 32-byte summary (where its
@@ -121,8 +121,9 @@ public final class Bsmp implements AutoCloseable {
     /**
      * Creates a BSMP object in {@link Mode#WRITE} mode ({@code lpf_bsmp_create}). Collective.
      * Allocates two buffers of {@code bufferSize + maxMessages·(15 + tagSize rounded up to 8)}
-     * bytes and two of {@code 32·p} bytes, off the Java heap, plus {@code 12·maxMessages + 56·p}
-     * bytes of bookkeeping.
+     * bytes and two of {@code 32·p} bytes, off the Java heap, plus {@code 12·maxMessages + 44·p}
+     * bytes of bookkeeping on it. Memory does not grow with the number of senders: no
+     * per-sender regions.
      *
      * <p><b>LPF usage.</b> A call to this function
      * <ol>
@@ -437,8 +438,8 @@ public final class Bsmp implements AutoCloseable {
 
     /**
      * The messages of this READ superstep not yet moved, for a for-each loop: each step is a
-     * {@link #move()} (so the element is the reused {@link BsmpMessage}). Allocates one iterator
-     * per loop.
+     * {@link #move()} (so the element is the reused {@link BsmpMessage}). An iterator is meant
+     * for the READ superstep in which it was made. Allocates one iterator per loop.
      *
      * @return a view that moves messages out as it is iterated
      * @throws BsmpInvalidException in WRITE mode (when iteration starts)
