@@ -47,7 +47,13 @@ import java.util.Objects;
  * receiving process applies inside the sync. With {@link Algorithm#AUTO} (the default) each call
  * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured;
  * {@link #algorithm(Algorithm)} forces one. The choice is a function of the arguments, the
- * member count and the probed machine, so it agrees on all members.
+ * member count and the probed machine, so it agrees on all members (engines must report the
+ * same machine on every process; the threads engine caches one measurement per JVM). A call
+ * that syncs internally starts a new superstep: it counts as the first call of that superstep
+ * towards {@code maxCalls}, and requests the caller queued before it are delivered at the
+ * internal sync. On the threads engine, which pulls data at the receiver, the BSP table
+ * overestimates the cost of {@link Algorithm#DIRECT} broadcasts (the root's h is read in parallel
+ * by the receivers), so forcing {@code DIRECT} can be faster there for large vectors.
  *
  * <h2>Ranks</h2>
  * Members are numbered 0 … P−1 in pid order ({@code rank = (pid − lo) / stride}); data
@@ -392,7 +398,7 @@ public final class Collectives implements AutoCloseable {
     public void reduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer, int root) {
         String call = "reduce";
         int rootRank = checkReduction(call, element, elementSlot, 1, size, reducer, true, root);
-        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.of(reducer, size), rootRank);
+        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.ofReducer(reducer, size), rootRank);
     }
 
     /**
@@ -416,7 +422,7 @@ public final class Collectives implements AutoCloseable {
     public void allreduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer) {
         String call = "allreduce";
         checkReduction(call, element, elementSlot, 1, size, reducer, false, 0);
-        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.of(reducer, size), Reductions.ALL);
+        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.ofReducer(reducer, size), Reductions.ALL);
     }
 
     /**
@@ -442,7 +448,7 @@ public final class Collectives implements AutoCloseable {
     public void combine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner, int root) {
         String call = "combine";
         int rootRank = checkReduction(call, array, slot, num, size, combiner, true, root);
-        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.of(combiner, size), rootRank);
+        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.ofCombiner(combiner, size), rootRank);
     }
 
     /**
@@ -468,7 +474,7 @@ public final class Collectives implements AutoCloseable {
     public void allcombine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner) {
         String call = "allcombine";
         checkReduction(call, array, slot, num, size, combiner, false, 0);
-        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.of(combiner, size), Reductions.ALL);
+        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.ofCombiner(combiner, size), Reductions.ALL);
     }
 
     private void reduction(String call, MemorySegment array, Memslot slot, long num, long size, MsgAttr attr,
@@ -596,7 +602,7 @@ public final class Collectives implements AutoCloseable {
         boolean elements = call.endsWith("reduce");
         if (num < 0) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": negative num " + num);
         checkSize(call, "size", size, elements ? maxElemSize : maxByteSize, elements ? "maxElemSize" : "maxByteSize");
-        if (num > 0 && size > 0 && num > maxByteSize / size) {
+        if (!elements && num > 0 && size > 0 && num > maxByteSize / size) {
             throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": num*size = " + num + "*" + size
                     + " exceeds maxByteSize=" + maxByteSize + " given to init");
         }

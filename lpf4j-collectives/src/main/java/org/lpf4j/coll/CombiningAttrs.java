@@ -18,10 +18,10 @@ final class CombiningAttrs {
     private int next;
 
     /** @return a combining attribute applying {@code combiner} to elements of {@code size} bytes */
-    MsgAttr of(Combiner combiner, long size) { return lookup(combiner, size, false); }
+    MsgAttr ofCombiner(Combiner combiner, long size) { return lookup(combiner, size, false); }
 
     /** @return a combining attribute folding each arriving {@code size}-byte element with {@code reducer} */
-    MsgAttr of(Reducer reducer, long size) { return lookup(reducer, size, true); }
+    MsgAttr ofReducer(Reducer reducer, long size) { return lookup(reducer, size, true); }
 
     private MsgAttr lookup(Object op, long size, boolean reducer) {
         for (int i = 0; i < SLOTS; i++) {

@@ -2,13 +2,11 @@ package org.lpf4j.coll;
 
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
-import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
 
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** Test helpers: SPMD runs, segments, deterministic random data and byte comparisons. */
@@ -67,11 +65,6 @@ final class Harness {
         assertBytes(pattern, patternOff, actual, off, n, what + " must not be touched");
     }
 
-    /** A global slot of {@code seg}, usable after the next sync. */
-    static Memslot global(Context ctx, MemorySegment seg) {
-        return ctx.registerGlobal(seg);
-    }
-
     /** Asserts that {@code r} throws {@code type} with a message containing every fragment. */
     static <T extends Throwable> void assertRefused(Class<T> type, Runnable r, String... fragments) {
         try {
@@ -86,10 +79,5 @@ final class Harness {
             return;
         }
         fail("expected " + type.getSimpleName() + " with " + String.join(", ", fragments));
-    }
-
-    /** Asserts two longs equal with a description. */
-    static void same(long expected, long actual, String what) {
-        assertEquals(expected, actual, what);
     }
 }
