@@ -1,6 +1,6 @@
 package org.lpf4j.engine.threads;
 
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -11,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Arrival is one {@code getAndAdd} on a shared word whose low 24 bits count the arrivals and
  * whose high bits accumulate the contributions; the last arriver publishes the sum and releases
- * the others by bumping a volatile generation. Waiters spin with {@link Thread#onSpinWait()},
- * then yield, then park (and are unparked by the releaser), so that the barrier stays fast both
+ * the others by bumping a volatile generation. Waiters spin with {@link Thread#onSpinWait()}
+ * for a bounded time ({@link ThreadsPolicy}), then yield, then park (and are unparked by the releaser), so that the barrier stays fast both
  * when every process has a core and when processes outnumber cores.
  *
  * <p>Every arrival and release is a volatile access, so the barrier is a happens-before edge from
@@ -21,6 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class Barrier {
     private static final int COUNT_BITS = 24;
+    /** The spin loop reads the clock once per this many polls of the generation. */
+    private static final int SPINS_PER_CLOCK_READ = 16;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     /** Contributions saturate so that the sum of all parties cannot overflow the 40 high bits. */
     private final long maxContribution;
@@ -34,7 +36,8 @@ final class Barrier {
     @SuppressWarnings("unused") private long p11, p12, p13, p14, p15, p16, p17;
     /** Sum of the contributions of the last completed round; published by the generation write. */
     private long lastSum;
-    private final AtomicIntegerArray parked;
+    /** The thread parked for each party, or null: the releaser unparks exactly these. */
+    private final AtomicReferenceArray<Thread> parked;
 
     Barrier(Team team, int parties) {
         if (parties < 1 || parties > COUNT_MASK) {
@@ -42,7 +45,7 @@ final class Barrier {
         }
         this.team = team;
         this.parties = parties;
-        this.parked = new AtomicIntegerArray(parties);
+        this.parked = new AtomicReferenceArray<>(parties);
         this.maxContribution = (Long.MAX_VALUE >>> COUNT_BITS) / parties;
     }
 
@@ -70,38 +73,49 @@ final class Barrier {
 
     private long waitForRelease(int pid, long gen) {
         final ThreadsPolicy policy = team.policy;
-        for (int i = policy.spins; i > 0; i--) {
-            if (generation != gen) return lastSum;
-            Thread.onSpinWait();
-        }
+        final long spinUntil = System.nanoTime() + policy.spinNanos;
+        do {
+            for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
+                if (generation != gen) return lastSum;
+                Thread.onSpinWait();
+            }
+        } while (System.nanoTime() - spinUntil < 0);
         for (int i = policy.yields; i > 0; i--) {
             if (generation != gen) return lastSum;
             team.checkWhileWaiting(pid);
             Thread.yield();
         }
+        // The waiting thread registers itself (not the thread that started the process: any
+        // thread may drive a context), then re-checks, so a release cannot slip between.
+        final Thread me = Thread.currentThread();
         while (true) {
-            parked.set(pid, 1);
+            parked.set(pid, me);
             if (generation != gen) {
-                parked.set(pid, 0);
+                parked.set(pid, null);
                 return lastSum;
             }
-            team.checkWhileWaiting(pid);
+            try {
+                team.checkWhileWaiting(pid);
+            } catch (RuntimeException e) {
+                parked.set(pid, null);
+                throw e;
+            }
             LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
-            parked.set(pid, 0);
+            parked.set(pid, null);
             if (generation != gen) return lastSum;
         }
     }
 
     private void wakeParked() {
         for (int i = 0; i < parties; i++) {
-            if (parked.get(i) != 0) {
-                LockSupport.unpark(team.thread(i));
-            }
+            Thread t = parked.get(i);
+            if (t != null) LockSupport.unpark(t);
         }
     }
 
     /** Wakes every party (used when the team fails so that waiters notice at once). */
     void wakeAll() {
+        wakeParked();
         for (int i = 0; i < parties; i++) {
             Thread t = team.thread(i);
             if (t != null) LockSupport.unpark(t);
