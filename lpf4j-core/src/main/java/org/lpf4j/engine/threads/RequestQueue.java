@@ -6,203 +6,212 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * The requests one process queued in one superstep, as primitive arrays: one {@code long[]}
- * stripe of four words per request (so that the process executing it reads one cache line,
- * not one per field), the segments beside it, puts chained per destination pid and gets in a
- * chain of their own.
+ * The requests one process queues in one superstep, kept as primitive arrays and laid out for
+ * the process that executes them.
  *
- * <p>Puts of at most {@link #BUFFERED_MAX} bytes are copied into the queue's own buffer when
- * they are made, as a record of three header words (destination offset, slot and size, link)
- * followed by the payload, chained per destination: the executing process reads one or two
- * cache lines per small put. A superstep whose requests are all buffered puts needs no second barrier: the
- * sources may change as soon as the sender leaves its sync, and the buffer is not reused before
- * every reader has arrived at the next sync's barrier (each process alternates between two
- * queues). Everything is preallocated by {@code resizeMessageQueue}; adding a request allocates
- * nothing.
+ * <p>Puts go to the {@link Outbox}: one {@code long[]} that starts with two words per destination
+ * pid (the superstep of its chain and its first record), followed by the records. Stamping the
+ * chain with its superstep means a queue is emptied without touching the words the receivers
+ * read: a chain from an older superstep simply does not count. A put of at most
+ * {@link #BUFFERED_MAX} bytes is copied into its record when it is made (header and payload
+ * side by side: the destination reads one or two cache lines); a larger put records where its
+ * source is and is read during the sync. A superstep whose requests are all buffered puts needs
+ * no second barrier: the sender may change its sources as soon as it leaves the sync, and the
+ * outbox is not reused before every reader has arrived at the next sync's barrier, because each
+ * process alternates between two queues. Gets are executed by the process that made them and
+ * stay in local arrays.
+ *
+ * <p>Everything is allocated by the constructor ({@code resizeMessageQueue}); adding a request
+ * allocates nothing. The fields the sender updates per request live here, apart from the
+ * outbox that receivers read, so receivers do not pull the sender's counters across cores.
  */
 final class RequestQueue {
     static final int NONE = -1;
-    /** Puts up to this size are buffered; larger ones are read from the source during the sync. */
+    /** Puts up to this size are buffered; larger ones are read from their source during the sync. */
     static final long BUFFERED_MAX = 256;
-    /** The buffer never grows past this; further small puts are then read from their source. */
-    private static final long MAX_BUFFER_BYTES = 1 << 20;
-    private static final int STRIPE = 4;
+    /** Buffered payload room never exceeds this; further small puts are then read from their source. */
+    private static final long MAX_PAYLOAD_BYTES = 1 << 20;
+    /** Record: dstOffset, size, flags | next, slot | kind | request index, then payload or srcOffset. */
+    private static final int HEADER_WORDS = 4;
+    private static final int UNBUFFERED_WORDS = HEADER_WORDS + 1;
     private static final long HAS_ATTR = 1L << 32;
-    private static final int HEADER_WORDS = 3;
-    private static final long HEADER_BYTES = 8 * HEADER_WORDS;
+    private static final long BUFFERED = 1L << 31;
+    private static final long INDEX_MASK = BUFFERED - 1;
+    private static final int GET_STRIPE = 4;
+
+    /**
+     * What other processes read from this queue during a sync. Its references never change, so
+     * reading them costs no transfer of the cache lines the sender writes.
+     */
+    static final class Outbox {
+        /** [2·pid, 2·pid + 1]: superstep and first record of pid's chain; then the records. */
+        final long[] words;
+        /** {@link #words} as a segment, to copy buffered payloads from. */
+        final MemorySegment view;
+        /** Unbuffered puts' sources, by request index. */
+        final MemorySegment[] sources;
+        /** Non-default attributes, by request index. */
+        final MsgAttr[] attrs;
+
+        private Outbox(int words, int capacity) {
+            this.words = new long[words];
+            this.view = MemorySegment.ofArray(this.words);
+            this.sources = new MemorySegment[capacity];
+            this.attrs = new MsgAttr[capacity];
+        }
+
+        /** @return the first record for {@code dstPid} queued in {@code superstep}, or NONE */
+        int head(int dstPid, long superstep) {
+            return words[2 * dstPid] == superstep ? (int) words[2 * dstPid + 1] : NONE;
+        }
+
+        int next(int r) { return (int) words[r + 2]; }
+
+        long dstOffset(int r) { return words[r]; }
+
+        long size(int r) { return words[r + 1]; }
+
+        int slot(int r) { return (int) (words[r + 3] >>> 32); }
+
+        boolean isBuffered(int r) { return (words[r + 3] & BUFFERED) != 0; }
+
+        /** @return the segment a record's data is copied from */
+        MemorySegment source(int r) {
+            return isBuffered(r) ? view : sources[(int) (words[r + 3] & INDEX_MASK)];
+        }
+
+        /** @return the offset in {@link #source} of a record's data */
+        long sourceOffset(int r) {
+            return isBuffered(r) ? 8L * (r + HEADER_WORDS) : words[r + HEADER_WORDS];
+        }
+
+        /** @return the record's non-default attribute, or {@code null} for a plain copy */
+        MsgAttr attr(int r) {
+            return (words[r + 2] & HAS_ATTR) != 0 ? attrs[(int) (words[r + 3] & INDEX_MASK)] : null;
+        }
+    }
 
     final int capacity;
-    /** Per request: source offset, destination offset, size, (slot << 33 | HAS_ATTR | next). */
-    private final long[] words;
-    /** Puts: the source (the buffer for buffered puts); gets: the local destination. */
-    private final MemorySegment[] segments;
-    /** Non-default message attributes; read only for requests flagged HAS_ATTR. */
-    private final MsgAttr[] attrs;
-    /** Gets: the pid to read from. */
-    private final int[] getPid;
-    final int[] putHead;
+    final Outbox outbox;
+    private final int nprocs;
     private final int[] putTail;
-    int getHead = NONE;
-    private int getTail = NONE;
+    private int used;
+    /** The superstep whose requests this queue takes; chains stamped otherwise are stale. */
+    private long superstep;
+    /** Requests queued (puts and gets), the number the message queue capacity limits. */
     int count;
     /** Requests that read their source during the sync (so the sync needs its second barrier). */
     int unbuffered;
-    /** Buffered puts: records [dstOffset, slot << 32 | size, attrIndex + 1 << 32 | next] + payload. */
-    private final long[] buffer;
-    private final MemorySegment bufferSegment;
-    private int bufferUsed;
-    final int[] bufferedHead;
-    private final int[] bufferedTail;
+    private final long[] getWords;
+    private final MemorySegment[] getDestinations;
+    private int gets;
 
     RequestQueue(int capacity, int nprocs) {
         this.capacity = capacity;
-        this.words = new long[STRIPE * capacity];
-        this.segments = new MemorySegment[capacity];
-        this.attrs = new MsgAttr[capacity];
-        this.getPid = new int[capacity];
-        this.putHead = new int[nprocs];
+        this.nprocs = nprocs;
+        long payload = Math.min((long) capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES) / 8;
+        this.outbox = new Outbox((int) (2L * nprocs + (long) capacity * UNBUFFERED_WORDS + payload), capacity);
+        Arrays.fill(outbox.words, 0, 2 * nprocs, -1L); // no superstep is -1
+        this.used = 2 * nprocs;
         this.putTail = new int[nprocs];
-        Arrays.fill(putHead, NONE);
         Arrays.fill(putTail, NONE);
-        long bufferBytes = Math.min((long) capacity * (BUFFERED_MAX + HEADER_BYTES), MAX_BUFFER_BYTES);
-        this.buffer = new long[(int) ((bufferBytes + 7) / 8)];
-        this.bufferSegment = MemorySegment.ofArray(buffer);
-        this.bufferedHead = new int[nprocs];
-        this.bufferedTail = new int[nprocs];
-        Arrays.fill(bufferedHead, NONE);
-        Arrays.fill(bufferedTail, NONE);
+        this.getWords = new long[GET_STRIPE * capacity];
+        this.getDestinations = new MemorySegment[capacity];
     }
 
-    /** Bytes a queue of {@code capacity} requests occupies (two are kept per process). */
+    /** Bytes a queue of {@code capacity} requests occupies besides its p head words. */
     static long bytesFor(long capacity) {
-        return capacity * (STRIPE * 8 + 4 + 4 + 4) + Math.min(capacity * (BUFFERED_MAX + HEADER_BYTES), MAX_BUFFER_BYTES);
+        return capacity * (8L * UNBUFFERED_WORDS + 4 + 4 + 8L * GET_STRIPE + 4)
+                + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
     }
 
-    /** @return a queue of {@code newCapacity} holding this queue's requests */
+    /** @return a queue of {@code newCapacity} holding this queue's requests at the same positions */
     RequestQueue grownTo(int newCapacity) {
-        RequestQueue q = new RequestQueue(newCapacity, putHead.length);
-        System.arraycopy(words, 0, q.words, 0, STRIPE * count);
-        System.arraycopy(segments, 0, q.segments, 0, count);
-        System.arraycopy(attrs, 0, q.attrs, 0, count);
-        System.arraycopy(getPid, 0, q.getPid, 0, count);
-        System.arraycopy(putHead, 0, q.putHead, 0, putHead.length);
-        System.arraycopy(putTail, 0, q.putTail, 0, putTail.length);
-        // Buffered records move with their buffer (positions stay valid in the larger one).
-        System.arraycopy(buffer, 0, q.buffer, 0, bufferUsed);
-        System.arraycopy(bufferedHead, 0, q.bufferedHead, 0, bufferedHead.length);
-        System.arraycopy(bufferedTail, 0, q.bufferedTail, 0, bufferedTail.length);
-        q.bufferUsed = bufferUsed;
-        q.getHead = getHead;
-        q.getTail = getTail;
+        RequestQueue q = new RequestQueue(newCapacity, nprocs);
+        System.arraycopy(outbox.words, 0, q.outbox.words, 0, used);
+        System.arraycopy(outbox.sources, 0, q.outbox.sources, 0, count);
+        System.arraycopy(outbox.attrs, 0, q.outbox.attrs, 0, count);
+        System.arraycopy(putTail, 0, q.putTail, 0, nprocs);
+        System.arraycopy(getWords, 0, q.getWords, 0, GET_STRIPE * gets);
+        System.arraycopy(getDestinations, 0, q.getDestinations, 0, gets);
+        q.used = used;
+        q.superstep = superstep;
         q.count = count;
         q.unbuffered = unbuffered;
+        q.gets = gets;
         return q;
     }
 
     void addPut(MemorySegment src, long srcOffset, int dstPid, int dstSlot, long dstOffset, long size, MsgAttr attr) {
-        int i = count++;
-        int words = HEADER_WORDS + (int) ((size + 7) >>> 3);
-        if (size <= BUFFERED_MAX && bufferUsed + words <= buffer.length) {
-            int r = bufferUsed;
-            bufferUsed += words;
-            buffer[r] = dstOffset;
-            buffer[r + 1] = ((long) dstSlot << 32) | size;
-            long attrTag = 0;
-            if (attr != MsgAttr.DEFAULT) {
-                attrs[i] = attr;
-                attrTag = (long) (i + 1) << 32;
-            }
-            buffer[r + 2] = attrTag | (NONE & 0xffffffffL);
-            MemorySegment.copy(src, srcOffset, bufferSegment, 8L * (r + HEADER_WORDS), size);
-            int tail = bufferedTail[dstPid];
-            if (tail == NONE) bufferedHead[dstPid] = r;
-            else buffer[tail + 2] = (buffer[tail + 2] & ~0xffffffffL) | (r & 0xffffffffL);
-            bufferedTail[dstPid] = r;
-            return;
+        final long[] words = outbox.words;
+        int index = count++;
+        int r = used;
+        int payloadWords = (int) ((size + 7) >>> 3);
+        // Buffer only while the room that every further request may still need stays free.
+        boolean buffered = size <= BUFFERED_MAX
+                && (long) r + HEADER_WORDS + payloadWords + (long) (capacity - count) * UNBUFFERED_WORDS <= words.length;
+        words[r] = dstOffset;
+        words[r + 1] = size;
+        words[r + 2] = (attr != MsgAttr.DEFAULT ? HAS_ATTR : 0) | (NONE & 0xffffffffL);
+        words[r + 3] = ((long) dstSlot << 32) | (buffered ? BUFFERED : 0) | index;
+        if (attr != MsgAttr.DEFAULT) outbox.attrs[index] = attr;
+        if (buffered) {
+            MemorySegment.copy(src, srcOffset, outbox.view, 8L * (r + HEADER_WORDS), size);
+            used = r + HEADER_WORDS + payloadWords;
+        } else {
+            words[r + HEADER_WORDS] = srcOffset;
+            outbox.sources[index] = src;
+            unbuffered++;
+            used = r + UNBUFFERED_WORDS;
         }
-        segments[i] = src;
-        unbuffered++;
-        store(i, srcOffset, dstOffset, size, dstSlot, attr);
         int tail = putTail[dstPid];
-        if (tail == NONE) putHead[dstPid] = i; else link(tail, i);
-        putTail[dstPid] = i;
+        if (tail == NONE) {
+            words[2 * dstPid] = superstep;
+            words[2 * dstPid + 1] = r;
+        } else words[tail + 2] = (words[tail + 2] & ~0xffffffffL) | (r & 0xffffffffL);
+        putTail[dstPid] = r;
     }
 
     void addGet(int srcPid, int srcSlot, long srcOffset, MemorySegment dst, long dstOffset, long size) {
-        int i = count++;
-        segments[i] = dst;
-        getPid[i] = srcPid;
+        count++;
         unbuffered++;
-        store(i, srcOffset, dstOffset, size, srcSlot, MsgAttr.DEFAULT);
-        if (getTail == NONE) getHead = i; else link(getTail, i);
-        getTail = i;
+        int g = gets++;
+        int w = GET_STRIPE * g;
+        getWords[w] = srcOffset;
+        getWords[w + 1] = dstOffset;
+        getWords[w + 2] = size;
+        getWords[w + 3] = ((long) srcSlot << 32) | srcPid;
+        getDestinations[g] = dst;
     }
 
-    private void store(int i, long srcOffset, long dstOffset, long size, int slot, MsgAttr attr) {
-        int w = STRIPE * i;
-        words[w] = srcOffset;
-        words[w + 1] = dstOffset;
-        words[w + 2] = size;
-        boolean special = attr != MsgAttr.DEFAULT;
-        if (special) attrs[i] = attr;
-        words[w + 3] = ((long) slot << 33) | (special ? HAS_ATTR : 0) | (NONE & 0xffffffffL);
-    }
+    int gets() { return gets; }
 
-    private void link(int from, int to) {
-        int w = STRIPE * from + 3;
-        words[w] = (words[w] & ~0xffffffffL) | (to & 0xffffffffL);
-    }
+    long getSrcOffset(int g) { return getWords[GET_STRIPE * g]; }
 
-    long srcOffset(int i) { return words[STRIPE * i]; }
+    long getDstOffset(int g) { return getWords[GET_STRIPE * g + 1]; }
 
-    long dstOffset(int i) { return words[STRIPE * i + 1]; }
+    long getSize(int g) { return getWords[GET_STRIPE * g + 2]; }
 
-    long size(int i) { return words[STRIPE * i + 2]; }
+    int getSlot(int g) { return (int) (getWords[GET_STRIPE * g + 3] >>> 32); }
 
-    int slot(int i) { return (int) (words[STRIPE * i + 3] >>> 33); }
+    int getPid(int g) { return (int) getWords[GET_STRIPE * g + 3]; }
 
-    int next(int i) { return (int) words[STRIPE * i + 3]; }
+    MemorySegment getDestination(int g) { return getDestinations[g]; }
 
-    /** @return the non-default attribute of request i, or {@code null} for a plain copy */
-    MsgAttr attr(int i) { return (words[STRIPE * i + 3] & HAS_ATTR) != 0 ? attrs[i] : null; }
-
-    MemorySegment segment(int i) { return segments[i]; }
-
-    int getPid(int i) { return getPid[i]; }
-
-    // ---- buffered put records, addressed by their position r in the buffer ----
-
-    long recordDstOffset(int r) { return buffer[r]; }
-
-    int recordSlot(int r) { return (int) (buffer[r + 1] >>> 32); }
-
-    long recordSize(int r) { return (int) buffer[r + 1]; }
-
-    int recordNext(int r) { return (int) buffer[r + 2]; }
-
-    /** @return the record's non-default attribute, or {@code null} */
-    MsgAttr recordAttr(int r) {
-        int tag = (int) (buffer[r + 2] >>> 32);
-        return tag == 0 ? null : attrs[tag - 1];
-    }
-
-    MemorySegment recordData() { return bufferSegment; }
-
-    static long recordDataOffset(int r) { return 8L * (r + HEADER_WORDS); }
-
-    /** Empties the queue; only when no other process can still be reading it. */
-    void clear() {
+    /**
+     * Empties the queue for the requests of {@code superstep}; only when no other process can
+     * still be reading it.
+     */
+    void startSuperstep(long superstep) {
+        this.superstep = superstep;
         if (count == 0) return;
-        Arrays.fill(segments, 0, count, null);
-        Arrays.fill(attrs, 0, count, null);
-        Arrays.fill(putHead, NONE);
+        Arrays.fill(outbox.sources, 0, count, null);
+        Arrays.fill(outbox.attrs, 0, count, null);
+        Arrays.fill(getDestinations, 0, gets, null);
         Arrays.fill(putTail, NONE);
-        Arrays.fill(bufferedHead, NONE);
-        Arrays.fill(bufferedTail, NONE);
-        getHead = NONE;
-        getTail = NONE;
+        used = 2 * nprocs;
         count = 0;
         unbuffered = 0;
-        bufferUsed = 0;
+        gets = 0;
     }
 }

@@ -23,6 +23,11 @@ final class Team {
     final ThreadsPolicy policy;
     final Barrier barrier;
     final ThreadsContext[] members;
+    /**
+     * outboxes[parity · p + pid]: the requests pid queued in supersteps of that parity. Written
+     * by pid when it replaces a queue (rarely), read by every process during syncs.
+     */
+    final RequestQueue.Outbox[] outboxes;
     private final AtomicReferenceArray<Thread> threads;
     /** Processes that have left their SPMD function (normally or not). */
     private final AtomicInteger exited = new AtomicInteger();
@@ -37,6 +42,7 @@ final class Team {
         this.policy = ThreadsPolicy.forProcesses(p);
         this.barrier = new Barrier(this, p);
         this.members = new ThreadsContext[p];
+        this.outboxes = new RequestQueue.Outbox[2 * p];
         this.threads = new AtomicReferenceArray<>(p);
         this.rehooks = new Rounds(p);
     }

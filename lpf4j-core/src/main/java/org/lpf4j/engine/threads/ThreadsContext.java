@@ -73,6 +73,13 @@ final class ThreadsContext implements Context {
         this.args = args;
         this.root = root;
         this.queues = new RequestQueue[] {new RequestQueue(0, nprocs), new RequestQueue(0, nprocs)};
+        publish(0);
+        publish(1);
+    }
+
+    /** Makes queue {@code parity}'s outbox the one peers read in supersteps of that parity. */
+    private void publish(int parity) {
+        team.outboxes[parity * nprocs + pid] = queues[parity].outbox;
     }
 
     @Override public int pid() { return pid; }
@@ -230,9 +237,9 @@ final class ThreadsContext implements Context {
         int next = (int) syncs & 1;
         if (pendingOther != null && pendingOther.capacity > queues[next].capacity) {
             queues[next] = pendingOther;
-        } else {
-            queues[next].clear();
+            publish(next);
         }
+        queues[next].startSuperstep(syncs);
         pendingOther = null;
         regCapacity = regPendingCapacity;
         queueCapacity = queuePendingCapacity;
@@ -240,54 +247,42 @@ final class ThreadsContext implements Context {
 
     /** Executes every put whose destination is this process and every get this process made. */
     private void executeRequestsToMe(int parity) {
-        final ThreadsContext[] members = team.members;
+        final RequestQueue.Outbox[] outboxes = team.outboxes;
+        final int base = parity * nprocs;
         for (int s = 0; s < nprocs; s++) {
-            RequestQueue from = members[s].queues[parity];
-            for (int r = from.bufferedHead[pid]; r != RequestQueue.NONE; r = from.recordNext(r)) {
-                long size = from.recordSize(r);
+            RequestQueue.Outbox from = outboxes[base + s];
+            for (int r = from.head(pid, syncs); r != RequestQueue.NONE; r = from.next(r)) {
+                long size = from.size(r);
                 if (size == 0) continue;
-                int slot = from.recordSlot(r);
+                int slot = from.slot(r);
                 MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
-                long dstOffset = from.recordDstOffset(r);
+                long dstOffset = from.dstOffset(r);
                 if (dst == null || dstOffset > dst.byteSize() - size) throw putTooFar(s, slot, dstOffset, size, dst);
-                MsgAttr combining = from.recordAttr(r);
+                MsgAttr combining = from.attr(r);
                 if (combining == null) {
-                    MemorySegment.copy(from.recordData(), RequestQueue.recordDataOffset(r), dst, dstOffset, size);
+                    MemorySegment.copy(from.source(r), from.sourceOffset(r), dst, dstOffset, size);
                 } else {
-                    combining.combineInto(from.recordData(), RequestQueue.recordDataOffset(r), dst, dstOffset, size);
-                }
-            }
-            for (int i = from.putHead[pid]; i != RequestQueue.NONE; i = from.next(i)) {
-                long size = from.size(i);
-                if (size == 0) continue;
-                int slot = from.slot(i);
-                MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
-                long dstOffset = from.dstOffset(i);
-                if (dst == null || dstOffset > dst.byteSize() - size) throw putTooFar(s, slot, dstOffset, size, dst);
-                MsgAttr combining = from.attr(i);
-                if (combining == null) {
-                    MemorySegment.copy(from.segment(i), from.srcOffset(i), dst, dstOffset, size);
-                } else {
-                    combining.combineInto(from.segment(i), from.srcOffset(i), dst, dstOffset, size);
+                    combining.combineInto(from.source(r), from.sourceOffset(r), dst, dstOffset, size);
                 }
             }
         }
         RequestQueue own = queues[parity];
-        for (int i = own.getHead; i != RequestQueue.NONE; i = own.next(i)) {
-            long size = own.size(i);
+        final ThreadsContext[] members = team.members;
+        for (int g = 0, n = own.gets(); g < n; g++) {
+            long size = own.getSize(g);
             if (size == 0) continue;
-            int owner = own.getPid(i);
+            int owner = own.getPid(g);
             ThreadsContext from = members[owner];
-            int slot = own.slot(i);
+            int slot = own.getSlot(g);
             MemorySegment src = slot < from.globalSegments.length ? from.globalSegments[slot] : null;
-            long srcOffset = own.srcOffset(i);
+            long srcOffset = own.getSrcOffset(g);
             if (src == null || srcOffset > src.byteSize() - size) {
                 throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
                         + " [" + srcOffset + ", " + (srcOffset + size) + "): "
                         + (src == null ? "slot not registered at pid " + owner
                         : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
             }
-            MemorySegment.copy(src, srcOffset, own.segment(i), own.dstOffset(i), size);
+            MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
         }
     }
 
@@ -396,6 +391,7 @@ final class ThreadsContext implements Context {
                 RequestQueue grown = queues[current].grownTo(n);
                 RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
                 queues[current] = grown;
+                publish(current);
                 // Peers may still read the other queue (last superstep's): replace it at the next sync.
                 if (other != null) pendingOther = other;
             } catch (OutOfMemoryError e) {
