@@ -80,11 +80,12 @@ final class Barrier {
                 Thread.onSpinWait();
             }
         } while (System.nanoTime() - spinUntil < 0);
-        for (int i = policy.yields; i > 0; i--) {
+        final long yieldUntil = System.nanoTime() + policy.yieldNanos;
+        do {
             if (generation != gen) return lastSum;
             team.checkWhileWaiting(pid);
             Thread.yield();
-        }
+        } while (System.nanoTime() - yieldUntil < 0);
         // The waiting thread registers itself (not the thread that started the process: any
         // thread may drive a context), then re-checks, so a release cannot slip between.
         final Thread me = Thread.currentThread();

@@ -17,8 +17,8 @@ import org.lpf4j.spi.Parameters;
  * <li>{@code lpf.engine.threads.procs}: the machine size, i.e. what {@code probe()} on the root
  *     reports and the most processes an {@code exec} from the root gets (default: the number of
  *     cores). Raise it to run more processes than cores, as {@code lpfrun -n} does in C LPF.</li>
- * <li>{@code lpf.engine.threads.spin} (nanoseconds), {@code lpf.engine.threads.yield} (count): how
- *     long a process waiting in a sync spins, then how often it yields, before it parks (-1: chosen from processes vs cores).</li>
+ * <li>{@code lpf.engine.threads.spin}, {@code lpf.engine.threads.yield} (nanoseconds): how
+ *     long a process waiting in a sync spins, then yields, before it parks (-1: chosen from processes vs cores).</li>
  * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
  * </ul>
  */
@@ -31,7 +31,7 @@ public final class ThreadsEngine {
     public static final Parameters.Parameter<Integer> PROCS = procs(ParameterRegistry.global());
     /** Nanoseconds a waiting process spins before it yields; -1 chooses by processes vs cores. */
     public static final Parameters.Parameter<Integer> SPIN = spin(ParameterRegistry.global());
-    /** Yields of a waiting process before it parks; -1 chooses by processes vs cores. */
+    /** Nanoseconds a waiting process yields before it parks; -1 chooses by processes vs cores. */
     public static final Parameters.Parameter<Integer> YIELD = yields(ParameterRegistry.global());
     /** Time budget of one measurement of g and l. */
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = probeMillis(ParameterRegistry.global());
@@ -59,7 +59,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> yields(ParameterRegistry r) {
-        return r.integer(PREFIX + "yield", -1, -1, Integer.MAX_VALUE, "yields before parking in a sync (-1: automatic)");
+        return r.integer(PREFIX + "yield", -1, -1, Integer.MAX_VALUE, "nanoseconds a process waiting in a sync yields before parking (-1: automatic)");
     }
 
     private static Parameters.Parameter<Integer> probeMillis(ParameterRegistry r) {

@@ -3,8 +3,11 @@ package org.lpf4j.engine.threads;
 /**
  * The waiting policy of the threads engine's barrier, resolved once per section from the
  * engine's parameters. A waiter spins for a bounded <em>time</em> (an uncontended barrier
- * completes in well under a microsecond when every process has a core), then yields a bounded
- * number of times, then parks until the last arriver unparks it. Spinning is bounded by time,
+ * completes in well under a microsecond when every process has a core), then yields for a
+ * bounded time, then parks until the last arriver unparks it. The yield phase outlasts a
+ * park/unpark round trip: otherwise a woken process arrives late, its partner parks in turn,
+ * and the pair settles into a stable slow mode of one wake-up latency per superstep (seen at
+ * p = 2 after a long compute phase: 2-6 µs per empty sync instead of 0.2). Spinning is bounded by time,
  * not iterations, because the cost of {@link Thread#onSpinWait()} differs tenfold between CPUs,
  * and because a spinner whose partner has lost its core only delays that partner: measured on
  * a loaded 2-core machine, p = 2 empty syncs took 32 µs with 20 000 spin iterations and 2 µs
@@ -18,21 +21,26 @@ final class ThreadsPolicy {
     /** Default spin time when processes outnumber cores. */
     static final long OVERSUBSCRIBED_SPIN_NANOS = 200L;
 
-    final long spinNanos;
-    final int yields;
+    /** Default yield time when every process can have a core: longer than a park/unpark round trip. */
+    static final long DEFAULT_YIELD_NANOS = 1_000_000L;
+    /** Default yield time when processes outnumber cores. */
+    static final long OVERSUBSCRIBED_YIELD_NANOS = 50_000L;
 
-    private ThreadsPolicy(long spinNanos, int yields) {
+    final long spinNanos;
+    final long yieldNanos;
+
+    private ThreadsPolicy(long spinNanos, long yieldNanos) {
         this.spinNanos = spinNanos;
-        this.yields = yields;
+        this.yieldNanos = yieldNanos;
     }
 
     static ThreadsPolicy forProcesses(int p) {
         int cores = Runtime.getRuntime().availableProcessors();
         long spin = ThreadsEngine.SPIN.get();
-        int yield = ThreadsEngine.YIELD.get();
+        long yield = ThreadsEngine.YIELD.get();
         boolean oversubscribed = p > cores;
         if (spin < 0) spin = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : DEFAULT_SPIN_NANOS;
-        if (yield < 0) yield = oversubscribed ? 32 : 64;
+        if (yield < 0) yield = oversubscribed ? OVERSUBSCRIBED_YIELD_NANOS : DEFAULT_YIELD_NANOS;
         return new ThreadsPolicy(spin, yield);
     }
 }
