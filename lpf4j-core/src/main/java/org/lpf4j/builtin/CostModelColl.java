@@ -5,6 +5,7 @@ import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.Parameters;
 import org.lpf4j.spi.Query;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,12 +13,20 @@ import java.util.Map;
 /**
  * Coll module {@code costmodel}: runs the candidate algorithm of least predicted time (the first
  * one on ties), unless the user forces one per operation with
- * {@code lpf.coll.costmodel.<operation>=<algorithm>} (default {@code auto}). Priority 10.
+ * {@code lpf.coll.costmodel.<operation>=<algorithm>} (default {@code auto}). The algorithm names
+ * are {@link CollModule#ALGORITHMS}; broadcast, reduce, allreduce, combine and allcombine accept
+ * all of them, the single-algorithm operations (gather, scatter, allgather, alltoall) only
+ * {@code direct}. Any other value is an error naming the key, the value, its source and the
+ * valid names (with the nearest one). Priority 10.
  */
 public final class CostModelColl extends BuiltinModule implements CollModule {
     /** The operations of the LPF collectives specification. */
     public static final List<String> OPERATIONS = List.of("broadcast", "gather", "scatter", "allgather", "alltoall",
             "reduce", "allreduce", "combine", "allcombine");
+
+    /** The operations that have several algorithms ({@link CollModule#ALGORITHMS}); the others only {@code direct}. */
+    public static final List<String> WITH_VARIANTS = List.of("broadcast", "reduce", "allreduce", "combine",
+            "allcombine");
 
     private final Map<String, Parameters.Parameter<String>> forced = new LinkedHashMap<>();
 
@@ -29,9 +38,23 @@ public final class CostModelColl extends BuiltinModule implements CollModule {
     @Override
     public void open(ModuleParameters parameters) {
         for (String op : OPERATIONS) {
-            forced.put(op, parameters.string(op, "auto",
-                    "algorithm of " + op + ": auto (least predicted time from probe's g and l) or an algorithm name"));
+            List<String> names = new ArrayList<>();
+            names.add(AUTO);
+            if (WITH_VARIANTS.contains(op)) names.addAll(ALGORITHMS);
+            else names.add(ALGORITHMS.get(0));
+            forced.put(op, parameters.choice(op, AUTO, names, "algorithm of " + op
+                    + ": auto (least predicted time from probe's g and l) or " + String.join("|", names.subList(1, names.size()))));
         }
+    }
+
+    @Override
+    public String forced(String operation) {
+        Parameters.Parameter<String> p = forced.get(operation);
+        if (p == null) {
+            throw new IllegalArgumentException("coll costmodel: unknown operation '" + operation + "'; operations: "
+                    + OPERATIONS);
+        }
+        return p.get();
     }
 
     @Override public Query query() { return Query.run(10); }
@@ -40,8 +63,8 @@ public final class CostModelColl extends BuiltinModule implements CollModule {
     public String choose(String operation, Map<String, Double> predictedSeconds) {
         if (predictedSeconds.isEmpty()) throw new IllegalArgumentException("coll costmodel: no candidate algorithm for " + operation);
         Parameters.Parameter<String> p = forced.get(operation);
-        String want = p == null ? "auto" : p.get().trim();
-        if (!want.equals("auto")) {
+        String want = p == null ? AUTO : p.get();
+        if (!want.equals(AUTO)) {
             if (!predictedSeconds.containsKey(want)) {
                 throw new IllegalArgumentException(p.key() + "=" + want + " (from " + p.source().label() + "): "
                         + operation + " has no algorithm '" + want + "'; candidates: " + predictedSeconds.keySet());

@@ -1,5 +1,6 @@
 package org.lpf4j.spi;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,7 +11,31 @@ import java.util.Map;
  * choice, per operation.
  */
 public interface CollModule extends Component {
+    /** The word for "no forced algorithm: choose by predicted cost". */
+    String AUTO = "auto";
+
+    /**
+     * The algorithm names a coll module and the collectives library agree on, after the cost
+     * table of the LPF collectives specification: {@code direct} (one superstep),
+     * {@code two_phase} (scatter/allgather, transpose-reduce-allgather), {@code tree} (two-level
+     * tree). The library's algorithm enum maps to these by lower-casing its constant names.
+     */
+    List<String> ALGORITHMS = List.of("direct", "two_phase", "tree");
+
     @Override default Framework framework() { return Framework.COLL; }
+
+    /**
+     * The algorithm the user forced for an operation, read once when a collectives object is
+     * created (so the operations themselves stay cheap). O(1) plus one parameter resolution.
+     *
+     * @param operation an operation of the LPF collectives specification, e.g. {@code "allreduce"}
+     * @return one of {@link #ALGORITHMS}, or {@link #AUTO} to let the library choose by cost
+     *         (the default for modules that do not force anything)
+     * @throws IllegalArgumentException if the user's setting is not a valid algorithm name for
+     *                                  {@code operation} (naming the key, the value, its source
+     *                                  and the valid names)
+     */
+    default String forced(String operation) { return AUTO; }
 
     /**
      * Chooses an algorithm. Cheap (no allocation beyond the answer); called once per collectives

@@ -174,15 +174,37 @@ class ComponentsTest {
         Components c = new Components(registry, List.of(new org.lpf4j.builtin.CostModelColl()));
         CollModule m = c.select(Framework.COLL, CollModule.class);
         Map<String, Double> costs = new java.util.LinkedHashMap<>();
-        costs.put("onephase", 3e-6);
-        costs.put("twophase", 2e-6);
-        assertEquals("twophase", m.choose("broadcast", costs));
-        registry.set("lpf.coll.costmodel.broadcast", "onephase");
-        assertEquals("onephase", m.choose("broadcast", costs));
+        costs.put("direct", 3e-6);
+        costs.put("two_phase", 2e-6);
+        assertEquals("two_phase", m.choose("broadcast", costs));
+        assertEquals(CollModule.AUTO, m.forced("broadcast"));
+        registry.set("lpf.coll.costmodel.broadcast", "direct");
+        assertEquals("direct", m.choose("broadcast", costs));
+        assertEquals("direct", m.forced("broadcast"));
         registry.set("lpf.coll.costmodel.broadcast", "tree");
+        assertEquals("tree", m.forced("broadcast"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.choose("broadcast", costs));
         assertEquals("lpf.coll.costmodel.broadcast=tree (from programmatic): broadcast has no algorithm 'tree';"
-                + " candidates: [onephase, twophase]", e.getMessage());
+                + " candidates: [direct, two_phase]", e.getMessage());
+    }
+
+    @Test
+    void costModelAcceptsOnlyAgreedAlgorithmNames() {
+        Components c = new Components(registry, List.of(new org.lpf4j.builtin.CostModelColl()));
+        CollModule m = c.select(Framework.COLL, CollModule.class);
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> registry.set("lpf.coll.costmodel.allreduce", "twophase"));
+        assertTrue(bad.getMessage().contains("lpf.coll.costmodel.allreduce"), bad.getMessage());
+        assertTrue(bad.getMessage().contains("did you mean 'two_phase'"), bad.getMessage());
+        IllegalArgumentException single = assertThrows(IllegalArgumentException.class,
+                () -> registry.set("lpf.coll.costmodel.gather", "tree"));
+        assertTrue(single.getMessage().contains("[auto, direct]"), single.getMessage());
+        for (String a : CollModule.ALGORITHMS) {
+            registry.set("lpf.coll.costmodel.combine", a);
+            assertEquals(a, m.forced("combine"));
+        }
+        IllegalArgumentException op = assertThrows(IllegalArgumentException.class, () -> m.forced("sort"));
+        assertTrue(op.getMessage().contains("unknown operation 'sort'"), op.getMessage());
     }
 
     @Test
