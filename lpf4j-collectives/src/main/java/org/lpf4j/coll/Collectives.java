@@ -46,7 +46,14 @@ import java.util.Objects;
  * superstep, reductions included: they use combining puts ({@link MsgAttr#combining}), which the
  * receiving process applies inside the sync. With {@link Algorithm#AUTO} (the default) each call
  * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured;
- * {@link #algorithm(Algorithm)} forces one. The choice is a function of the arguments, the
+ * {@link #algorithm(Algorithm)} forces one for all operations of the object. Otherwise the user
+ * may force one per operation with the selected {@code coll} module's parameter — for the
+ * built-in {@code costmodel} module {@code lpf.coll.costmodel.<operation>=auto|direct|two_phase|tree}
+ * (system property {@code -Dlpf.coll.costmodel.allreduce=two_phase}, environment variable
+ * {@code LPF_COLL_COSTMODEL_ALLREDUCE}, or {@code lpf run --param}); it is read once by
+ * {@link #init} (later changes do not affect existing objects), an invalid value makes
+ * {@code init} fail, and it does not apply to a strict subset of the processes, which only has
+ * the one-superstep variant. The choice is a function of the arguments, the
  * member count and the probed machine, so it agrees on all members (engines must report the
  * same machine on every process; the threads engine caches one measurement per JVM). A call
  * that syncs internally starts a new superstep: it counts as the first call of that superstep
@@ -86,6 +93,7 @@ public final class Collectives implements AutoCloseable {
     private final long regionSize;
     private final Machine machine;
     private final CombiningAttrs attrs = new CombiningAttrs();
+    private final ForcedAlgorithms configured;
     private Algorithm forced = Algorithm.AUTO;
     /** A flag put is queued for the current superstep; the flag byte turns 1 when it has synced. */
     private boolean armed;
@@ -94,7 +102,8 @@ public final class Collectives implements AutoCloseable {
     private long callCount;
 
     private Collectives(Context ctx, Members members, Arena arena, MemorySegment buffer, Memslot bufferSlot,
-                        int maxCalls, long maxElemSize, long maxByteSize, long regionSize, Machine machine) {
+                        int maxCalls, long maxElemSize, long maxByteSize, long regionSize, Machine machine,
+                        ForcedAlgorithms configured) {
         this.ctx = ctx;
         this.members = members;
         this.groups = new Groups(Math.max(1, members.count));
@@ -106,6 +115,7 @@ public final class Collectives implements AutoCloseable {
         this.maxByteSize = maxByteSize;
         this.regionSize = regionSize;
         this.machine = machine;
+        this.configured = configured;
     }
 
     // =====================================================================================
@@ -118,7 +128,8 @@ public final class Collectives implements AutoCloseable {
      * the object is usable after the next sync. Registers one global slot (one memory-register
      * entry must be free) and allocates {@code 8 + maxCalls · max(maxByteSize, maxElemSize)}
      * bytes. The first object for a given process count probes the machine (see
-     * {@link Context#probe()}); later ones reuse the measurement.
+     * {@link Context#probe()}); later ones reuse the measurement. Reads the per-operation
+     * algorithm parameters of the selected {@code coll} module (see the class comment).
      *
      * @param ctx         the context, at this process
      * @param maxCalls    operations this process may queue on the object per superstep, ≥ 1
@@ -126,8 +137,10 @@ public final class Collectives implements AutoCloseable {
      * @param maxByteSize the largest size of broadcast, gather, scatter, allgather, alltoall, and
      *                    of {@code num·size} of combine/allcombine, in bytes, ≥ 0
      * @return the object
-     * @throws IllegalArgumentException if a bound is out of range
-     * @throws IllegalStateException    if the memory register is full
+     * @throws IllegalArgumentException if a bound is out of range, or an algorithm parameter is
+     *                                  invalid (naming the key, the value and its source)
+     * @throws IllegalStateException    if the memory register is full, or the selected coll
+     *                                  module cannot run
      * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
      */
     public static Collectives init(Context ctx, int maxCalls, long maxElemSize, long maxByteSize) {
@@ -182,6 +195,8 @@ public final class Collectives implements AutoCloseable {
                     + maxElemSize + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid()
                     + ": the buffer size overflows; nothing changed", null);
         }
+        ForcedAlgorithms configured = ForcedAlgorithms.read(members.everyone, "Collectives." + call + " at pid "
+                + ctx.pid());
         Machine machine = members.everyone && members.count > 2 ? ctx.probe() : null;
         Arena arena = Arena.ofShared();
         try {
@@ -189,7 +204,7 @@ public final class Collectives implements AutoCloseable {
             Memslot slot = ctx.registerGlobal(buffer);
             if (bytes > 0) buffer.set(ValueLayout.JAVA_BYTE, FLAG_SOURCE, (byte) 1);
             return new Collectives(ctx, members, arena, buffer, slot, maxCalls, maxElemSize, maxByteSize, region,
-                    machine);
+                    machine, configured);
         } catch (OutOfMemoryError e) {
             arena.close();
             throw new LpfOutOfMemoryException("Collectives." + call + " at pid " + ctx.pid() + ": cannot allocate "
@@ -238,8 +253,30 @@ public final class Collectives implements AutoCloseable {
         return this;
     }
 
-    /** @return the forced variant, or {@link Algorithm#AUTO} */
+    /** @return the variant forced by {@link #algorithm(Algorithm)}, or {@link Algorithm#AUTO} */
     public Algorithm algorithm() { return forced; }
+
+    /**
+     * The variant an operation runs unless chosen by cost: the one forced by
+     * {@link #algorithm(Algorithm)}, else the one the coll parameter forced when the object was
+     * created, else {@link Algorithm#AUTO}. O(1).
+     *
+     * @param operation {@code "broadcast"}, {@code "reduce"}, {@code "allreduce"}, {@code "combine"}
+     *                  or {@code "allcombine"}
+     * @return the forced variant, or {@link Algorithm#AUTO}
+     * @throws IllegalArgumentException for another operation (the others have one algorithm)
+     */
+    public Algorithm algorithm(String operation) {
+        for (int i = 0; i < ForcedAlgorithms.OPERATIONS.length; i++) {
+            if (ForcedAlgorithms.OPERATIONS[i].equals(operation)) return variant(i);
+        }
+        throw new IllegalArgumentException("Collectives.algorithm(\"" + operation + "\"): not an operation with "
+                + "several algorithms; those are " + String.join(", ", ForcedAlgorithms.OPERATIONS));
+    }
+
+    private Algorithm variant(int operation) {
+        return forced != Algorithm.AUTO ? forced : configured.of(operation);
+    }
 
     /**
      * Destroys the object ({@code lpf_collectives_destroy}): deregisters its slot and frees its
@@ -288,8 +325,10 @@ public final class Collectives implements AutoCloseable {
     public void broadcast(Memslot src, Memslot dst, long size, int root) {
         String call = "broadcast";
         int rootRank = checkRooted(call, size, root, "src", src, size, "dst", dst);
-        Algorithm a = forced != Algorithm.AUTO ? forced
-                : machine == null ? Algorithm.DIRECT : CostModel.broadcast(machine, groups, members.count, size);
+        Algorithm a = variant(ForcedAlgorithms.BROADCAST);
+        if (a == Algorithm.AUTO) {
+            a = machine == null ? Algorithm.DIRECT : CostModel.broadcast(machine, groups, members.count, size);
+        }
         long region = beginCall(call);
         Broadcasts.run(this, a, src, dst, size, rootRank, region);
     }
@@ -398,7 +437,8 @@ public final class Collectives implements AutoCloseable {
     public void reduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer, int root) {
         String call = "reduce";
         int rootRank = checkReduction(call, element, elementSlot, 1, size, reducer, true, root);
-        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.ofReducer(reducer, size), rootRank);
+        reduction(ForcedAlgorithms.REDUCE, call, element, elementSlot, 1, size,
+                size == 0 ? null : attrs.ofReducer(reducer, size), rootRank);
     }
 
     /**
@@ -422,7 +462,8 @@ public final class Collectives implements AutoCloseable {
     public void allreduce(MemorySegment element, Memslot elementSlot, long size, Reducer reducer) {
         String call = "allreduce";
         checkReduction(call, element, elementSlot, 1, size, reducer, false, 0);
-        reduction(call, element, elementSlot, 1, size, size == 0 ? null : attrs.ofReducer(reducer, size), Reductions.ALL);
+        reduction(ForcedAlgorithms.ALLREDUCE, call, element, elementSlot, 1, size,
+                size == 0 ? null : attrs.ofReducer(reducer, size), Reductions.ALL);
     }
 
     /**
@@ -448,7 +489,8 @@ public final class Collectives implements AutoCloseable {
     public void combine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner, int root) {
         String call = "combine";
         int rootRank = checkReduction(call, array, slot, num, size, combiner, true, root);
-        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.ofCombiner(combiner, size), rootRank);
+        reduction(ForcedAlgorithms.COMBINE, call, array, slot, num, size,
+                num * size == 0 ? null : attrs.ofCombiner(combiner, size), rootRank);
     }
 
     /**
@@ -474,14 +516,17 @@ public final class Collectives implements AutoCloseable {
     public void allcombine(MemorySegment array, Memslot slot, long num, long size, Combiner combiner) {
         String call = "allcombine";
         checkReduction(call, array, slot, num, size, combiner, false, 0);
-        reduction(call, array, slot, num, size, num * size == 0 ? null : attrs.ofCombiner(combiner, size), Reductions.ALL);
+        reduction(ForcedAlgorithms.ALLCOMBINE, call, array, slot, num, size,
+                num * size == 0 ? null : attrs.ofCombiner(combiner, size), Reductions.ALL);
     }
 
-    private void reduction(String call, MemorySegment array, Memslot slot, long num, long size, MsgAttr attr,
-                           int rootRank) {
-        boolean all = rootRank == Reductions.ALL;
-        Algorithm a = forced != Algorithm.AUTO ? forced
-                : machine == null ? Algorithm.DIRECT : CostModel.reduction(machine, groups, members.count, num, size, all);
+    private void reduction(int operation, String call, MemorySegment array, Memslot slot, long num, long size,
+                           MsgAttr attr, int rootRank) {
+        Algorithm a = variant(operation);
+        if (a == Algorithm.AUTO) {
+            a = machine == null ? Algorithm.DIRECT
+                    : CostModel.reduction(machine, groups, members.count, num, size, rootRank == Reductions.ALL);
+        }
         long region = beginCall(call);
         Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
     }
