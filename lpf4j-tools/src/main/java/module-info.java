@@ -5,6 +5,8 @@
 module org.lpf4j.tools {
     requires org.lpf4j.core;
     requires org.lpf4j.examples;
+    requires org.lpf4j.coll;
+    requires org.lpf4j.bsmp;
     requires info.picocli;
 
     exports org.lpf4j.tools;

@@ -18,15 +18,21 @@ import java.util.Arrays;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lpf bench [--reps R] [--quick] [--procs 1,2,4,8]}: the side-by-side benchmark of the
- * standard {@link Workloads} in one run — empty sync, 8-byte put + sync, 1 MiB put + sync,
- * total exchange of 64 KiB blocks + sync, a single-thread {@code MemorySegment.copy} of 1 MiB,
- * and the ratio of the put bandwidth to the copy bandwidth — as a table over the process counts.
- * Each cell is the median of R repetitions (default 9) after a warm-up. Raises the threads
- * engine's machine size to the largest process count. Takes about 10 s ({@code --quick}: about 1 s).
+ * {@code lpf bench [--reps R] [--quick] [--procs 1,2,4,8]}: the side-by-side benchmark of
+ * {@link Workloads#all()} in one run — empty sync, 8-byte put + sync, 1 MiB put + sync, total
+ * exchange of 64 KiB blocks + sync, a single-thread {@code MemorySegment.copy} of 1 MiB; the
+ * collectives' allreduce of one double and 1 MiB broadcast beside their hand-written put
+ * patterns; BSMP all-to-all messages beside raw puts; empty sync and 8-byte put through
+ * {@code Lpf.root()}, the engine's own root and the debug layer — then the ratio rows (put vs
+ * copy bandwidth, allreduce vs empty sync, broadcast vs put bandwidth, BSMP vs raw put rate,
+ * Lpf.root() and debug layer vs engine root) — as a table over the process counts. Each cell is
+ * the median of R repetitions (default 9) after a warm-up, in its own {@code exec}. Raises the
+ * threads engine's machine size to the largest process count. Takes about 30 s
+ * ({@code --quick}: a few seconds, mostly the first probe of each p by the collectives).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Runs the side-by-side benchmark (sync, put, total exchange vs. memory copy).")
+        description = "Runs the side-by-side benchmark (sync, put, total exchange vs. memory copy; collectives, "
+                + "BSMP and the debug layer beside the patterns they replace).")
 public class BenchCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -38,8 +44,8 @@ public class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--procs", paramLabel = "P", split = ",", defaultValue = "1,2,4,8",
-            description = "process counts of the columns (default: ${DEFAULT-VALUE}); rows other than empty sync "
-                    + "run at p <= 4")
+            description = "process counts of the columns (default: ${DEFAULT-VALUE}); each row says where it runs "
+                    + "('-' elsewhere)")
     int[] procs;
 
     @Option(names = "--progress", description = "print each cell's name to stderr before measuring it")
@@ -70,7 +76,7 @@ public class BenchCommand implements Callable<Integer> {
             out.flush();
             BenchTable table;
             try {
-                table = SideBySide.run(root, Workloads.standard(), Workloads.standardRatios(), procs, settings,
+                table = SideBySide.run(root, Workloads.all(), Workloads.allRatios(), procs, settings,
                         cell -> {
                             if (progress) {
                                 err.println("lpf bench: " + cell);
@@ -81,8 +87,10 @@ public class BenchCommand implements Callable<Integer> {
                 throw new ProgramFailure("lpf bench: a benchmark section failed: " + e.getMessage(), e);
             }
             out.print(table.format());
-            out.println("GB/s = 10^9 bytes per second sent by each process; µs per superstep; '-' = not measured "
-                    + "(only empty sync runs with more processes than 4)");
+            out.println("GB/s = 10^9 bytes per second sent by each process (broadcast rows: received by each "
+                    + "non-root); M msg/s = 10^6 messages sent per process per second; µs per step; ratios are "
+                    + "value / value of the rows named; '-' = not measured (collectives run at p >= 2, BSMP at "
+                    + "2..4, empty sync everywhere, the other rows at p <= 4)");
         }
         out.flush();
         return 0;

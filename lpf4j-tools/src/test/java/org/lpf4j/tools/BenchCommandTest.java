@@ -3,6 +3,10 @@ package org.lpf4j.tools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.tools.bench.BsmpWorkloads;
+import org.lpf4j.tools.bench.CollectiveWorkloads;
+import org.lpf4j.tools.bench.DebugWorkloads;
+import org.lpf4j.tools.bench.SideBySide;
 import org.lpf4j.tools.bench.Workload;
 import org.lpf4j.tools.bench.Workloads;
 
@@ -32,8 +36,10 @@ class BenchCommandTest {
         assertTrue(lines[header].matches("workload\\s+unit\\s+p=1\\s+p=2\\s+p=4\\s+p=8"), lines[header]);
 
         List<String> names = new ArrayList<>();
-        for (Workload w : Workloads.standard()) names.add(w.name());
-        names.add("1 MiB put / copy bandwidth");
+        for (Workload w : Workloads.all()) names.add(w.name());
+        for (SideBySide.Ratio ratio : Workloads.allRatios()) names.add(ratio.name());
+        assertTrue(names.size() >= 27, "every group of rows: " + names);
+        assertEquals(names.size(), lines.length - header - 2, "one line per row, then the legend: " + out);
         int[] procs = {1, 2, 4, 8};
         for (int k = 0; k < names.size(); k++) {
             String name = names.get(k);
@@ -49,16 +55,38 @@ class BenchCommandTest {
                 }
                 double v = Double.parseDouble(values[c]);
                 assertTrue(v > 0 && Double.isFinite(v), "positive value at p=" + procs[c] + ": " + line);
-                if (name.endsWith("bandwidth")) assertTrue(v < 100, "a plausible ratio: " + line);
+                if (line.contains(" ratio ")) assertTrue(v < 1000, "a plausible ratio: " + line);
                 if (name.contains("GB")) assertTrue(v < 10_000, line);
             }
         }
     }
 
+    /** Where each row is measured in the default columns (1, 2, 4, 8). */
     private static boolean expectedAt(String row, int p) {
         if (row.equals("empty sync")) return true;
         if (row.equals(Workloads.COPY_1MIB)) return p == 1;
+        if (row.equals(BsmpWorkloads.BSMP) || row.equals(BsmpWorkloads.RAW_PUT) || row.startsWith("BSMP /")) {
+            return p == 2 || p == 4;
+        }
+        if (row.startsWith("broadcast / 1 MiB put")) return p == 2 || p == 4; // the put row runs at p <= 4
+        if (row.startsWith("allreduce") || row.startsWith("broadcast")) return p >= 2;
         return p <= 4;
+    }
+
+    @Test
+    void newRowsAreThere() {
+        // names the issues ask for, so a renamed row is noticed
+        for (String name : List.of(CollectiveWorkloads.ALLREDUCE, CollectiveWorkloads.ALLREDUCE_BY_HAND,
+                CollectiveWorkloads.BROADCAST, CollectiveWorkloads.BROADCAST_BY_HAND, BsmpWorkloads.BSMP,
+                BsmpWorkloads.RAW_PUT, "empty sync" + DebugWorkloads.ENGINE, "empty sync" + DebugWorkloads.DEBUG_ON,
+                "empty sync" + DebugWorkloads.viaLpfRoot(), "8 B put to next pid + sync" + DebugWorkloads.DEBUG_ON)) {
+            assertTrue(Workloads.all().stream().anyMatch(w -> w.name().equals(name)), name);
+        }
+        for (String ratio : List.of("allreduce / empty sync (time)", "broadcast / 1 MiB put (bandwidth)",
+                "BSMP / raw put (message rate)", "empty sync: Lpf.root() / engine root (time)",
+                "8 B put to next pid + sync: debug on / engine root (time)")) {
+            assertTrue(Workloads.allRatios().stream().anyMatch(r -> r.name().equals(ratio)), ratio);
+        }
     }
 
     @Test

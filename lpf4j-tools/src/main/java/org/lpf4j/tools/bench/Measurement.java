@@ -18,7 +18,8 @@ import java.util.Arrays;
  * time has passed, the number of steps per repetition, chosen from its last batch so that a
  * repetition lasts about {@link Settings#repetitionNanos()}; then every process runs
  * {@link Settings#repetitions()} repetitions of that many steps. Process 0's time per step of
- * each repetition is the sample; the median is the result.
+ * each repetition is the sample; the median is the result. Finally, after a sync, the step's
+ * {@link Workload.Step#release()} and the control word's deregistration leave no slot registered.
  */
 public final class Measurement {
     private Measurement() {}
@@ -69,6 +70,8 @@ public final class Measurement {
                 samples[r] = (System.nanoTime() - t0) / 1e9 / stepsPerRepetition;
             }
             ctx.sync(); // nobody touches this process's memory any more: the arena may close
+            step.release();
+            ctx.deregister(controlSlot);
             return samples;
         }
     }

@@ -17,7 +17,8 @@ public final class SideBySide {
 
     /**
      * A row computed from two others: {@code numerator[p] / denominator[p]}, where a denominator
-     * measured only at p = 1 (like the copy bandwidth) is used for every p.
+     * measured only at p = 1 (like the copy bandwidth) is used for every p; otherwise a cell
+     * whose denominator was not measured is not measured either.
      *
      * @param name        the row's name
      * @param numerator   name of the numerator row
@@ -51,14 +52,14 @@ public final class SideBySide {
                 progress.accept(w.name() + " at p=" + p);
                 double[][] samples = new double[1][];
                 int[] ran = new int[1];
-                root.exec(p, ctx -> {
+                w.root(root).exec(p, ctx -> {
                     double[] mine = Measurement.measure(ctx, w, settings);
                     if (ctx.pid() == 0) {
                         samples[0] = mine;
                         ran[0] = ctx.nprocs();
                     }
                 });
-                if (ran[0] == p) values[c] = w.metric().value(Measurement.median(samples[0]), w.bytesPerStep(p));
+                if (ran[0] == p) values[c] = w.metric().value(Measurement.median(samples[0]), w.amountPerStep(p));
             }
             rows.add(new BenchTable.Row(w.name(), w.metric().unit(), values));
         }
@@ -70,7 +71,12 @@ public final class SideBySide {
         double[] num = find(rows, ratio.numerator()).values();
         double[] den = find(rows, ratio.denominator()).values();
         int one = -1;
-        for (int c = 0; c < procs.length; c++) if (procs[c] == 1) one = c;
+        boolean onlyAtOne = true;
+        for (int c = 0; c < procs.length; c++) {
+            if (procs[c] == 1) one = c;
+            else if (!Double.isNaN(den[c])) onlyAtOne = false;
+        }
+        if (!onlyAtOne) one = -1;
         double[] values = new double[procs.length];
         for (int c = 0; c < procs.length; c++) {
             double d = !Double.isNaN(den[c]) ? den[c] : one >= 0 ? den[one] : Double.NaN;

@@ -14,8 +14,11 @@ import java.lang.foreign.Arena;
  * <p>Contract: {@link #prepare} is called once per section by every process, after the harness
  * has reserved {@link #registrations()} register entries and {@link #messages(int)} queue
  * entries (plus its own) and synced; the harness syncs once more after {@code prepare} returns,
- * so global registrations made there are usable by the first step. A step must make the same
- * number of syncs on every process, and should allocate nothing.
+ * so global registrations made there are usable by the first step ({@code prepare} may sync
+ * itself, the same number of times on every process). A step must make the same number of syncs
+ * on every process, and should allocate nothing. After the last step and a sync the harness calls
+ * {@link Step#release()}, which deregisters what {@code prepare} registered (in the same order on
+ * every process), so that rows also run under the debug layer.
  */
 public interface Workload {
 
@@ -42,9 +45,21 @@ public interface Workload {
 
     /**
      * @param p the number of processes
-     * @return bytes each process sends per step: the numerator of {@link Metric#GIGABYTES_PER_SECOND}
+     * @return what one process moves per step in the unit the {@link #metric()} counts: bytes for
+     *         {@link Metric#GIGABYTES_PER_SECOND} (the row's name says whether sent or received),
+     *         messages for {@link Metric#MESSAGES_PER_SECOND}; unused for {@link Metric#MICROSECONDS}
      */
-    long bytesPerStep(int p);
+    long amountPerStep(int p);
+
+    /**
+     * The context whose {@code exec} starts this row's sections; the default is the table's.
+     * Rows that compare roots (the engine's own, the debug layer) override it. Called once per
+     * cell, before the section starts.
+     *
+     * @param table the root context the table was given
+     * @return the root to use
+     */
+    default Context root(Context table) { return table; }
 
     /**
      * Allocates and registers this process's memory (from {@code arena}, which lives until the
@@ -61,14 +76,23 @@ public interface Workload {
     interface Step {
         /** Issues this process's requests of the step and syncs (the same number of times on every pid). */
         void run();
+
+        /**
+         * Deregisters (and closes) what {@link #prepare} made, after the last step and a sync;
+         * collective: the same calls in the same order on every process. The default does
+         * nothing (for steps that registered nothing).
+         */
+        default void release() {}
     }
 
     /** What a row reports. */
     enum Metric {
         /** Microseconds per step. */
         MICROSECONDS("µs"),
-        /** {@link #bytesPerStep} of one process, in 10<sup>9</sup> bytes per second. */
-        GIGABYTES_PER_SECOND("GB/s per proc");
+        /** {@link #amountPerStep} bytes of one process, in 10<sup>9</sup> bytes per second. */
+        GIGABYTES_PER_SECOND("GB/s per proc"),
+        /** {@link #amountPerStep} messages of one process, in 10<sup>6</sup> messages per second. */
+        MESSAGES_PER_SECOND("M msg/s per proc");
 
         private final String unit;
 
@@ -79,11 +103,15 @@ public interface Workload {
 
         /**
          * @param secondsPerStep the measured median time of a step
-         * @param bytesPerStep   bytes per step of one process
+         * @param amountPerStep  bytes or messages per step of one process
          * @return the value the table shows
          */
-        public double value(double secondsPerStep, long bytesPerStep) {
-            return this == MICROSECONDS ? secondsPerStep * 1e6 : bytesPerStep / secondsPerStep / 1e9;
+        public double value(double secondsPerStep, long amountPerStep) {
+            return switch (this) {
+                case MICROSECONDS -> secondsPerStep * 1e6;
+                case GIGABYTES_PER_SECOND -> amountPerStep / secondsPerStep / 1e9;
+                case MESSAGES_PER_SECOND -> amountPerStep / secondsPerStep / 1e6;
+            };
         }
     }
 }

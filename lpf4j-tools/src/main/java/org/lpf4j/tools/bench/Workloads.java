@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * The standard rows of {@code lpf bench}: empty sync, a put of a given size to the next pid,
  * total exchange of blocks, and a plain single-thread {@link MemorySegment#copy} as the reference
- * bandwidth. Memory comes from shared arenas (native memory).
+ * bandwidth; {@link #all()} adds the collectives, BSMP and debug-layer rows. Memory comes from
+ * shared arenas (native memory).
  */
 public final class Workloads {
     private Workloads() {}
@@ -38,6 +39,28 @@ public final class Workloads {
         return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB));
     }
 
+    /**
+     * @return the rows of {@code lpf bench}: {@link #standard()}, then the collectives rows
+     *         ({@link CollectiveWorkloads}), the BSMP rows ({@link BsmpWorkloads}) and the
+     *         debug-layer rows ({@link DebugWorkloads})
+     */
+    public static List<Workload> all() {
+        List<Workload> rows = new java.util.ArrayList<>(standard());
+        rows.addAll(CollectiveWorkloads.rows());
+        rows.addAll(BsmpWorkloads.rows());
+        rows.addAll(DebugWorkloads.rows());
+        return List.copyOf(rows);
+    }
+
+    /** @return the ratio rows of {@link #all()}, in the same order of groups */
+    public static List<SideBySide.Ratio> allRatios() {
+        List<SideBySide.Ratio> ratios = new java.util.ArrayList<>(standardRatios());
+        ratios.addAll(CollectiveWorkloads.ratios());
+        ratios.addAll(BsmpWorkloads.ratios());
+        ratios.addAll(DebugWorkloads.ratios());
+        return List.copyOf(ratios);
+    }
+
     /** @return a superstep without requests, at every p (also more processes than cores) */
     public static Workload emptySync() {
         return new Base("empty sync", Workload.Metric.MICROSECONDS, 0) {
@@ -45,7 +68,7 @@ public final class Workloads {
 
             @Override public long messages(int p) { return 0; }
 
-            @Override public long bytesPerStep(int p) { return 0; }
+            @Override public long amountPerStep(int p) { return 0; }
 
             @Override public Step prepare(Context ctx, Arena arena) { return ctx::sync; }
         };
@@ -61,17 +84,17 @@ public final class Workloads {
         return new Base(name, metric, 2) {
             @Override public long messages(int p) { return 1; }
 
-            @Override public long bytesPerStep(int p) { return bytes; }
+            @Override public long amountPerStep(int p) { return bytes; }
 
             @Override
             public Step prepare(Context ctx, Arena arena) {
                 Memslot src = ctx.registerGlobal(arena.allocate(bytes, 64));
                 Memslot dst = ctx.registerGlobal(arena.allocate(bytes, 64));
                 int next = (ctx.pid() + 1) % ctx.nprocs();
-                return () -> {
+                return step(ctx, () -> {
                     ctx.put(src, 0, next, dst, 0, bytes);
                     ctx.sync();
-                };
+                }, src, dst);
             }
         };
     }
@@ -85,7 +108,7 @@ public final class Workloads {
         return new Base((block / KIB) + " KiB blocks to every pid + sync", Workload.Metric.GIGABYTES_PER_SECOND, 2) {
             @Override public long messages(int p) { return p; }
 
-            @Override public long bytesPerStep(int p) { return p * block; }
+            @Override public long amountPerStep(int p) { return p * block; }
 
             @Override
             public Step prepare(Context ctx, Arena arena) {
@@ -93,10 +116,10 @@ public final class Workloads {
                 long offset = ctx.pid() * block;
                 Memslot src = ctx.registerGlobal(arena.allocate(p * block, 64));
                 Memslot dst = ctx.registerGlobal(arena.allocate(p * block, 64));
-                return () -> {
+                return step(ctx, () -> {
                     for (int q = 0; q < p; q++) ctx.put(src, q * block, q, dst, offset, block);
                     ctx.sync();
-                };
+                }, src, dst);
             }
         };
     }
@@ -113,7 +136,7 @@ public final class Workloads {
 
             @Override public long messages(int p) { return 0; }
 
-            @Override public long bytesPerStep(int p) { return bytes; }
+            @Override public long amountPerStep(int p) { return bytes; }
 
             @Override
             public Step prepare(Context ctx, Arena arena) {
@@ -124,8 +147,22 @@ public final class Workloads {
         };
     }
 
+    /**
+     * @param ctx   this process's context
+     * @param run   the step
+     * @param slots what the step's {@link Workload.Step#release()} deregisters, in this order
+     * @return a step that runs {@code run} and releases {@code slots}
+     */
+    static Workload.Step step(Context ctx, Runnable run, Memslot... slots) {
+        return new Workload.Step() {
+            @Override public void run() { run.run(); }
+
+            @Override public void release() { for (Memslot s : slots) ctx.deregister(s); }
+        };
+    }
+
     /** Name, metric and register needs; measured at p ≤ 4 unless overridden. */
-    private abstract static class Base implements Workload {
+    abstract static class Base implements Workload {
         private final String name;
         private final Metric metric;
         private final long registrations;

@@ -32,7 +32,7 @@ class SideBySideTest {
 
         @Override public long messages(int p) { return 0; }
 
-        @Override public long bytesPerStep(int p) { return 0; }
+        @Override public long amountPerStep(int p) { return 0; }
 
         @Override
         public Step prepare(Context ctx, Arena arena) {
