@@ -1,5 +1,6 @@
 package org.lpf4j.tools;
 
+import org.lpf4j.Context;
 import org.lpf4j.Spmd;
 
 import java.lang.reflect.Constructor;
@@ -14,20 +15,39 @@ import java.lang.reflect.Modifier;
  */
 sealed interface Program {
 
-    /** An {@link Spmd} implementation; {@link #create()} makes a fresh instance. */
+    /**
+     * An {@link Spmd} implementation; {@link #perProcess()} runs a fresh instance on every process,
+     * so a program may keep per-process state in its fields (as a C SPMD function keeps it in
+     * locals).
+     */
     record SpmdProgram(Class<? extends Spmd> type) implements Program {
         /**
-         * @return a new instance made by the public no-argument constructor
-         * @throws UsageException if there is no such constructor or it is not usable
+         * @return an SPMD function that makes its own instance of {@link #type()} on each process
+         *         (by the public no-argument constructor) and runs it; serializable
+         * @throws UsageException if there is no usable public no-argument constructor (checked
+         *                        here, before any section starts)
          */
-        Spmd create() {
-            Constructor<? extends Spmd> constructor;
+        Spmd perProcess() {
+            constructor();
+            return new PerProcess(type);
+        }
+
+        private Constructor<? extends Spmd> constructor() {
             try {
-                constructor = type.getConstructor();
+                return type.getConstructor();
             } catch (NoSuchMethodException e) {
                 throw new UsageException("lpf run: " + type.getName() + " implements org.lpf4j.Spmd but has no public "
                         + "no-argument constructor");
             }
+        }
+
+        /**
+         * @return a new instance made by the public no-argument constructor
+         * @throws UsageException if there is no such constructor or it is not usable
+         * @throws ProgramFailure if the constructor threw (carrying what it threw)
+         */
+        Spmd create() {
+            Constructor<? extends Spmd> constructor = constructor();
             try {
                 return constructor.newInstance();
             } catch (InstantiationException | IllegalAccessException e) {
@@ -35,6 +55,16 @@ sealed interface Program {
             } catch (InvocationTargetException e) {
                 throw new ProgramFailure("the constructor of " + type.getName() + " threw " + e.getCause(), e.getCause());
             }
+        }
+    }
+
+    /** Runs a fresh instance of {@code type} on each process; a constructor's failure fails the section. */
+    record PerProcess(Class<? extends Spmd> type) implements Spmd {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void run(Context ctx) throws Exception {
+            new SpmdProgram(type).create().run(ctx);
         }
     }
 

@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
  * an SPMD program in this JVM.
  *
  * <p>An {@link org.lpf4j.Spmd} class (public no-argument constructor) runs as
- * {@code Lpf.root().exec(N, program, args)} with N = {@code -p} or the machine size; the
+ * {@code Lpf.root().exec(N, program, args)} with N = {@code -p} or the machine size, each
+ * process on its own instance (so the class may keep per-process state in fields); the
  * remaining arguments are its {@link Args#symbols() symbols} (strings), and process 0 gets an
  * output segment of {@value #OUTPUT_BYTES} bytes whose content, a NUL-terminated UTF-8 string
  * ({@link MemorySegment#setString}), is printed afterwards, followed by the section's superstep
@@ -117,7 +118,7 @@ public class RunCommand implements Callable<Integer> {
             Args args = new Args(MemorySegment.NULL, output, new ArrayList<>(programArgs));
             FatalException failure = null;
             try {
-                root.exec(p, timing.wrap(program.create()), args);
+                root.exec(p, timing.wrap(program.perProcess()), args);
             } catch (FatalException e) {
                 failure = e;
             }

@@ -15,7 +15,10 @@ import org.lpf4j.spi.Parameters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.spi.ToolProvider;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -115,6 +118,39 @@ class RunCommandTest {
             if (ctx.pid() == 0) ctx.args().output().setString(0, "partial report\n");
             if (ctx.pid() == 1) throw new IllegalStateException("boom at pid 1");
             ctx.sync();
+        }
+    }
+
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void everyProcessRunsItsOwnInstanceOfAnSpmdClass(int p) {
+        PerProcessField.INSTANCES.clear();
+        PerProcessField.WRONG.set(0);
+        String out = Cli.run("run", "-p", Integer.toString(p), PerProcessField.class.getName()).expect(0).out();
+        assertEquals(p, PerProcessField.INSTANCES.size(), "one instance per process: " + out);
+        assertEquals(0, PerProcessField.WRONG.get(), "supersteps in which a process saw another's field value");
+        assertTrue(out.contains("p=" + p + "  supersteps=" + PerProcessField.ROUNDS + "  "), "timing still wraps it: " + out);
+    }
+
+    /** Keeps its pid in an instance field across supersteps; shared by all processes, they would clobber it. */
+    public static final class PerProcessField implements Spmd {
+        private static final long serialVersionUID = 1L;
+        static final int ROUNDS = 20;
+        static final Set<PerProcessField> INSTANCES = ConcurrentHashMap.newKeySet();
+        static final AtomicInteger WRONG = new AtomicInteger();
+        private int mine = -1;
+
+        /** For lpf run. */
+        public PerProcessField() {}
+
+        @Override
+        public void run(Context ctx) {
+            INSTANCES.add(this);
+            for (int round = 0; round < ROUNDS; round++) {
+                mine = ctx.pid() * ROUNDS + round;
+                ctx.sync(); // every process has written its field before any reads it back
+                if (mine != ctx.pid() * ROUNDS + round) WRONG.incrementAndGet();
+            }
         }
     }
 
