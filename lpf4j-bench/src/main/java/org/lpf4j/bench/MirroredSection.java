@@ -29,10 +29,9 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Hand-off: the helper thread that runs process 0 blocks (does not touch the context) from
  * the hand-off until {@code close()}; the hand-off and the return are happens-before edges, so
- * the context is used by one thread at a time. The engine wakes a parked waiter of process 0 by
- * unparking the helper thread, not the caller; the caller therefore relies on the engine's
- * spin and yield phases (and its periodic re-check) when it waits in a sync. At p ≤ cores these
- * phases cover any normal wait.
+ * the context is used by one thread at a time. A waiter that parks in a sync records its own
+ * thread, and the engine's barrier unparks exactly the thread that parked, so the benchmark
+ * thread waiting in {@code ctx().sync()} is woken as promptly as a process thread would be.
  */
 public final class MirroredSection implements AutoCloseable {
     private final Context ctx;
