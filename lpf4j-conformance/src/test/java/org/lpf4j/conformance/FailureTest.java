@@ -36,16 +36,13 @@ class FailureTest {
         AtomicInteger laterSyncsThrew = new AtomicInteger();
         long start = System.nanoTime();
         FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
-            if (ctx.pid() == quitter) {
-                ctx.sync();
-                return;
-            }
+            // Everyone, the quitter included, makes this sync: it must succeed everywhere, however
+            // quickly the quitter returns afterwards.
+            ctx.sync();
+            if (ctx.pid() == quitter) return;
             try {
-                // The failure may surface in the first sync already (if the quitter is quick)
-                // or in the second: never later, never not at all.
                 ctx.sync();
-                ctx.sync();
-                throw new AssertionError("pid " + ctx.pid() + " passed two syncs; the quitter made one");
+                throw new AssertionError("pid " + ctx.pid() + " passed a sync the quitter never made");
             } catch (FatalException f) {
                 seen.put(ctx.pid(), f);
                 try {
@@ -106,5 +103,74 @@ class FailureTest {
         }));
         assertTrue(e.getCause().getMessage().startsWith("from pid "));
         assertEquals(3, e.getSuppressed().length, "the other three causes are suppressed");
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void equalSyncCountsNeverFailHoweverStaggeredTheReturns(String engine, int p) {
+        // Processes leave at different times after the same number of syncs: no failure state.
+        for (int round = 0; round < 20; round++) {
+            final int r = round;
+            Lpf.root(engine).exec(p, ctx -> {
+                for (int i = 0; i < 5; i++) ctx.sync();
+                if ((ctx.pid() + r) % 3 == 0) Thread.sleep(0, 200_000);
+            });
+        }
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void aProcessThatThrowsInsteadOfCallingRehookFailsTheRehook(String engine, int p) {
+        AtomicInteger fatalRehooks = new AtomicInteger();
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+            if (ctx.pid() == p - 1) throw new IllegalStateException("no rehook for me");
+            try {
+                ctx.rehook(inner -> {
+                    inner.sync();
+                    inner.sync();
+                }, Args.NONE);
+            } catch (FatalException f) {
+                fatalRehooks.incrementAndGet();
+            }
+        }));
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertEquals(p - 1, fatalRehooks.get(), "every process inside the rehook got FatalException");
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void aProcessThatReturnsInsteadOfCallingRehookFailsTheRehook(String engine, int p) {
+        AtomicInteger fatalRehooks = new AtomicInteger();
+        assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+            if (ctx.pid() == 0) return;
+            try {
+                ctx.rehook(inner -> { }, Args.NONE); // even a child that never syncs
+            } catch (FatalException f) {
+                fatalRehooks.incrementAndGet();
+            }
+        }));
+        assertEquals(p - 1, fatalRehooks.get());
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void rehookOnOneProcessAndSyncOnTheOthersFailsBothSides(String engine, int p) {
+        for (boolean childSyncs : new boolean[] {true, false}) {
+            AtomicInteger fatal = new AtomicInteger();
+            assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+                try {
+                    if (ctx.pid() == 0) {
+                        ctx.rehook(inner -> {
+                            if (childSyncs) inner.sync();
+                        }, Args.NONE);
+                    } else {
+                        ctx.sync();
+                    }
+                } catch (FatalException f) {
+                    fatal.incrementAndGet();
+                }
+            }));
+            assertEquals(p, fatal.get(), "both sides fail (child syncs: " + childSyncs + ")");
+        }
     }
 }

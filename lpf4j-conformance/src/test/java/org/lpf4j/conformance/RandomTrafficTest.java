@@ -18,11 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  * shared seed, executes its own requests, and checks its memory against the model. Requests of
  * one superstep write disjoint destination cells (each cell is claimed at most once per
  * superstep) and never read a cell written in the same superstep, so the result is determined.
+ * Sizes run from 1 byte to a whole cell (1 KiB), so small puts (which an engine may buffer) and
+ * large ones mix; in some supersteps every process resizes its message queue halfway through
+ * queuing its requests (growing it while requests are queued, or shrinking it).
  */
 @Timeout(120)
 class RandomTrafficTest {
     private static final int CELLS = 64;
-    private static final int CELL = 48;
+    private static final int CELL = 1024;
     private static final int STEPS = 40;
     private static final int MAX_REQUESTS = 24;
 
@@ -50,13 +53,16 @@ class RandomTrafficTest {
                 byte[][] next = new byte[p][];
                 for (int k = 0; k < p; k++) next[k] = model[k].clone();
                 int requests = plan.nextInt(MAX_REQUESTS * p / 2 + 1);
+                int resizeAt = plan.nextInt(3) == 0 ? plan.nextInt(requests + 1) : -1;
+                long newCapacity = MAX_REQUESTS + plan.nextInt(4) * plan.nextInt(200);
                 for (int r = 0; r < requests; r++) {
+                    if (r == resizeAt) ctx.resizeMessageQueue(newCapacity);
                     int origin = plan.nextInt(p);
                     int other = plan.nextInt(p);
                     boolean isPut = plan.nextBoolean();
                     int srcPid = isPut ? origin : other, dstPid = isPut ? other : origin;
                     int srcCell = plan.nextInt(CELLS), dstCell = plan.nextInt(CELLS);
-                    int len = 1 + plan.nextInt(CELL);
+                    int len = plan.nextBoolean() ? 1 + plan.nextInt(64) : 1 + plan.nextInt(CELL);
                     int srcOff = plan.nextInt(CELL - len + 1), dstOff = plan.nextInt(CELL - len + 1);
                     if (issued[origin] == MAX_REQUESTS || written[dstPid][dstCell] || read[dstPid][dstCell]
                             || written[srcPid][srcCell]) continue;

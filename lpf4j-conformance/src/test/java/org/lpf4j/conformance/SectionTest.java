@@ -135,6 +135,7 @@ class SectionTest {
                 inner.resizeMessageQueue(1);
                 inner.sync();
                 MemorySegment x = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+                x.set(ValueLayout.JAVA_INT, 0, 1000 + inner.pid());
                 Memslot xs = inner.registerGlobal(x);
                 Memslot out = inner.registerLocal(inner.args().output());
                 inner.sync();
@@ -144,8 +145,10 @@ class SectionTest {
                 } catch (IllegalArgumentException expected) {
                     // fine
                 }
-                inner.get((inner.pid() + 1) % inner.nprocs(), xs, 0, out, 0, 0);
+                int next = (inner.pid() + 1) % inner.nprocs();
+                inner.get(next, xs, 0, out, 0, 4);
                 inner.sync();
+                assertEquals(1000 + next, inner.args().output().get(ValueLayout.JAVA_INT, 0), "the child's data path");
                 inner.args().output().set(ValueLayout.JAVA_INT, 0, 100 + inner.pid());
                 inner.deregister(out);
                 inner.deregister(xs);

@@ -1,68 +1,107 @@
 package org.lpf4j.engine.threads;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+
+/** Keeps the arrival word off the cache lines of whatever the JVM allocates before a barrier. */
+abstract class BarrierPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/** The word every arriving party updates. */
+abstract class BarrierArrivals extends BarrierPadBefore {
+    /** Low {@link Barrier#COUNT_BITS} bits: arrivals this round; high bits: sum of contributions. */
+    volatile long arrivals;
+}
+
+/** Keeps the arrival word and the release word on different cache lines (and line pairs). */
+abstract class BarrierPadBetween extends BarrierArrivals {
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}
+
+/** The words the last arriver writes and every waiter polls. */
+abstract class BarrierRelease extends BarrierPadBetween {
+    volatile long generation;
+    /** Sum of the contributions of the last completed round; published by the generation write. */
+    long lastSum;
+}
+
+/** Keeps the release word off the cache lines of whatever the JVM allocates after a barrier. */
+abstract class BarrierPadAfter extends BarrierRelease {
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
+}
 
 /**
  * A reusable counting barrier for the processes of one {@link Team} that also sums a value over
- * its parties (the request counts of a superstep), so that the last arriver knows whether the
- * superstep has any communication at all.
+ * its parties, so that the last arriver learns at no extra cost whether the superstep has any
+ * communication at all (and whether it needs a second barrier).
  *
- * <p>Arrival is one {@code getAndAdd} on a shared word whose low 24 bits count the arrivals and
- * whose high bits accumulate the contributions; the last arriver publishes the sum and releases
- * the others by bumping a volatile generation. Waiters spin with {@link Thread#onSpinWait()}
- * for a bounded time ({@link ThreadsPolicy}), then yield, then park (and are unparked by the releaser), so that the barrier stays fast both
- * when every process has a core and when processes outnumber cores.
+ * <p>Arrival is one {@code getAndAdd} on a word whose low {@link #COUNT_BITS} bits count the
+ * arrivals and whose high bits accumulate the contributions; the last arriver publishes the sum
+ * and releases the others by bumping a volatile generation. The two words sit on cache lines of
+ * their own (superclass padding, which HotSpot lays out before subclass fields). Waiters spin
+ * with {@link Thread#onSpinWait()} for a bounded time, then yield for a bounded time, then park
+ * until the releaser unparks them ({@link ThreadsPolicy}).
  *
  * <p>Every arrival and release is a volatile access, so the barrier is a happens-before edge from
  * everything each party did before arriving to everything each party does after leaving.
  * Allocation-free.
  */
-final class Barrier {
-    private static final int COUNT_BITS = 24;
+final class Barrier extends BarrierPadAfter {
+    static final int COUNT_BITS = 20;
+    /** The most parties a barrier (and so a threads-engine section) can have. */
+    static final int MAX_PARTIES = (1 << COUNT_BITS) - 1;
+    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     /** The spin loop reads the clock once per this many polls of the generation. */
     private static final int SPINS_PER_CLOCK_READ = 16;
-    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
-    /** Contributions saturate so that the sum of all parties cannot overflow the 40 high bits. */
-    private final long maxContribution;
+    private static final VarHandle ARRIVALS;
+
+    static {
+        try {
+            ARRIVALS = MethodHandles.lookup().findVarHandle(BarrierArrivals.class, "arrivals", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final int parties;
+    private final long maxSum;
     private final Team team;
-    private final AtomicLong arrivals = new AtomicLong();
-    // Padding keeps the generation, which waiters poll, off the arrival counter's cache line.
-    @SuppressWarnings("unused") private long p01, p02, p03, p04, p05, p06, p07;
-    private volatile long generation;
-    @SuppressWarnings("unused") private long p11, p12, p13, p14, p15, p16, p17;
-    /** Sum of the contributions of the last completed round; published by the generation write. */
-    private long lastSum;
     /** The thread parked for each party, or null: the releaser unparks exactly these. */
     private final AtomicReferenceArray<Thread> parked;
 
     Barrier(Team team, int parties) {
-        if (parties < 1 || parties > COUNT_MASK) {
-            throw new IllegalArgumentException("Barrier: parties=" + parties + " not in [1, " + COUNT_MASK + "]");
+        if (parties < 1 || parties > MAX_PARTIES) {
+            throw new IllegalArgumentException("Barrier: parties=" + parties + " not in [1, " + MAX_PARTIES + "]");
         }
         this.team = team;
         this.parties = parties;
         this.parked = new AtomicReferenceArray<>(parties);
-        this.maxContribution = (Long.MAX_VALUE >>> COUNT_BITS) / parties;
+        this.maxSum = Long.MAX_VALUE >>> COUNT_BITS;
     }
+
+    /** @return the largest contribution one party may make without the sum overflowing */
+    long maxContribution() { return maxSum / parties; }
+
+    /** @return whether some party has arrived in the current, incomplete round */
+    boolean hasArrivals() { return (arrivals & COUNT_MASK) != 0; }
 
     /**
      * Arrives and waits for all parties.
      *
      * @param pid          the arriving party
-     * @param contribution a non-negative value summed over all parties (saturating)
+     * @param contribution a value in [0, {@link #maxContribution()}] summed over all parties
      * @return the sum of all contributions of this round
-     * @throws org.lpf4j.FatalException if the team fails, or a process leaves, while waiting
+     * @throws org.lpf4j.FatalException if the team fails, or can no longer complete the round
      */
     long await(int pid, long contribution) {
         final long gen = generation; // cannot advance before this party arrives
-        long add = (Math.min(contribution, maxContribution) << COUNT_BITS) + 1;
-        long now = arrivals.addAndGet(add);
+        long add = (contribution << COUNT_BITS) + 1;
+        long now = (long) ARRIVALS.getAndAdd(this, add) + add;
         if ((now & COUNT_MASK) == parties) {
-            arrivals.set(0);
+            arrivals = 0;
             lastSum = now >>> COUNT_BITS;
             generation = gen + 1;
             wakeParked();
@@ -83,27 +122,38 @@ final class Barrier {
         final long yieldUntil = System.nanoTime() + policy.yieldNanos;
         do {
             if (generation != gen) return lastSum;
-            team.checkWhileWaiting(pid);
+            checkAbandoned(pid, gen);
             Thread.yield();
         } while (System.nanoTime() - yieldUntil < 0);
         // The waiting thread registers itself (not the thread that started the process: any
         // thread may drive a context), then re-checks, so a release cannot slip between.
         final Thread me = Thread.currentThread();
-        while (true) {
-            parked.set(pid, me);
-            if (generation != gen) {
-                parked.set(pid, null);
-                return lastSum;
+        boolean interrupted = Thread.interrupted(); // parkNanos would not block with the flag set
+        try {
+            while (true) {
+                parked.set(pid, me);
+                if (generation != gen) return lastSum;
+                checkAbandoned(pid, gen);
+                LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
+                if (Thread.interrupted()) interrupted = true;
+                if (generation != gen) return lastSum;
             }
-            try {
-                team.checkWhileWaiting(pid);
-            } catch (RuntimeException e) {
-                parked.set(pid, null);
-                throw e;
-            }
-            LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
+        } finally {
             parked.set(pid, null);
-            if (generation != gen) return lastSum;
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Throws if the round can no longer complete. The generation is read again after the team's
+     * state: the last arriver releases the round before it can leave its SPMD function, so a
+     * departure seen here with the generation unchanged really is a missing party.
+     */
+    private void checkAbandoned(int pid, long gen) {
+        String why = team.abandonment(pid);
+        if (why != null && generation == gen) {
+            team.fail(why, null);
+            throw team.fatal(pid);
         }
     }
 

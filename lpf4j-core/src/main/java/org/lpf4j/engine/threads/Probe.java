@@ -14,11 +14,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Measures the BSP parameters g and l of the threads engine for p processes, once per p per JVM.
  *
  * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
- * h messages of m bytes (h ∈ {@link #H}) to h distinct processes (itself included when p is
- * small), and fits {@code T = l + g·(h·m)} by least squares over the medians. l is never
- * reported below the measured cost of an empty superstep, g never at or below zero. The whole
- * measurement keeps to the time budget {@code lpf.engine.threads.probeMillis} (split evenly over
- * the cells, at least 3 batches each).
+ * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
+ * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over the medians. l is never
+ * reported below the measured cost of an empty superstep, g never at or below zero. The
+ * measurement aims at the time budget {@code lpf.engine.threads.probeMillis}, split evenly over
+ * the cells; every cell runs at least 3 batches, so a slow machine may take longer. Each process
+ * allocates two buffers of 4 MiB for it. Results are cached per p for the life of the JVM.
  */
 final class Probe {
     private Probe() {}
@@ -75,16 +76,19 @@ final class Probe {
             Memslot dstSlot = ctx.registerGlobal(dst);
             Memslot controlSlot = ctx.registerGlobal(control);
             ctx.sync();
-            empty[0] = cell(ctx, controlSlot, control, cellNanos, () -> { });
+            // Every process takes part; pid 0's clock is the one reported (it also decides when to stop).
+            double emptySeconds = cell(ctx, controlSlot, control, cellNanos, () -> { });
+            if (pid == 0) empty[0] = emptySeconds;
             for (int s = 0; s < SIZES.length; s++) {
                 long m = SIZES[s];
                 for (int k = 0; k < H.length; k++) {
                     int h = H[k];
-                    seconds[s][k] = cell(ctx, controlSlot, control, cellNanos, () -> {
+                    double cellSeconds = cell(ctx, controlSlot, control, cellNanos, () -> {
                         for (int j = 0; j < h; j++) {
                             ctx.put(srcSlot, j * m, (pid + 1 + j) % p, dstSlot, j * m, m);
                         }
                     });
+                    if (pid == 0) seconds[s][k] = cellSeconds;
                 }
             }
             ctx.deregister(controlSlot);

@@ -46,8 +46,10 @@ final class RequestQueue {
     static final class Outbox {
         /** [2·pid, 2·pid + 1]: superstep and first record of pid's chain; then the records. */
         final long[] words;
-        /** {@link #words} as a segment, to copy buffered payloads from. */
+        /** {@link #words} as a segment, to copy buffered payloads into. */
         final MemorySegment view;
+        /** The same, read-only: what receivers (and combining operators) read payloads from. */
+        final MemorySegment readOnlyView;
         /** Unbuffered puts' sources, by request index. */
         final MemorySegment[] sources;
         /** Non-default attributes, by request index. */
@@ -56,6 +58,7 @@ final class RequestQueue {
         private Outbox(int words, int capacity) {
             this.words = new long[words];
             this.view = MemorySegment.ofArray(this.words);
+            this.readOnlyView = view.asReadOnly();
             this.sources = new MemorySegment[capacity];
             this.attrs = new MsgAttr[capacity];
         }
@@ -77,7 +80,7 @@ final class RequestQueue {
 
         /** @return the segment a record's data is copied from */
         MemorySegment source(int r) {
-            return isBuffered(r) ? view : sources[(int) (words[r + 3] & INDEX_MASK)];
+            return isBuffered(r) ? readOnlyView : sources[(int) (words[r + 3] & INDEX_MASK)];
         }
 
         /** @return the offset in {@link #source} of a record's data */
@@ -119,6 +122,12 @@ final class RequestQueue {
         this.getDestinations = new MemorySegment[capacity];
     }
 
+    /** @return the largest capacity whose arrays Java can index, for {@code nprocs} processes */
+    static int maxCapacity(int nprocs) {
+        long room = Integer.MAX_VALUE - 16L - 2L * nprocs - MAX_PAYLOAD_BYTES / 8;
+        return (int) Math.min(room / UNBUFFERED_WORDS, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
+    }
+
     /** Bytes a queue of {@code capacity} requests occupies besides its p head words. */
     static long bytesFor(long capacity) {
         return capacity * (8L * UNBUFFERED_WORDS + 4 + 4 + 8L * GET_STRIPE + 4)
@@ -144,19 +153,20 @@ final class RequestQueue {
 
     void addPut(MemorySegment src, long srcOffset, int dstPid, int dstSlot, long dstOffset, long size, MsgAttr attr) {
         final long[] words = outbox.words;
-        int index = count++;
         int r = used;
         int payloadWords = (int) ((size + 7) >>> 3);
         // Buffer only while the room that every further request may still need stays free.
         boolean buffered = size <= BUFFERED_MAX
-                && (long) r + HEADER_WORDS + payloadWords + (long) (capacity - count) * UNBUFFERED_WORDS <= words.length;
+                && (long) r + HEADER_WORDS + payloadWords + (long) (capacity - count - 1) * UNBUFFERED_WORDS <= words.length;
+        // The copy comes first: if it fails (a closed arena), the queue is unchanged.
+        if (buffered) MemorySegment.copy(src, srcOffset, outbox.view, 8L * (r + HEADER_WORDS), size);
+        int index = count++;
         words[r] = dstOffset;
         words[r + 1] = size;
         words[r + 2] = (attr != MsgAttr.DEFAULT ? HAS_ATTR : 0) | (NONE & 0xffffffffL);
         words[r + 3] = ((long) dstSlot << 32) | (buffered ? BUFFERED : 0) | index;
         if (attr != MsgAttr.DEFAULT) outbox.attrs[index] = attr;
         if (buffered) {
-            MemorySegment.copy(src, srcOffset, outbox.view, 8L * (r + HEADER_WORDS), size);
             used = r + HEADER_WORDS + payloadWords;
         } else {
             words[r + HEADER_WORDS] = srcOffset;

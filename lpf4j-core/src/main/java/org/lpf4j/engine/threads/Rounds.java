@@ -8,15 +8,23 @@ package org.lpf4j.engine.threads;
  */
 final class Rounds {
     private final int p;
+    private final Team parent;
     private long round;
     private Team team;
 
-    Rounds(int p) { this.p = p; }
+    /**
+     * @param p      processes per round
+     * @param parent the team whose processes start the rounds (rehook), or null (hook)
+     */
+    Rounds(int p, Team parent) {
+        this.p = p;
+        this.parent = parent;
+    }
 
     synchronized Team teamFor(long r) {
         if (r > round) {
             round = r;
-            team = new Team(p);
+            team = new Team(p, parent);
         }
         return team;
     }

@@ -22,11 +22,16 @@ final class Sections {
      * @throws LpfOutOfMemoryException  if its threads could not be started (none ran the SPMD function)
      */
     static void exec(int p, int processors, Spmd spmd, Args args) {
-        Team team = new Team(p);
-        int base = processors / p, extra = processors % p;
-        for (int i = 0; i < p; i++) {
-            team.members[i] = new ThreadsContext(team, i, base + (i < extra ? 1 : 0),
-                    i == 0 ? args : args.withoutIo(), false);
+        Team team;
+        try {
+            team = new Team(p);
+            int base = processors / p, extra = processors % p;
+            for (int i = 0; i < p; i++) {
+                team.members[i] = new ThreadsContext(team, i, base + (i < extra ? 1 : 0),
+                        i == 0 ? args : args.withoutIo(), false);
+            }
+        } catch (OutOfMemoryError e) {
+            throw new LpfOutOfMemoryException("exec(p=" + p + "): no memory for the section's state; nothing ran", e);
         }
         CountDownLatch go = new CountDownLatch(1);
         boolean[] abort = new boolean[1];
@@ -37,23 +42,29 @@ final class Sections {
                 final int pid = i;
                 Thread t = new Thread(() -> {
                     awaitUninterruptibly(go);
-                    if (!abort[0]) runProcess(team, pid, spmd);
+                    if (abort[0]) return;
+                    team.enter();
+                    runProcess(team, pid, spmd, null);
                 }, "lpf-threads-" + team.id + "-pid" + i);
                 t.setDaemon(true);
                 t.start();
                 threads[i] = t;
                 started++;
             }
-        } catch (OutOfMemoryError e) {
+        } catch (Throwable e) { // OutOfMemoryError (no native thread), or anything else: start nobody
             abort[0] = true;
             go.countDown();
             joinAll(threads);
-            throw new LpfOutOfMemoryException("exec(p=" + p + "): could start only " + started
-                    + " threads; nothing ran", e);
+            if (e instanceof OutOfMemoryError) {
+                throw new LpfOutOfMemoryException("exec(p=" + p + "): could start only " + started
+                        + " threads; nothing ran", e);
+            }
+            throw new FatalException("exec(p=" + p + "): could not start its threads; nothing ran", e);
         }
         go.countDown();
         try {
-            runProcess(team, 0, spmd);
+            team.enter();
+        runProcess(team, 0, spmd, null);
         } finally {
             joinAll(threads);
         }
@@ -67,14 +78,20 @@ final class Sections {
      *
      * @return the failure of the section, or {@code null}
      */
-    static FatalException runMember(Team team, int pid, int freeP, Spmd spmd, Args args, String call) {
+    static FatalException runMember(Team team, int pid, int freeP, Spmd spmd, Args args, String call,
+                                    Runnable beforeExit) {
         team.members[pid] = new ThreadsContext(team, pid, freeP, args, false);
-        runProcess(team, pid, spmd);
+        team.enter();
+        runProcess(team, pid, spmd, beforeExit);
         team.awaitAllExited();
         return team.outcome(call);
     }
 
-    private static void runProcess(Team team, int pid, Spmd spmd) {
+    /**
+     * Runs one process's SPMD function and records its exit; {@code beforeExit} (if any) runs
+     * before the exit is visible to the others.
+     */
+    private static void runProcess(Team team, int pid, Spmd spmd, Runnable beforeExit) {
         team.attach(pid);
         Throwable thrown = null;
         try {
@@ -82,6 +99,7 @@ final class Sections {
         } catch (Throwable t) {
             thrown = t;
         } finally {
+            if (beforeExit != null) beforeExit.run();
             team.exit(pid, thrown);
         }
     }

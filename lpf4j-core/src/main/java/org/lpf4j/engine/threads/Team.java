@@ -14,6 +14,11 @@ import java.util.concurrent.locks.LockSupport;
  * request that cannot be executed, fails the team. From then on every sync of every process of
  * the team throws {@link FatalException}, waiting processes are woken at once, and the call that
  * started the section throws a {@code FatalException} carrying the first cause.
+ *
+ * <p>A team started by {@code rehook} knows its parent: a wait in either can never complete
+ * when the processes disagree about being inside the rehook (one syncs the parent while another
+ * waits in the child, one returns or throws instead of calling rehook), and both sides detect
+ * that instead of hanging.
  */
 final class Team {
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -31,6 +36,12 @@ final class Team {
     private final AtomicReferenceArray<Thread> threads;
     /** Processes that have left their SPMD function (normally or not). */
     private final AtomicInteger exited = new AtomicInteger();
+    /** Processes that have started their SPMD function in this team. */
+    private final AtomicInteger entered = new AtomicInteger();
+    /** For a rehook's team: the team of the processes that called rehook; otherwise null. */
+    private final Team parent;
+    /** Processes of this team currently inside a rehook (so not in this team's syncs). */
+    final AtomicInteger inRehook = new AtomicInteger();
     private volatile String failure;
     private Throwable firstCause;
     private final java.util.List<Throwable> otherCauses = new java.util.ArrayList<>();
@@ -38,13 +49,22 @@ final class Team {
     final Rounds rehooks;
 
     Team(int p) {
+        this(p, null);
+    }
+
+    Team(int p, Team parent) {
+        if (p > Barrier.MAX_PARTIES) {
+            throw new IllegalArgumentException("the threads engine runs at most " + Barrier.MAX_PARTIES
+                    + " processes in one section, not " + p);
+        }
         this.p = p;
+        this.parent = parent;
         this.policy = ThreadsPolicy.forProcesses(p);
         this.barrier = new Barrier(this, p);
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];
         this.threads = new AtomicReferenceArray<>(p);
-        this.rehooks = new Rounds(p);
+        this.rehooks = new Rounds(p, this);
     }
 
     Thread thread(int pid) { return threads.get(pid); }
@@ -53,9 +73,6 @@ final class Team {
     void attach(int pid) { threads.set(pid, Thread.currentThread()); }
 
     boolean failed() { return failure != null; }
-
-    /** @return the failure message, or {@code null} */
-    String failureMessage() { return failure; }
 
     /**
      * Puts the team into the failure state (the first reason wins) and wakes every waiter.
@@ -87,14 +104,32 @@ final class Team {
         return e;
     }
 
-    /** Called by a waiting process: throws if the section can no longer complete the wait. */
-    void checkWhileWaiting(int pid) {
-        if (failure != null) throw fatal(pid);
+    /**
+     * Why a process waiting in this team's barrier can never be released, or {@code null} while
+     * it still may be. Allocates only when it returns a reason.
+     */
+    String abandonment(int pid) {
+        String failed = failure;
+        if (failed != null) return failed;
         if (exited.get() > 0) {
-            fail("a process returned from its SPMD function while pid " + pid
-                    + " still synchronises (unequal numbers of syncs)", null);
-            throw fatal(pid);
+            return "a process returned from its SPMD function while pid " + pid
+                    + " still synchronises (unequal numbers of syncs)";
         }
+        if (inRehook.get() > 0) {
+            return "pid " + pid + " synchronises while another process is inside rehook (rehook is collective)";
+        }
+        return parent == null ? null : parentAbandonment(pid);
+    }
+
+    /** For a rehook's team: the reason the parent's processes cannot all take part, or null. */
+    private String parentAbandonment(int pid) {
+        if (parent.failed()) return "the section that called rehook failed: " + parent.failure;
+        if (parent.exited.get() > 0 || parent.barrier.hasArrivals()) {
+            return "pid " + pid + " is inside rehook while another process of the calling section "
+                    + (parent.exited.get() > 0 ? "returned from its SPMD function" : "called sync")
+                    + " instead (rehook is collective)";
+        }
+        return null;
     }
 
     /** Records that {@code pid} has left its SPMD function, with {@code thrown} if it threw. */
@@ -108,14 +143,27 @@ final class Team {
         barrier.wakeAll();
     }
 
+    /** Called by each process before it runs its SPMD function in this team. */
+    void enter() { entered.incrementAndGet(); }
+
     /**
      * Waits until every process has left its SPMD function (the end of a hook or rehook), or the
-     * team has failed and the others are gone. Parks between checks.
+     * team has failed and every process that entered it has left (a process that never enters,
+     * because it failed or returned in the calling section, is not waited for). Parks between
+     * checks; an interrupt does not end the wait but is kept for the caller.
      */
     void awaitAllExited() {
+        boolean interrupted = false;
         while (exited.get() < p) {
+            if (parent != null && failure == null) {
+                String why = parentAbandonment(-1);
+                if (why != null) fail(why, null);
+            }
+            if (failure != null && exited.get() == entered.get()) break;
             LockSupport.parkNanos(this, 200_000L);
+            if (Thread.interrupted()) interrupted = true;
         }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /** A {@link FatalException} caused by the team's failure, not an independent cause. */

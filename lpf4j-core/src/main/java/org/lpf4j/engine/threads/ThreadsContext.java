@@ -29,6 +29,11 @@ import java.util.Objects;
  */
 final class ThreadsContext implements Context {
     private static final long REGISTER_ENTRY_BYTES = 48;
+    /**
+     * A process's barrier contribution when it has requests that read their source during the
+     * sync; the count of processes that merely queued something stays below it (p ≤ 2^20 - 1).
+     */
+    private static final long UNBUFFERED = 1L << Barrier.COUNT_BITS;
     /** An unstarted thread: segments it cannot access are confined to some other thread. */
     private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
@@ -45,12 +50,15 @@ final class ThreadsContext implements Context {
     private int regUsed;
     Memslot[] globalSlots = new Memslot[0];
     MemorySegment[] globalSegments = new MemorySegment[0];
+    /** Read-only twins of the registered segments: what puts read from (and combiners see). */
+    private MemorySegment[] globalSources = new MemorySegment[0];
     private long[] globalActiveFromSync = new long[0];
     private int[] freeGlobalIds = new int[0];
     private int freeGlobalCount;
     private int nextGlobalId;
     private Memslot[] localSlots = new Memslot[0];
     private MemorySegment[] localSegments = new MemorySegment[0];
+    private MemorySegment[] localSources = new MemorySegment[0];
     private int[] freeLocalIds = new int[0];
     private int freeLocalCount;
     private int nextLocalId;
@@ -64,6 +72,8 @@ final class ThreadsContext implements Context {
     private RequestQueue pendingOther;
 
     private long syncs;
+    /** rehook calls made so far: numbers the rounds of team.rehooks. */
+    private long rehooks;
 
     ThreadsContext(Team team, int pid, int freeP, Args args, boolean root) {
         this.team = team;
@@ -95,7 +105,7 @@ final class ThreadsContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        MemorySegment src = localArea(srcSlot, "put", "srcSlot");
+        MemorySegment src = localArea(srcSlot, "put", "srcSlot", true);
         if (dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
                 || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot)
                 || queues[(int) syncs & 1].count >= queueCapacity
@@ -108,7 +118,7 @@ final class ThreadsContext implements Context {
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        MemorySegment dst = localArea(dstSlot, "get", "dstSlot");
+        MemorySegment dst = localArea(dstSlot, "get", "dstSlot", false);
         if (srcPid < 0 || srcPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
                 || dstOffset > dst.byteSize() - size || !isUsableGlobal(srcSlot)
                 || queues[(int) syncs & 1].count >= queueCapacity
@@ -118,14 +128,19 @@ final class ThreadsContext implements Context {
         queues[(int) syncs & 1].addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
 
-    /** The segment of a slot this process may use locally now, or an exception naming the call. */
-    private MemorySegment localArea(Memslot slot, String call, String what) {
+    /**
+     * The segment of a slot this process may use locally now (its read-only twin when it is a
+     * source), or an exception naming the call.
+     */
+    private MemorySegment localArea(Memslot slot, String call, String what, boolean source) {
         if (slot != null && slot.owner() == this) {
             int id = slot.id();
             if (slot.isGlobal()) {
-                if (globalSlots[id] == slot && globalActiveFromSync[id] <= syncs) return globalSegments[id];
-            } else if (localSlots[id] == slot) {
-                return localSegments[id];
+                if (id >= 0 && id < globalSlots.length && globalSlots[id] == slot && globalActiveFromSync[id] <= syncs) {
+                    return source ? globalSources[id] : globalSegments[id];
+                }
+            } else if (id >= 0 && id < localSlots.length && localSlots[id] == slot) {
+                return source ? localSources[id] : localSegments[id];
             }
         }
         throw new IllegalArgumentException(call + " at pid " + pid + ": " + what + " " + describeUnusable(slot));
@@ -139,13 +154,16 @@ final class ThreadsContext implements Context {
     private boolean isUsableGlobal(Memslot slot) {
         if (slot == null || slot.owner() != this || !slot.isGlobal()) return false;
         int id = slot.id();
-        return globalSlots[id] == slot && globalActiveFromSync[id] <= syncs;
+        return id >= 0 && id < globalSlots.length && globalSlots[id] == slot && globalActiveFromSync[id] <= syncs;
     }
 
     private String describeUnusable(Memslot slot) {
         if (slot == null) return "is null";
         if (slot.owner() != this) return slot + " belongs to another context (slots are per context and process)";
         int id = slot.id();
+        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
+            return slot + " has an id this context never issued";
+        }
         if (slot.isGlobal()) {
             if (globalSlots[id] != slot) return slot + " is deregistered";
             if (globalActiveFromSync[id] > syncs) {
@@ -216,16 +234,16 @@ final class ThreadsContext implements Context {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
         RequestQueue mine = queues[(int) syncs & 1];
-        // The barrier sums, per process, 1 if it queued anything plus p + 1 if any of its
+        // The barrier sums, per process, 1 if it queued anything plus UNBUFFERED if any of its
         // requests reads its source during the sync: so everyone learns both facts at once.
-        long carried = team.barrier.await(pid, (mine.count > 0 ? 1 : 0) + (mine.unbuffered > 0 ? nprocs + 1 : 0));
+        long carried = team.barrier.await(pid, (mine.count > 0 ? 1 : 0) + (mine.unbuffered > 0 ? UNBUFFERED : 0));
         if (carried != 0) {
             try {
                 executeRequestsToMe((int) syncs & 1);
             } catch (RuntimeException | Error e) {
                 team.fail("pid " + pid + " could not execute a request: " + e, e);
             }
-            if (carried > nprocs) {
+            if (carried >= UNBUFFERED) {
                 // Sources (and the memory gets read) must stay untouched until every copy is done.
                 team.barrier.await(pid, 0);
             }
@@ -257,7 +275,9 @@ final class ThreadsContext implements Context {
                 int slot = from.slot(r);
                 MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
                 long dstOffset = from.dstOffset(r);
-                if (dst == null || dstOffset > dst.byteSize() - size) throw putTooFar(s, slot, dstOffset, size, dst);
+                if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
+                    throw putTooFar(s, slot, dstOffset, size, dst);
+                }
                 MsgAttr combining = from.attr(r);
                 if (combining == null) {
                     MemorySegment.copy(from.source(r), from.sourceOffset(r), dst, dstOffset, size);
@@ -290,6 +310,8 @@ final class ThreadsContext implements Context {
         return new IndexOutOfBoundsException("put from pid " + from + " to pid " + pid + " global#" + slot
                 + " [" + dstOffset + ", " + (dstOffset + size) + "): "
                 + (dst == null ? "slot not registered at pid " + pid
+                : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
+                ? "pid " + pid + " registered a read-only segment there"
                 : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
     }
 
@@ -304,6 +326,7 @@ final class ThreadsContext implements Context {
         Memslot slot = new Memslot(this, id, true, segment.byteSize());
         globalSlots[id] = slot;
         globalSegments[id] = segment;
+        globalSources[id] = segment.asReadOnly();
         globalActiveFromSync[id] = syncs + 1;
         regUsed++;
         return slot;
@@ -316,6 +339,7 @@ final class ThreadsContext implements Context {
         Memslot slot = new Memslot(this, id, false, segment.byteSize());
         localSlots[id] = slot;
         localSegments[id] = segment;
+        localSources[id] = segment.asReadOnly();
         regUsed++;
         return slot;
     }
@@ -341,15 +365,20 @@ final class ThreadsContext implements Context {
                     + (slot == null ? "slot is null" : "the slot belongs to another context"));
         }
         int id = slot.id();
+        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
+            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": " + describeUnusable(slot));
+        }
         if (slot.isGlobal()) {
             if (globalSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
             globalSlots[id] = null;
             globalSegments[id] = null;
+            globalSources[id] = null;
             freeGlobalIds[freeGlobalCount++] = id;
         } else {
             if (localSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
             localSlots[id] = null;
             localSegments[id] = null;
+            localSources[id] = null;
             freeLocalIds[freeLocalCount++] = id;
         }
         regUsed--;
@@ -362,53 +391,63 @@ final class ThreadsContext implements Context {
     @Override
     public void resizeMemoryRegister(long maxRegs) {
         if (maxRegs < 0) throw new IllegalArgumentException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": negative capacity");
-        int n = checkedCapacity("resizeMemoryRegister", maxRegs, REGISTER_ENTRY_BYTES * 2);
-        if (n > globalSlots.length) {
+        if (maxRegs > globalSlots.length) {
+            int n = checkedCapacity("resizeMemoryRegister", maxRegs, REGISTER_ENTRY_BYTES * 2, Integer.MAX_VALUE - 16);
             try {
                 Memslot[] gs = Arrays.copyOf(globalSlots, n);
                 MemorySegment[] gseg = Arrays.copyOf(globalSegments, n);
+                MemorySegment[] gsrc = Arrays.copyOf(globalSources, n);
                 long[] gact = Arrays.copyOf(globalActiveFromSync, n);
                 int[] gfree = Arrays.copyOf(freeGlobalIds, n);
                 Memslot[] ls = Arrays.copyOf(localSlots, n);
                 MemorySegment[] lseg = Arrays.copyOf(localSegments, n);
+                MemorySegment[] lsrc = Arrays.copyOf(localSources, n);
                 int[] lfree = Arrays.copyOf(freeLocalIds, n);
-                globalSlots = gs; globalSegments = gseg; globalActiveFromSync = gact; freeGlobalIds = gfree;
-                localSlots = ls; localSegments = lseg; freeLocalIds = lfree;
+                globalSlots = gs; globalSegments = gseg; globalSources = gsrc; globalActiveFromSync = gact;
+                freeGlobalIds = gfree;
+                localSlots = ls; localSegments = lseg; localSources = lsrc; freeLocalIds = lfree;
             } catch (OutOfMemoryError e) {
                 throw new LpfOutOfMemoryException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": out of memory", e);
             }
         }
-        regPendingCapacity = n;
+        regPendingCapacity = (int) maxRegs; // shrinking (or staying) always succeeds
     }
 
     @Override
     public void resizeMessageQueue(long maxMsgs) {
         if (maxMsgs < 0) throw new IllegalArgumentException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": negative capacity");
-        int n = checkedCapacity("resizeMessageQueue", maxMsgs, 2 * RequestQueue.bytesFor(1));
         int current = (int) syncs & 1;
-        if (n > queues[current].capacity) {
+        if (maxMsgs > queues[current].capacity || maxMsgs > queues[1 - current].capacity) {
+            int n = checkedCapacity("resizeMessageQueue", maxMsgs, 2 * RequestQueue.bytesFor(1),
+                    RequestQueue.maxCapacity(nprocs));
             try {
-                RequestQueue grown = queues[current].grownTo(n);
+                RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
                 RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
-                queues[current] = grown;
-                publish(current);
+                if (grown != null) {
+                    queues[current] = grown;
+                    publish(current);
+                }
                 // Peers may still read the other queue (last superstep's): replace it at the next sync.
                 if (other != null) pendingOther = other;
             } catch (OutOfMemoryError e) {
                 throw new LpfOutOfMemoryException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": out of memory", e);
             }
         }
-        queuePendingCapacity = n;
+        queuePendingCapacity = (int) maxMsgs; // shrinking (or staying) always succeeds
     }
 
-    /** Refuses capacities that cannot fit in this JVM before trying to allocate them. */
-    private int checkedCapacity(String call, long requested, long bytesPerEntry) {
-        Runtime rt = Runtime.getRuntime();
-        long available = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-        if (requested > Integer.MAX_VALUE - 16 || requested > available / bytesPerEntry) {
+    /**
+     * Refuses, before allocating, a capacity that cannot exist: more entries than the arrays can
+     * index, or more bytes than this JVM's whole heap. Anything else is tried, and an
+     * OutOfMemoryError becomes LpfOutOfMemoryException with no effect.
+     */
+    private int checkedCapacity(String call, long requested, long bytesPerEntry, int maxEntries) {
+        long heap = Runtime.getRuntime().maxMemory();
+        if (requested > maxEntries || requested > heap / bytesPerEntry) {
             throw new LpfOutOfMemoryException(call + "(" + requested + ") at pid " + pid + ": needs about "
                     + (requested > Long.MAX_VALUE / bytesPerEntry ? "more than 2^63" : String.valueOf(requested * bytesPerEntry))
-                    + " bytes, " + available + " available in this JVM; nothing changed", null);
+                    + " bytes (at most " + maxEntries + " entries), this JVM's heap is " + heap
+                    + " bytes; nothing changed", null);
         }
         return (int) requested;
     }
@@ -439,14 +478,23 @@ final class ThreadsContext implements Context {
         Objects.requireNonNull(args, "rehook: args");
         if (team.failed()) throw team.fatal(pid);
         Team child = team.rehooks.teamFor(++rehooks);
-        FatalException failure = Sections.runMember(child, pid, freeP, spmd, args, "rehook");
+        // While inside, this process takes part in no sync of this team: a peer waiting in one
+        // sees that and fails instead of hanging (and the child watches this team likewise).
+        team.inRehook.incrementAndGet();
+        FatalException failure;
+        try {
+            failure = Sections.runMember(child, pid, freeP, spmd, args, "rehook", team.inRehook::decrementAndGet);
+        } catch (RuntimeException | Error e) { // could not even join the child (no memory)
+            team.inRehook.decrementAndGet();
+            team.fail("pid " + pid + " could not enter rehook: " + e, e);
+            throw e;
+        }
         if (failure != null) {
             team.fail("a rehooked section failed: " + failure.getMessage(), failure.getCause());
             throw failure;
         }
     }
 
-    private long rehooks;
 
     @Override
     public String toString() {

@@ -49,7 +49,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {
-        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.Lpf.MAX_P,
+        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, Barrier.MAX_PARTIES,
                 "machine size: processes an exec from the root may start (default: the core count)");
     }
 
@@ -95,7 +95,7 @@ public final class ThreadsEngine {
 
         private Group(int nprocs) {
             this.nprocs = nprocs;
-            this.rounds = new Rounds(nprocs);
+            this.rounds = new Rounds(nprocs, null);
             this.memberRounds = new long[nprocs];
         }
 
@@ -116,7 +116,7 @@ public final class ThreadsEngine {
                 long round;
                 synchronized (memberRounds) { round = ++memberRounds[pid]; }
                 Team team = rounds.teamFor(round);
-                var failure = Sections.runMember(team, pid, 1, spmd, args, "hook(pid " + pid + ")");
+                var failure = Sections.runMember(team, pid, 1, spmd, args, "hook(pid " + pid + ")", null);
                 if (failure != null) throw failure;
             };
         }

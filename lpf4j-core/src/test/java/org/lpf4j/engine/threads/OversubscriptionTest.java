@@ -34,13 +34,18 @@ class OversubscriptionTest {
             Memslot slot = ctx.registerGlobal(mem);
             ctx.sync();
             for (int step = 0; step < steps; step++) {
-                mem.setAtIndex(ValueLayout.JAVA_LONG, 0, step * 16L + s);
+                // Words [0, 512) are sent, words [512, 1024) received: no request reads what another writes.
+                for (int w = 0; w < 512; w += 64) mem.setAtIndex(ValueLayout.JAVA_LONG, w, step * 16L + s + w);
                 int kind = step % 3;
-                if (kind == 0) ctx.put(slot, 0, (s + 1) % p, slot, 8, 8);               // buffered
-                else if (kind == 1) ctx.put(slot, 0, (s + 1) % p, slot, 8, 4096);       // unbuffered
-                else ctx.get((s + p - 1) % p, slot, 0, slot, 8, 8);                    // get
+                if (kind == 0) ctx.put(slot, 0, (s + 1) % p, slot, 4096, 8);             // buffered
+                else if (kind == 1) ctx.put(slot, 0, (s + 1) % p, slot, 4096, 4096);     // unbuffered
+                else ctx.get((s + p - 1) % p, slot, 0, slot, 4096, 4096);                // get
                 ctx.sync();
-                assertEquals(step * 16L + (s + p - 1) % p, mem.getAtIndex(ValueLayout.JAVA_LONG, 1), "step " + step);
+                int from = (s + p - 1) % p;
+                int words = kind == 0 ? 1 : 512;
+                for (int w = 0; w < words; w += 64) {
+                    assertEquals(step * 16L + from + w, mem.getAtIndex(ValueLayout.JAVA_LONG, 512 + w), "step " + step + " word " + w);
+                }
             }
             ctx.deregister(slot);
         });
