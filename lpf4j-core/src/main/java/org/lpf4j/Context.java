@@ -31,17 +31,23 @@ import java.lang.foreign.MemorySegment;
  * it was. A failed section throws {@link FatalException} from {@code sync}.
  *
  * <h2>Threads</h2>
- * A context is used by one thread at a time: the thread that runs its process.
+ * A context is used by one thread at a time. Usually that is the thread that runs its process,
+ * but any thread may drive it (a benchmark harness, say) provided two threads never use it at
+ * once and the hand-over between them is a happens-before edge.
+ *
+ * <h2>Cost</h2>
+ * Each method states its cost. Communication costs follow BSP: a superstep in which the busiest
+ * process sends or receives h bytes costs {@code l + g·h} (see {@link Machine}).
  */
 public interface Context {
 
-    /** @return this process's id, 0 ≤ pid &lt; {@link #nprocs()} */
+    /** @return this process's id, 0 ≤ pid &lt; {@link #nprocs()}; O(1) */
     int pid();
 
-    /** @return the number of processes of this section */
+    /** @return the number of processes of this section; O(1) */
     int nprocs();
 
-    /** @return the arguments of this process (see {@link Args} for who gets what) */
+    /** @return the arguments of this process (see {@link Args} for who gets what); O(1) */
     Args args();
 
     /**
@@ -50,6 +56,8 @@ public interface Context {
      * {@code p} is reduced to that. May be called inside an SPMD section (nested), where it uses
      * the processors assigned to the calling process. Process 0 gets {@code args}' input and
      * output, the others only its symbols.
+     *
+     * <p>Cost: starting and joining {@code p} threads (on the threads engine), plus the section.
      *
      * @param p    the number of processes asked for, ≥ 1
      * @param spmd the function every process runs
@@ -62,7 +70,7 @@ public interface Context {
     void exec(int p, Spmd spmd, Args args);
 
     /**
-     * {@link #exec(int, Spmd, Args)} without arguments.
+     * {@link #exec(int, Spmd, Args)} without arguments; same cost.
      *
      * @param p    the number of processes asked for, ≥ 1
      * @param spmd the function every process runs
@@ -73,6 +81,9 @@ public interface Context {
      * Runs {@code spmd} in a fresh context over the same processes ({@code lpf_rehook}): no slots,
      * no queue, independent of this one. Collective: every process of this section calls it.
      * Each process passes its own {@code args}.
+     *
+     * <p>Cost: starting and joining a thread per process (on the threads engine), plus the
+     * section.
      *
      * @param spmd the function every process runs
      * @param args this process's arguments
@@ -86,6 +97,8 @@ public interface Context {
      * the next {@link #sync()} on; its id is the same on every process whatever local
      * registrations each makes. Consumes one register entry at once.
      *
+     * <p>Cost: O(1), allocation-free.
+     *
      * @param segment memory readable and writable by every thread of the engine (heap, shared,
      *                global or automatic arenas; not a confined arena); may be empty
      * @return the slot
@@ -98,6 +111,8 @@ public interface Context {
      * Registers {@code segment} for use by this process only ({@code lpf_register_local}); usable
      * at once as a local source or destination. Consumes one register entry.
      *
+     * <p>Cost: O(1), allocation-free.
+     *
      * @param segment memory as for {@link #registerGlobal}
      * @return the slot
      * @throws IllegalStateException if the memory register is full
@@ -109,6 +124,8 @@ public interface Context {
      * Collective, in the same order on every process, for global slots. No request of the current
      * superstep may name the slot.
      *
+     * <p>Cost: O(1), allocation-free.
+     *
      * @param slot a slot of this context
      * @throws IllegalArgumentException if the slot is unknown, already deregistered or foreign
      */
@@ -118,6 +135,11 @@ public interface Context {
      * Queues a copy of {@code size} bytes from the local {@code srcSlot} at {@code srcOffset} to
      * {@code dstSlot} at {@code dstOffset} on {@code dstPid}, executed by the next sync
      * ({@code lpf_put}). Takes one message-queue entry. Allocates nothing.
+     *
+     * <p>Cost: O(1) and allocation-free; one queue entry. An engine may copy the payload when
+     * called (the threads engine copies a put of at most 256 bytes into its queue at once, so
+     * the source may be reused right away; do not rely on that across engines), which costs
+     * O(size) then instead of during the sync.
      *
      * @param srcSlot   a local or global slot of this process
      * @param srcOffset byte offset in the source area
@@ -148,6 +170,8 @@ public interface Context {
      * {@code srcPid} into the local {@code dstSlot} at {@code dstOffset}, executed by the next sync
      * ({@code lpf_get}). Takes one message-queue entry. Allocates nothing.
      *
+     * <p>Cost: O(1) and allocation-free; one queue entry. The bytes move during the sync.
+     *
      * @param srcPid    source process
      * @param srcSlot   a global slot
      * @param srcOffset byte offset in the source's area
@@ -176,18 +200,29 @@ public interface Context {
      * Ends the superstep ({@code lpf_sync}): executes every queued request of every process, then
      * activates pending global registrations and resized capacities. Allocates nothing.
      *
+     * <p>Cost: the BSP cost {@code l + g·h} of the superstep, h being the most bytes any process
+     * sends or receives in it. On the threads engine a superstep in which no process queued
+     * anything costs one barrier; one whose requests are all puts of at most 256 bytes costs one
+     * barrier (their payloads were copied when queued); any other costs two barriers, with the
+     * copies between them.
+     *
      * @param attr synchronisation hints
      * @throws FatalException if the section is in the failure state (another process returned
      *                        early or threw, or a request could not be executed)
      */
     void sync(SyncAttr attr);
 
-    /** {@link #sync(SyncAttr)} with {@link SyncAttr#DEFAULT}. */
+    /** {@link #sync(SyncAttr)} with {@link SyncAttr#DEFAULT}; same cost. */
     default void sync() { sync(SyncAttr.DEFAULT); }
 
     /**
-     * Describes the machine of this context ({@code lpf_probe}). The first call for a given
-     * number of processes measures g and l (bounded by a time budget); later calls are cheap.
+     * Describes the machine of this context ({@code lpf_probe}).
+     *
+     * <p>Cost: the first call for a given number of processes measures g and l by timing
+     * h-relations over that many processes, bounded by the engine's probe budget
+     * ({@code lpf.engine.threads.probeMillis} on the threads engine); it allocates a few MiB per
+     * process for the measurement. Later calls for the same number of processes return the
+     * stored result in O(1).
      *
      * @return the machine parameters
      */
@@ -196,6 +231,9 @@ public interface Context {
     /**
      * Sets the number of registrations this process may hold ({@code lpf_resize_memory_register}),
      * effective after the next sync; until then the old capacity holds (also when shrinking).
+     *
+     * <p>Cost: Θ(maxRegs) time and allocation when it grows the register (the threads engine
+     * allocates at the call, so the sync that activates it cannot run out of memory).
      *
      * @param maxRegs the new capacity, ≥ 0
      * @throws LpfOutOfMemoryException if the memory cannot be had; the call then had no effect
@@ -207,6 +245,9 @@ public interface Context {
      * Sets the number of requests this process may queue in one superstep
      * ({@code lpf_resize_message_queue}), effective after the next sync; until then the old
      * capacity holds (also when shrinking).
+     *
+     * <p>Cost: Θ(maxMsgs) time and allocation when it grows the queue (the threads engine
+     * allocates at the call, so the sync that activates it cannot run out of memory).
      *
      * @param maxMsgs the new capacity, ≥ 0
      * @throws LpfOutOfMemoryException if the memory cannot be had; the call then had no effect

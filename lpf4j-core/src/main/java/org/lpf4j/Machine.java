@@ -23,10 +23,13 @@ public final class Machine {
 
     /**
      * @param p     processes of the context that probed
-     * @param freeP processors free for an {@code exec} from that context (≥ 1)
+     * @param freeP processors free for an {@code exec} from that context (≥ 0: an engine may
+     *              report that none is free)
      * @param sizes measured message sizes in bytes, strictly increasing, at least one
      * @param g     seconds per byte for each size
      * @param l     seconds of fixed superstep cost for each size
+     * @throws IllegalArgumentException if {@code p < 1}, {@code freeP < 0}, the arrays are empty or
+     *                                  of different lengths, or the sizes do not increase
      */
     public Machine(int p, int freeP, long[] sizes, double[] g, double[] l) {
         if (p < 1 || freeP < 0 || sizes.length == 0 || sizes.length != g.length || sizes.length != l.length) {
@@ -48,7 +51,10 @@ public final class Machine {
     /** @return the number of processes of the probing context (the machine size at the root) */
     public int p() { return p; }
 
-    /** @return how many processes an {@code exec} from the probing context can start */
+    /**
+     * @return how many processes an {@code exec} from the probing context can start, ≥ 0 (0 when
+     *         the engine has no free processor to give)
+     */
     public int freeP() { return freeP; }
 
     /** @return the message sizes at which g and l were measured (a copy) */

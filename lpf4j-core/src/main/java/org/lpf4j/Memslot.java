@@ -20,7 +20,11 @@ public final class Memslot {
     private final long size;
 
     /**
-     * For engines: a slot handle.
+     * For engines only: a slot handle. Programs never construct memslots; one made outside an
+     * engine names nothing. The constructor checks nothing: an engine must validate every slot it
+     * is handed (its {@link #owner()} is the engine's own state, its {@link #id()} is in range and
+     * currently registered) before using the id, and reject it otherwise with an exception naming
+     * the call. Costs one small allocation.
      *
      * @param owner the engine's per-process context state that registered it (identity is the
      *              check that a slot is used only with its own context)

@@ -134,7 +134,8 @@ public final class Agreement {
     /**
      * Exchanges every process's choices over LPF and {@linkplain #check checks} them. Collective:
      * every process of {@code ctx} calls it. Meant for a fresh context at the start of a job: it
-     * reserves 2 register entries and 2p queue entries, takes 4 supersteps, and leaves both
+     * reserves 2 register entries and 2p queue entries, makes 6 syncs (capacities, registration,
+     * lengths, registration, texts, releasing the capacities), and leaves both
      * capacities at 0 again.
      *
      * @param ctx  a context of the job, with nothing registered or queued

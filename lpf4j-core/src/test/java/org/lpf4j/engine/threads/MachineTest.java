@@ -29,6 +29,12 @@ class MachineTest {
         assertThrows(IllegalArgumentException.class, () -> new Machine(0, 1, new long[] {8}, new double[] {1}, new double[] {1}));
         assertThrows(IllegalArgumentException.class, () -> new Machine(1, 1, new long[] {8, 8}, new double[] {1, 1}, new double[] {1, 1}));
         assertThrows(IllegalArgumentException.class, () -> new Machine(1, 1, new long[] {8}, new double[] {1, 2}, new double[] {1}));
+        assertThrows(IllegalArgumentException.class, () -> new Machine(1, -1, new long[] {8}, new double[] {1}, new double[] {1}));
+    }
+
+    @Test
+    void noFreeProcessorIsAValidReport() {
+        assertEquals(0, new Machine(3, 0, new long[] {8}, new double[] {1}, new double[] {1}).freeP());
     }
 
     @Test
