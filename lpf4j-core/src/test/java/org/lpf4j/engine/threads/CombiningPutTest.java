@@ -3,6 +3,8 @@ package org.lpf4j.engine.threads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
@@ -13,7 +15,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -35,12 +40,17 @@ class CombiningPutTest {
         }
     };
 
-    @ParameterizedTest
-    @ValueSource(ints = {1, 2, 3, 5, 8})
-    void everyProcessCombinesIntoEveryOtherElementWise(int p) {
+    /** p × vector length: 5 elements (40 B, copied into the queue at the put) and 1000 (8000 B, read during the sync). */
+    static Stream<Arguments> processesAndLengths() {
+        return IntStream.of(1, 2, 3, 5, 8).boxed()
+                .flatMap(p -> Stream.of(Arguments.of(p, 5), Arguments.of(p, 1000)));
+    }
+
+    @ParameterizedTest(name = "p={0}, n={1}")
+    @MethodSource("processesAndLengths")
+    void everyProcessCombinesIntoEveryOtherElementWise(int p, int n) {
         MsgAttr sum = MsgAttr.combining(8, SUM);
         MsgAttr max = MsgAttr.combining(8, MAX);
-        int n = 5; // elements per vector
         AtomicLongArray failures = new AtomicLongArray(1);
         ThreadsEngine.root().exec(p, ctx -> {
             int s = ctx.pid();
@@ -55,11 +65,14 @@ class CombiningPutTest {
             Memslot maxSlot = ctx.registerGlobal(maxes);
             ctx.sync();
             for (int round = 0; round < 3; round++) {
+                // Reset in a superstep of its own: a destination must not be written by plain code
+                // in a superstep in which other processes' puts into it may be pending.
                 for (int k = 0; k < n; k++) {
                     src.setAtIndex(ValueLayout.JAVA_LONG, k, value(s, k, round));
                     sums.setAtIndex(ValueLayout.JAVA_LONG, k, 0);
                     maxes.setAtIndex(ValueLayout.JAVA_LONG, k, Long.MIN_VALUE);
                 }
+                ctx.sync();
                 for (int d = 0; d < p; d++) {
                     ctx.put(srcSlot, 0, d, sumSlot, 0, 8L * n, sum);
                     ctx.put(srcSlot, 0, d, maxSlot, 0, 8L * n, max);
@@ -78,7 +91,32 @@ class CombiningPutTest {
                 }
             }
         });
-        assertEquals(0, failures.get(0), "processes that saw a wrong combined value");
+        assertEquals(0, failures.get(0), "elements with a wrong combined value, over all processes and rounds");
+    }
+
+    /** Small (buffered at the put) and large (read from the source during the sync) combining puts. */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {8, 256, 264, 8000})
+    void theOperatorGetsAReadOnlySource(int bytes) {
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger writable = new AtomicInteger();
+        MsgAttr sum = MsgAttr.combining(8, (n, src, so, dst, d) -> {
+            calls.incrementAndGet();
+            if (!src.isReadOnly()) writable.incrementAndGet();
+            SUM.combine(n, src, so, dst, d);
+        });
+        long[] first = new long[1];
+        ThreadsEngine.root().exec(2, ctx -> {
+            MemorySegment x = Arena.ofAuto().allocate(bytes);
+            for (long k = 0; k < bytes / 8; k++) x.setAtIndex(ValueLayout.JAVA_LONG, k, 3);
+            Memslot xs = registerOne(ctx, x);
+            if (ctx.pid() == 1) ctx.put(xs, 0, 0, xs, 0, bytes, sum);
+            ctx.sync();
+            if (ctx.pid() == 0) first[0] = x.get(LONG, 0);
+        });
+        assertEquals(6, first[0], "3 + 3");
+        assertTrue(calls.get() > 0, "the operator ran");
+        assertEquals(0, writable.get(), "calls whose source segment was writable (of " + calls.get() + ")");
     }
 
     /** Room for one slot and one request, then {@code x} registered globally and usable. */
