@@ -34,9 +34,10 @@ abstract class BarrierPadAfter extends BarrierRelease {
 }
 
 /**
- * A reusable counting barrier for the processes of one {@link Team} that also sums a value over
- * its parties, so that the last arriver learns at no extra cost whether the superstep has any
- * communication at all (and whether it needs a second barrier).
+ * The central barrier: a reusable counting barrier for the processes of one {@link Team} that
+ * also sums the processes' flags, so that the last arriver learns at no extra cost whether the
+ * superstep has any communication at all (and whether it needs a second barrier). Used when
+ * processes outnumber cores or are many ({@link DisseminationBarrier} otherwise).
  *
  * <p>Arrival is one {@code getAndAdd} on a word whose low {@link #COUNT_BITS} bits count the
  * arrivals and whose high bits accumulate the contributions; the last arriver publishes the sum
@@ -49,7 +50,7 @@ abstract class BarrierPadAfter extends BarrierRelease {
  * everything each party did before arriving to everything each party does after leaving.
  * Allocation-free.
  */
-final class Barrier extends BarrierPadAfter {
+final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     static final int COUNT_BITS = 20;
     /** The most parties a barrier (and so a threads-engine section) can have. */
     static final int MAX_PARTIES = (1 << COUNT_BITS) - 1;
@@ -67,7 +68,6 @@ final class Barrier extends BarrierPadAfter {
     }
 
     private final int parties;
-    private final long maxSum;
     private final Team team;
     /** The thread parked for each party, or null: the releaser unparks exactly these. */
     private final AtomicReferenceArray<Thread> parked;
@@ -79,35 +79,37 @@ final class Barrier extends BarrierPadAfter {
         this.team = team;
         this.parties = parties;
         this.parked = new AtomicReferenceArray<>(parties);
-        this.maxSum = Long.MAX_VALUE >>> COUNT_BITS;
     }
 
-    /** @return the largest contribution one party may make without the sum overflowing */
-    long maxContribution() { return maxSum / parties; }
+    @Override
+    public long completedRounds(int pid) { return generation; }
 
-    /** @return whether some party has arrived in the current, incomplete round */
-    boolean hasArrivals() { return (arrivals & COUNT_MASK) != 0; }
+    @Override
+    public boolean enteredBeyond(long rounds) {
+        // An arrival now belongs to round generation + 1.
+        return (arrivals & COUNT_MASK) != 0 && generation >= rounds;
+    }
 
     /**
-     * Arrives and waits for all parties.
-     *
-     * @param pid          the arriving party
-     * @param contribution a value in [0, {@link #maxContribution()}] summed over all parties
-     * @return the sum of all contributions of this round
-     * @throws org.lpf4j.FatalException if the team fails, or can no longer complete the round
+     * {@inheritDoc} The flags are summed in the arrival word: QUEUED as 1 in the bits above the
+     * count, UNBUFFERED as 1 in the bits above those (p &lt; 2^20, so neither sum overflows).
      */
-    long await(int pid, long contribution) {
+    @Override
+    public int await(int pid, int flags) {
         final long gen = generation; // cannot advance before this party arrives
-        long add = (contribution << COUNT_BITS) + 1;
+        long add = 1 + ((flags & QUEUED) != 0 ? 1L << COUNT_BITS : 0) + ((flags & UNBUFFERED) != 0 ? 1L << 2 * COUNT_BITS : 0);
         long now = (long) ARRIVALS.getAndAdd(this, add) + add;
+        long sums;
         if ((now & COUNT_MASK) == parties) {
             arrivals = 0;
             lastSum = now >>> COUNT_BITS;
             generation = gen + 1;
             wakeParked();
-            return now >>> COUNT_BITS;
+            sums = now >>> COUNT_BITS;
+        } else {
+            sums = waitForRelease(pid, gen);
         }
-        return waitForRelease(pid, gen);
+        return ((sums & COUNT_MASK) != 0 ? QUEUED : 0) | ((sums >>> COUNT_BITS) != 0 ? UNBUFFERED : 0);
     }
 
     private long waitForRelease(int pid, long gen) {
@@ -150,7 +152,7 @@ final class Barrier extends BarrierPadAfter {
      * departure seen here with the generation unchanged really is a missing party.
      */
     private void checkAbandoned(int pid, long gen) {
-        String why = team.abandonment(pid);
+        String why = team.abandonment(pid, gen + 1);
         if (why != null && generation == gen) {
             team.fail(why, null);
             throw team.fatal(pid);
@@ -164,8 +166,8 @@ final class Barrier extends BarrierPadAfter {
         }
     }
 
-    /** Wakes every party (used when the team fails so that waiters notice at once). */
-    void wakeAll() {
+    @Override
+    public void wakeAll() {
         wakeParked();
         for (int i = 0; i < parties; i++) {
             Thread t = team.thread(i);

@@ -83,7 +83,7 @@ final class Sections {
         team.members[pid] = new ThreadsContext(team, pid, freeP, args, false);
         team.enter();
         runProcess(team, pid, spmd, beforeExit);
-        team.awaitAllExited();
+        team.awaitAllExited(pid);
         return team.outcome(call);
     }
 

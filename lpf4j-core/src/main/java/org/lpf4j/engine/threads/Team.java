@@ -26,7 +26,7 @@ final class Team {
     final int id = IDS.incrementAndGet();
     final int p;
     final ThreadsPolicy policy;
-    final Barrier barrier;
+    final SuperstepBarrier barrier;
     final ThreadsContext[] members;
     /**
      * outboxes[parity · p + pid]: the requests pid queued in supersteps of that parity. Written
@@ -36,6 +36,8 @@ final class Team {
     private final AtomicReferenceArray<Thread> threads;
     /** Processes that have left their SPMD function (normally or not). */
     private final AtomicInteger exited = new AtomicInteger();
+    /** The fewest barrier rounds any process had completed when it left its SPMD function. */
+    private final java.util.concurrent.atomic.AtomicLong leastRoundsAtExit = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
     /** Processes that have started their SPMD function in this team. */
     private final AtomicInteger entered = new AtomicInteger();
     /** For a rehook's team: the team of the processes that called rehook; otherwise null. */
@@ -60,7 +62,7 @@ final class Team {
         this.p = p;
         this.parent = parent;
         this.policy = ThreadsPolicy.forProcesses(p);
-        this.barrier = new Barrier(this, p);
+        this.barrier = SuperstepBarrier.create(this, p);
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];
         this.threads = new AtomicReferenceArray<>(p);
@@ -105,13 +107,14 @@ final class Team {
     }
 
     /**
-     * Why a process waiting in this team's barrier can never be released, or {@code null} while
-     * it still may be. Allocates only when it returns a reason.
+     * Why a process waiting in barrier round {@code round} of this team can never be released,
+     * or {@code null} while it still may be. Allocates only when it returns a reason. A process
+     * that left after completing {@code round} does not count: it took part.
      */
-    String abandonment(int pid) {
+    String abandonment(int pid, long round) {
         String failed = failure;
         if (failed != null) return failed;
-        if (exited.get() > 0) {
+        if (leastRoundsAtExit.get() < round) {
             return "a process returned from its SPMD function while pid " + pid
                     + " still synchronises (unequal numbers of syncs)";
         }
@@ -124,9 +127,12 @@ final class Team {
     /** For a rehook's team: the reason the parent's processes cannot all take part, or null. */
     private String parentAbandonment(int pid) {
         if (parent.failed()) return "the section that called rehook failed: " + parent.failure;
-        if (parent.exited.get() > 0 || parent.barrier.hasArrivals()) {
+        // A process of the calling section that entered a sync instead of rehook has entered a
+        // round beyond the ones this process (inside the rehook) completed.
+        boolean parentSyncs = parent.barrier.enteredBeyond(parent.barrier.completedRounds(pid));
+        if (parent.exited.get() > 0 || parentSyncs) {
             return "pid " + pid + " is inside rehook while another process of the calling section "
-                    + (parent.exited.get() > 0 ? "returned from its SPMD function" : "called sync")
+                    + (parentSyncs ? "called sync" : "returned from its SPMD function")
                     + " instead (rehook is collective)";
         }
         return null;
@@ -138,6 +144,7 @@ final class Team {
             fail(thrown instanceof TeamFailure ? thrown.getMessage()
                     : "pid " + pid + " threw " + thrown, thrown);
         }
+        leastRoundsAtExit.accumulateAndGet(barrier.completedRounds(pid), Math::min);
         exited.incrementAndGet();
         // Waiters in a barrier must notice the departure; waiters in awaitAllExited the count.
         barrier.wakeAll();
@@ -152,11 +159,11 @@ final class Team {
      * because it failed or returned in the calling section, is not waited for). Parks between
      * checks; an interrupt does not end the wait but is kept for the caller.
      */
-    void awaitAllExited() {
+    void awaitAllExited(int pid) {
         boolean interrupted = false;
         while (exited.get() < p) {
             if (parent != null && failure == null) {
-                String why = parentAbandonment(-1);
+                String why = parentAbandonment(pid);
                 if (why != null) fail(why, null);
             }
             if (failure != null && exited.get() == entered.get()) break;

@@ -29,11 +29,6 @@ import java.util.Objects;
  */
 final class ThreadsContext implements Context {
     private static final long REGISTER_ENTRY_BYTES = 48;
-    /**
-     * A process's barrier contribution when it has requests that read their source during the
-     * sync; the count of processes that merely queued something stays below it (p ≤ 2^20 - 1).
-     */
-    private static final long UNBUFFERED = 1L << Barrier.COUNT_BITS;
     /** An unstarted thread: segments it cannot access are confined to some other thread. */
     private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
@@ -234,16 +229,17 @@ final class ThreadsContext implements Context {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
         RequestQueue mine = queues[(int) syncs & 1];
-        // The barrier sums, per process, 1 if it queued anything plus UNBUFFERED if any of its
-        // requests reads its source during the sync: so everyone learns both facts at once.
-        long carried = team.barrier.await(pid, (mine.count > 0 ? 1 : 0) + (mine.unbuffered > 0 ? UNBUFFERED : 0));
-        if (carried != 0) {
+        // The barrier ORs, over all processes, whether anyone queued anything and whether any
+        // request reads its source during the sync: so everyone learns both facts at once.
+        int all = team.barrier.await(pid, (mine.count > 0 ? SuperstepBarrier.QUEUED : 0)
+                | (mine.unbuffered > 0 ? SuperstepBarrier.UNBUFFERED : 0));
+        if (all != 0) {
             try {
                 executeRequestsToMe((int) syncs & 1);
             } catch (RuntimeException | Error e) {
                 team.fail("pid " + pid + " could not execute a request: " + e, e);
             }
-            if (carried >= UNBUFFERED) {
+            if ((all & SuperstepBarrier.UNBUFFERED) != 0) {
                 // Sources (and the memory gets read) must stay untouched until every copy is done.
                 team.barrier.await(pid, 0);
             }

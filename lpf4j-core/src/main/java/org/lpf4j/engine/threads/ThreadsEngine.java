@@ -35,6 +35,8 @@ public final class ThreadsEngine {
     public static final Parameters.Parameter<Integer> YIELD = yields(ParameterRegistry.global());
     /** Time budget of one measurement of g and l. */
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = probeMillis(ParameterRegistry.global());
+    /** The barrier algorithm: auto, central or dissemination. */
+    public static final Parameters.Parameter<String> BARRIER = barrier(ParameterRegistry.global());
 
     /**
      * Declares the engine's parameters in a registry: {@link #PROCS} and the others are these
@@ -42,10 +44,16 @@ public final class ThreadsEngine {
      * an isolated registry (tests, tools).
      *
      * @param r a registry
-     * @return procs, spin, yield, probeMillis
+     * @return procs, spin, yield, probeMillis, barrier
      */
     static java.util.List<Parameters.Parameter<?>> declare(ParameterRegistry r) {
-        return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r));
+        return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r), barrier(r));
+    }
+
+    private static Parameters.Parameter<String> barrier(ParameterRegistry r) {
+        return r.choice(PREFIX + "barrier", "auto", java.util.List.of("auto", "central", "dissemination"),
+                "barrier algorithm: dissemination (one cache-line transfer per round) when every process has a core,"
+                + " central counter otherwise (auto), or forced");
     }
 
     private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {

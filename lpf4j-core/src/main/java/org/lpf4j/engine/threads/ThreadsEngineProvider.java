@@ -32,7 +32,8 @@ public final class ThreadsEngineProvider implements EngineProvider {
     @Override
     public void open(ModuleParameters parameters) {
         List<Parameters.Parameter<?>> own = parameters.registry() == ParameterRegistry.global()
-                ? List.of(ThreadsEngine.PROCS, ThreadsEngine.SPIN, ThreadsEngine.YIELD, ThreadsEngine.PROBE_MILLIS)
+                ? List.of(ThreadsEngine.PROCS, ThreadsEngine.SPIN, ThreadsEngine.YIELD, ThreadsEngine.PROBE_MILLIS,
+                        ThreadsEngine.BARRIER)
                 : ThreadsEngine.declare(parameters.registry());
         own.forEach(parameters::adopt);
     }

@@ -1,0 +1,56 @@
+package org.lpf4j.engine.threads;
+
+/**
+ * What a sync needs from a barrier: all processes of a {@link Team} arrive, each with a few
+ * flag bits, and leave knowing the OR of everybody's bits (so that an empty superstep costs one
+ * barrier and nobody has to ask twice whether anyone queued anything).
+ *
+ * <p>Contract of every implementation: a happens-before edge from everything each process did
+ * before arriving to everything each process does after leaving; no allocation; a waiter spins,
+ * yields and parks as {@link ThreadsPolicy} says and never waits for ever: it fails the team
+ * (and throws {@link org.lpf4j.FatalException}) as soon as {@link Team#abandonment} gives a
+ * reason and the round has still not completed.
+ */
+interface SuperstepBarrier {
+    /** Flag: the process queued at least one request this superstep. */
+    int QUEUED = 1;
+    /** Flag: some request reads its source during the sync (a second barrier is needed). */
+    int UNBUFFERED = 2;
+
+    /**
+     * Arrives and waits for all processes.
+     *
+     * @param pid   the arriving process
+     * @param flags this process's bits ({@link #QUEUED}, {@link #UNBUFFERED})
+     * @return the OR of all processes' bits
+     */
+    int await(int pid, int flags);
+
+    /** @return how many rounds {@code pid} has completed (valid while pid is not inside one) */
+    long completedRounds(int pid);
+
+    /**
+     * @param rounds a number of completed rounds
+     * @return whether some process has entered a round after {@code rounds} (used to notice a
+     *         process that syncs while the others are inside a rehook)
+     */
+    boolean enteredBeyond(long rounds);
+
+    /** Wakes every waiting process (the team failed; they will notice). */
+    void wakeAll();
+
+    /**
+     * @param team the team
+     * @param p    its processes
+     * @return the barrier the engine's parameters choose for p processes
+     */
+    static SuperstepBarrier create(Team team, int p) {
+        String kind = ThreadsEngine.BARRIER.get();
+        boolean dissemination = switch (kind) {
+            case "dissemination" -> true;
+            case "central" -> false;
+            default -> p <= Runtime.getRuntime().availableProcessors() && p <= DisseminationBarrier.MAX_PARTIES;
+        };
+        return dissemination ? new DisseminationBarrier(team, p) : new Barrier(team, p);
+    }
+}
