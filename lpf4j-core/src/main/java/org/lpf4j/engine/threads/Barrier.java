@@ -84,6 +84,10 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     @Override
     public long completedRounds(int pid) { return generation; }
 
+    /** {@inheritDoc} Here the last to enter releases the round, so: whether it is released. */
+    @Override
+    public boolean allEntered(long round) { return generation >= round; }
+
     @Override
     public boolean enteredBeyond(long rounds) {
         // An arrival now belongs to round generation + 1.

@@ -124,6 +124,14 @@ final class DisseminationBarrier implements SuperstepBarrier {
     }
 
     @Override
+    public boolean allEntered(long round) {
+        for (int pid = 0; pid < parties; pid++) {
+            if ((long) SLOT.getAcquire(state, stateIndex(pid)) >>> 1 < round) return false;
+        }
+        return true;
+    }
+
+    @Override
     public boolean enteredBeyond(long rounds) {
         for (int pid = 0; pid < parties; pid++) {
             if ((long) SLOT.getAcquire(state, stateIndex(pid)) >>> 1 > rounds) return true;

@@ -26,6 +26,12 @@ interface SuperstepBarrier {
      */
     int await(int pid, int flags);
 
+    /**
+     * @param round a round number (the first round is 1)
+     * @return whether every process has entered round {@code round} (so that it will complete)
+     */
+    boolean allEntered(long round);
+
     /** @return how many rounds {@code pid} has completed (valid while pid is not inside one) */
     long completedRounds(int pid);
 

@@ -42,8 +42,11 @@ final class Team {
     private final AtomicInteger entered = new AtomicInteger();
     /** For a rehook's team: the team of the processes that called rehook; otherwise null. */
     private final Team parent;
-    /** Processes of this team currently inside a rehook (so not in this team's syncs). */
-    final AtomicInteger inRehook = new AtomicInteger();
+    /**
+     * Per pid: the barrier rounds it had completed when it entered a rehook, or Long.MAX_VALUE
+     * while it is not inside one (it then takes part in no round of this team).
+     */
+    private final java.util.concurrent.atomic.AtomicLongArray rehookedAfter;
     private volatile String failure;
     private Throwable firstCause;
     private final java.util.List<Throwable> otherCauses = new java.util.ArrayList<>();
@@ -66,6 +69,8 @@ final class Team {
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];
         this.threads = new AtomicReferenceArray<>(p);
+        this.rehookedAfter = new java.util.concurrent.atomic.AtomicLongArray(p);
+        for (int i = 0; i < p; i++) rehookedAfter.set(i, Long.MAX_VALUE);
         this.rehooks = new Rounds(p, this);
     }
 
@@ -112,17 +117,26 @@ final class Team {
      * that left after completing {@code round} does not count: it took part.
      */
     String abandonment(int pid, long round) {
+        // A failed team's syncs throw on entry: whoever has not entered this round never will.
         String failed = failure;
-        if (failed != null) return failed;
+        if (failed != null && !barrier.allEntered(round)) return failed;
         if (leastRoundsAtExit.get() < round) {
             return "a process returned from its SPMD function while pid " + pid
                     + " still synchronises (unequal numbers of syncs)";
         }
-        if (inRehook.get() > 0) {
-            return "pid " + pid + " synchronises while another process is inside rehook (rehook is collective)";
+        for (int q = 0; q < p; q++) {
+            if (rehookedAfter.get(q) < round) {
+                return "pid " + pid + " synchronises while pid " + q + " is inside rehook (rehook is collective)";
+            }
         }
         return parent == null ? null : parentAbandonment(pid);
     }
+
+    /** Marks {@code pid} as inside a rehook (it takes part in no round of this team meanwhile). */
+    void enterRehook(int pid) { rehookedAfter.set(pid, barrier.completedRounds(pid)); }
+
+    /** Marks {@code pid} as back from its rehook; called before its exit from the child is visible. */
+    void leaveRehook(int pid) { rehookedAfter.set(pid, Long.MAX_VALUE); }
 
     /** For a rehook's team: the reason the parent's processes cannot all take part, or null. */
     private String parentAbandonment(int pid) {
@@ -164,7 +178,9 @@ final class Team {
         while (exited.get() < p) {
             if (parent != null && failure == null) {
                 String why = parentAbandonment(pid);
-                if (why != null) fail(why, null);
+                // Read the count again: a process that completed this team can have returned in
+                // the parent since the loop condition was read; only a real absence counts.
+                if (why != null && exited.get() < p) fail(why, null);
             }
             if (failure != null && exited.get() == entered.get()) break;
             LockSupport.parkNanos(this, 200_000L);

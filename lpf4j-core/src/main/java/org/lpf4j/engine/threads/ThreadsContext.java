@@ -476,12 +476,12 @@ final class ThreadsContext implements Context {
         Team child = team.rehooks.teamFor(++rehooks);
         // While inside, this process takes part in no sync of this team: a peer waiting in one
         // sees that and fails instead of hanging (and the child watches this team likewise).
-        team.inRehook.incrementAndGet();
+        team.enterRehook(pid);
         FatalException failure;
         try {
-            failure = Sections.runMember(child, pid, freeP, spmd, args, "rehook", team.inRehook::decrementAndGet);
+            failure = Sections.runMember(child, pid, freeP, spmd, args, "rehook", () -> team.leaveRehook(pid));
         } catch (RuntimeException | Error e) { // could not even join the child (no memory)
-            team.inRehook.decrementAndGet();
+            team.leaveRehook(pid);
             team.fail("pid " + pid + " could not enter rehook: " + e, e);
             throw e;
         }
