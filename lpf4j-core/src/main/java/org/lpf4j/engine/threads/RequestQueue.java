@@ -2,104 +2,113 @@ package org.lpf4j.engine.threads;
 
 import org.lpf4j.MsgAttr;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * The requests one process queues in one superstep, kept as primitive arrays and laid out for
- * the process that executes them.
+ * The requests one process queues in one superstep, laid out for the processes that execute
+ * them.
  *
- * <p>Puts go to the {@link Outbox}: one {@code long[]} that starts with two words per destination
- * pid (the superstep of its chain and its first record), followed by the records. Stamping the
- * chain with its superstep means a queue is emptied without touching the words the receivers
- * read: a chain from an older superstep simply does not count. A put of at most
- * {@link #BUFFERED_MAX} bytes is copied into its record when it is made (header and payload
- * side by side: the destination reads one or two cache lines); a larger put records where its
- * source is and is read during the sync. A superstep whose requests are all buffered puts needs
- * no second barrier: the sender may change its sources as soon as it leaves the sync, and the
- * outbox is not reused before every reader has arrived at the next sync's barrier, because each
- * process alternates between two queues. Gets are executed by the process that made them and
- * stay in local arrays.
+ * <p>Puts go to the {@link Outbox}, a 64-byte-aligned native segment that starts with one
+ * cache line per destination pid, its <em>mailbox</em>: the superstep the mailbox belongs to,
+ * then the first put to that pid as a record whose payload (up to {@link #INLINE_MAX} bytes)
+ * sits in the same line. Further puts to the pid are records after the mailboxes, chained from
+ * the mailbox's record. So a superstep with one small put per destination costs the receiver
+ * one cache line per sender. A put of at most {@link #BUFFERED_MAX} bytes is copied into its
+ * record when it is made; a larger put records where its source is and is read during the sync.
+ * Stamping mailboxes with their superstep means a queue is emptied without touching what the
+ * receivers read: an older stamp simply does not count.
+ *
+ * <p>A superstep whose requests are all buffered puts needs no second barrier: the sender may
+ * change its sources as soon as it leaves the sync, and the outbox is not reused before every
+ * reader has arrived at the next sync's barrier, because each process alternates between two
+ * queues. Gets are executed by the process that made them and stay in local arrays.
  *
  * <p>Everything is allocated by the constructor ({@code resizeMessageQueue}); adding a request
- * allocates nothing. The fields the sender updates per request live here, apart from the
- * outbox that receivers read, so receivers do not pull the sender's counters across cores.
+ * allocates nothing. The sender's counters live here, apart from the outbox that receivers
+ * read, so receivers do not pull the sender's bookkeeping across cores.
  */
 final class RequestQueue {
-    static final int NONE = -1;
+    static final long NONE = -1;
     /** Puts up to this size are buffered; larger ones are read from their source during the sync. */
     static final long BUFFERED_MAX = 256;
+    /** The first put to a pid rides in its mailbox line when it is at most this large. */
+    static final long INLINE_MAX = 24;
     /** Buffered payload room never exceeds this; further small puts are then read from their source. */
     private static final long MAX_PAYLOAD_BYTES = 1 << 20;
-    /** Record: dstOffset, size, flags | next, slot | kind | request index, then payload or srcOffset. */
-    private static final int HEADER_WORDS = 4;
-    private static final int UNBUFFERED_WORDS = HEADER_WORDS + 1;
-    private static final long HAS_ATTR = 1L << 32;
+    private static final long LINE = 64;
+    /** Record: dstOffset, size, next, slot | flags | request index, then payload or srcOffset. */
+    private static final long HEADER = 32;
+    private static final long UNBUFFERED_RECORD = HEADER + 8;
     private static final long BUFFERED = 1L << 31;
-    private static final long INDEX_MASK = BUFFERED - 1;
+    private static final long HAS_ATTR = 1L << 30;
+    private static final long INDEX_MASK = HAS_ATTR - 1;
     private static final int GET_STRIPE = 4;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
 
     /**
      * What other processes read from this queue during a sync. Its references never change, so
      * reading them costs no transfer of the cache lines the sender writes.
      */
     static final class Outbox {
-        /** [2·pid, 2·pid + 1]: superstep and first record of pid's chain; then the records. */
-        final long[] words;
-        /** {@link #words} as a segment, to copy buffered payloads into. */
-        final MemorySegment view;
+        /** Mailboxes (one line per pid), then records. */
+        final MemorySegment mem;
         /** The same, read-only: what receivers (and combining operators) read payloads from. */
-        final MemorySegment readOnlyView;
+        final MemorySegment readOnly;
         /** Unbuffered puts' sources, by request index. */
         final MemorySegment[] sources;
         /** Non-default attributes, by request index. */
         final MsgAttr[] attrs;
 
-        private Outbox(int words, int capacity) {
-            this.words = new long[words];
-            this.view = MemorySegment.ofArray(this.words);
-            this.readOnlyView = view.asReadOnly();
+        private Outbox(long bytes, int capacity) {
+            this.mem = Arena.ofAuto().allocate(bytes, LINE);
+            this.readOnly = mem.asReadOnly();
             this.sources = new MemorySegment[capacity];
             this.attrs = new MsgAttr[capacity];
         }
 
-        /** @return the first record for {@code dstPid} queued in {@code superstep}, or NONE */
-        int head(int dstPid, long superstep) {
-            return words[2 * dstPid] == superstep ? (int) words[2 * dstPid + 1] : NONE;
+        /** @return the record in {@code dstPid}'s mailbox if it was filled in {@code superstep}, else NONE */
+        long first(int dstPid, long superstep) {
+            long box = LINE * dstPid;
+            return mem.get(WORD, box) == superstep ? box + 8 : NONE;
         }
 
-        int next(int r) { return (int) words[r + 2]; }
+        long next(long r) { return mem.get(WORD, r + 16); }
 
-        long dstOffset(int r) { return words[r]; }
+        long dstOffset(long r) { return mem.get(WORD, r); }
 
-        long size(int r) { return words[r + 1]; }
+        /** @return the size in bytes; 0 also for a mailbox that only heads a chain */
+        long size(long r) { return mem.get(WORD, r + 8); }
 
-        int slot(int r) { return (int) (words[r + 3] >>> 32); }
-
-        boolean isBuffered(int r) { return (words[r + 3] & BUFFERED) != 0; }
+        int slot(long r) { return (int) (mem.get(WORD, r + 24) >>> 32); }
 
         /** @return the segment a record's data is copied from */
-        MemorySegment source(int r) {
-            return isBuffered(r) ? readOnlyView : sources[(int) (words[r + 3] & INDEX_MASK)];
+        MemorySegment source(long r) {
+            long meta = mem.get(WORD, r + 24);
+            return (meta & BUFFERED) != 0 ? readOnly : sources[(int) (meta & INDEX_MASK)];
         }
 
         /** @return the offset in {@link #source} of a record's data */
-        long sourceOffset(int r) {
-            return isBuffered(r) ? 8L * (r + HEADER_WORDS) : words[r + HEADER_WORDS];
+        long sourceOffset(long r) {
+            return (mem.get(WORD, r + 24) & BUFFERED) != 0 ? r + HEADER : mem.get(WORD, r + HEADER);
         }
 
         /** @return the record's non-default attribute, or {@code null} for a plain copy */
-        MsgAttr attr(int r) {
-            return (words[r + 2] & HAS_ATTR) != 0 ? attrs[(int) (words[r + 3] & INDEX_MASK)] : null;
+        MsgAttr attr(long r) {
+            long meta = mem.get(WORD, r + 24);
+            return (meta & HAS_ATTR) != 0 ? attrs[(int) (meta & INDEX_MASK)] : null;
         }
     }
 
     final int capacity;
     final Outbox outbox;
     private final int nprocs;
-    private final int[] putTail;
-    private int used;
-    /** The superstep whose requests this queue takes; chains stamped otherwise are stale. */
+    /** Per destination pid: its last record this superstep, or NONE (then its mailbox is free). */
+    private final long[] tail;
+    private long used;
+    /** The superstep whose requests this queue takes; mailboxes stamped otherwise are stale. */
     private long superstep;
     /** Requests queued (puts and gets), the number the message queue capacity limits. */
     int count;
@@ -112,35 +121,34 @@ final class RequestQueue {
     RequestQueue(int capacity, int nprocs) {
         this.capacity = capacity;
         this.nprocs = nprocs;
-        long payload = Math.min((long) capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES) / 8;
-        this.outbox = new Outbox((int) (2L * nprocs + (long) capacity * UNBUFFERED_WORDS + payload), capacity);
-        Arrays.fill(outbox.words, 0, 2 * nprocs, -1L); // no superstep is -1
-        this.used = 2 * nprocs;
-        this.putTail = new int[nprocs];
-        Arrays.fill(putTail, NONE);
+        long bytes = LINE * nprocs + capacity * UNBUFFERED_RECORD + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
+        this.outbox = new Outbox(bytes, capacity);
+        for (int d = 0; d < nprocs; d++) outbox.mem.set(WORD, LINE * d, -1L); // no superstep is -1
+        this.used = LINE * nprocs;
+        this.tail = new long[nprocs];
+        Arrays.fill(tail, NONE);
         this.getWords = new long[GET_STRIPE * capacity];
         this.getDestinations = new MemorySegment[capacity];
     }
 
-    /** @return the largest capacity whose arrays Java can index, for {@code nprocs} processes */
+    /** @return the largest capacity whose arrays Java can index */
     static int maxCapacity(int nprocs) {
-        long room = Integer.MAX_VALUE - 16L - 2L * nprocs - MAX_PAYLOAD_BYTES / 8;
-        return (int) Math.min(room / UNBUFFERED_WORDS, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
+        return (int) Math.min(HAS_ATTR - 1, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
     }
 
-    /** Bytes a queue of {@code capacity} requests occupies besides its p head words. */
+    /** Bytes a queue of {@code capacity} requests occupies besides its p mailbox lines. */
     static long bytesFor(long capacity) {
-        return capacity * (8L * UNBUFFERED_WORDS + 4 + 4 + 8L * GET_STRIPE + 4)
+        return capacity * (UNBUFFERED_RECORD + 4 + 4 + 8L * GET_STRIPE + 4)
                 + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
     }
 
-    /** @return a queue of {@code newCapacity} holding this queue's requests at the same positions */
+    /** @return a queue of {@code newCapacity} holding this queue's requests at the same offsets */
     RequestQueue grownTo(int newCapacity) {
         RequestQueue q = new RequestQueue(newCapacity, nprocs);
-        System.arraycopy(outbox.words, 0, q.outbox.words, 0, used);
+        MemorySegment.copy(outbox.mem, 0, q.outbox.mem, 0, used);
         System.arraycopy(outbox.sources, 0, q.outbox.sources, 0, count);
         System.arraycopy(outbox.attrs, 0, q.outbox.attrs, 0, count);
-        System.arraycopy(putTail, 0, q.putTail, 0, nprocs);
+        System.arraycopy(tail, 0, q.tail, 0, nprocs);
         System.arraycopy(getWords, 0, q.getWords, 0, GET_STRIPE * gets);
         System.arraycopy(getDestinations, 0, q.getDestinations, 0, gets);
         q.used = used;
@@ -152,34 +160,48 @@ final class RequestQueue {
     }
 
     void addPut(MemorySegment src, long srcOffset, int dstPid, int dstSlot, long dstOffset, long size, MsgAttr attr) {
-        final long[] words = outbox.words;
-        int r = used;
-        int payloadWords = (int) ((size + 7) >>> 3);
-        // Buffer only while the room that every further request may still need stays free.
-        boolean buffered = size <= BUFFERED_MAX
-                && (long) r + HEADER_WORDS + payloadWords + (long) (capacity - count - 1) * UNBUFFERED_WORDS <= words.length;
+        final MemorySegment mem = outbox.mem;
+        final long last = tail[dstPid];
+        long payload = (size + 7) & ~7L;
+        long r;
+        boolean buffered;
+        if (last == NONE && size <= INLINE_MAX) {
+            r = LINE * dstPid + 8;   // the mailbox record, payload in the same line
+            buffered = true;
+        } else {
+            r = used;
+            // Buffer only while the room every further request may still need stays free.
+            buffered = size <= BUFFERED_MAX
+                    && r + HEADER + payload + (long) (capacity - count - 1) * UNBUFFERED_RECORD <= mem.byteSize();
+        }
         // The copy comes first: if it fails (a closed arena), the queue is unchanged.
-        if (buffered) MemorySegment.copy(src, srcOffset, outbox.view, 8L * (r + HEADER_WORDS), size);
+        if (buffered) MemorySegment.copy(src, srcOffset, mem, r + HEADER, size);
         int index = count++;
-        words[r] = dstOffset;
-        words[r + 1] = size;
-        words[r + 2] = (attr != MsgAttr.DEFAULT ? HAS_ATTR : 0) | (NONE & 0xffffffffL);
-        words[r + 3] = ((long) dstSlot << 32) | (buffered ? BUFFERED : 0) | index;
+        if (last == NONE) {
+            long box = LINE * dstPid;
+            mem.set(WORD, box, superstep);
+            if (r != box + 8) { // the mailbox only heads the chain
+                mem.set(WORD, box + 8 + 8, 0L);
+                mem.set(WORD, box + 8 + 16, r);
+            }
+        } else {
+            mem.set(WORD, last + 16, r);
+        }
+        mem.set(WORD, r, dstOffset);
+        mem.set(WORD, r + 8, size);
+        mem.set(WORD, r + 16, NONE);
+        mem.set(WORD, r + 24, ((long) dstSlot << 32) | (buffered ? BUFFERED : 0)
+                | (attr != MsgAttr.DEFAULT ? HAS_ATTR : 0) | index);
         if (attr != MsgAttr.DEFAULT) outbox.attrs[index] = attr;
         if (buffered) {
-            used = r + HEADER_WORDS + payloadWords;
+            if (r != LINE * dstPid + 8) used = r + HEADER + payload;
         } else {
-            words[r + HEADER_WORDS] = srcOffset;
+            mem.set(WORD, r + HEADER, srcOffset);
             outbox.sources[index] = src;
             unbuffered++;
-            used = r + UNBUFFERED_WORDS;
+            used = r + UNBUFFERED_RECORD;
         }
-        int tail = putTail[dstPid];
-        if (tail == NONE) {
-            words[2 * dstPid] = superstep;
-            words[2 * dstPid + 1] = r;
-        } else words[tail + 2] = (words[tail + 2] & ~0xffffffffL) | (r & 0xffffffffL);
-        putTail[dstPid] = r;
+        tail[dstPid] = r;
     }
 
     void addGet(int srcPid, int srcSlot, long srcOffset, MemorySegment dst, long dstOffset, long size) {
@@ -218,8 +240,8 @@ final class RequestQueue {
         Arrays.fill(outbox.sources, 0, count, null);
         Arrays.fill(outbox.attrs, 0, count, null);
         Arrays.fill(getDestinations, 0, gets, null);
-        Arrays.fill(putTail, NONE);
-        used = 2 * nprocs;
+        Arrays.fill(tail, NONE);
+        used = LINE * nprocs;
         count = 0;
         unbuffered = 0;
         gets = 0;

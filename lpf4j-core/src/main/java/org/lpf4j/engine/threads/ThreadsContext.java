@@ -265,7 +265,7 @@ final class ThreadsContext implements Context {
         final int base = parity * nprocs;
         for (int s = 0; s < nprocs; s++) {
             RequestQueue.Outbox from = outboxes[base + s];
-            for (int r = from.head(pid, syncs); r != RequestQueue.NONE; r = from.next(r)) {
+            for (long r = from.first(pid, syncs); r != RequestQueue.NONE; r = from.next(r)) {
                 long size = from.size(r);
                 if (size == 0) continue;
                 int slot = from.slot(r);
