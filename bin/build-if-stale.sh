@@ -23,4 +23,7 @@ lpf_build_if_stale() {
   fi
   rm -f "$log"
   LPF_JAR=$(lpf_main_jar "$module")
+  # Maven leaves an unchanged jar untouched even when a dependency was rebuilt: mark it as
+  # built now, or every later run would find it older than the sources and build again.
+  [ -n "$LPF_JAR" ] && touch "$LPF_JAR"
 }
