@@ -71,6 +71,7 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     private final Team team;
     /** The thread parked for each party, or null: the releaser unparks exactly these. */
     private final AtomicReferenceArray<Thread> parked;
+    private final SpinBudgets spin;
 
     Barrier(Team team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
@@ -79,6 +80,7 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
         this.team = team;
         this.parties = parties;
         this.parked = new AtomicReferenceArray<>(parties);
+        this.spin = new SpinBudgets(parties, team.policy.spinNanos);
     }
 
     @Override
@@ -118,13 +120,17 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
 
     private long waitForRelease(int pid, long gen) {
         final ThreadsPolicy policy = team.policy;
-        final long spinUntil = System.nanoTime() + policy.spinNanos;
+        final long spinUntil = System.nanoTime() + spin.nanos(pid);
         do {
             for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
-                if (generation != gen) return lastSum;
+                if (generation != gen) {
+                    spin.paid(pid);
+                    return lastSum;
+                }
                 Thread.onSpinWait();
             }
         } while (System.nanoTime() - spinUntil < 0);
+        spin.wasted(pid);
         final long yieldUntil = System.nanoTime() + policy.yieldNanos;
         do {
             if (generation != gen) return lastSum;

@@ -35,6 +35,7 @@ final class DisseminationBarrier implements SuperstepBarrier {
     /** Per pid (padded): {@code round << 1 | inside}, the last round it entered and whether it is still in it. */
     private final long[] state;
     private final AtomicReferenceArray<Thread> parked;
+    private final SpinBudgets spin;
 
     DisseminationBarrier(Team team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
@@ -46,6 +47,7 @@ final class DisseminationBarrier implements SuperstepBarrier {
         this.slots = new long[STRIDE * (2 * parties * Math.max(rounds, 1) + 1)];
         this.state = new long[STRIDE * (parties + 1)];
         this.parked = new AtomicReferenceArray<>(parties);
+        this.spin = new SpinBudgets(parties, team.policy.spinNanos);
     }
 
     private int slot(int pid, int parity, int k) {
@@ -77,14 +79,18 @@ final class DisseminationBarrier implements SuperstepBarrier {
         long v = (long) SLOT.getVolatile(slots, at);
         if (v >>> 2 == round) return (int) v & 3;
         final ThreadsPolicy policy = team.policy;
-        final long spinUntil = System.nanoTime() + policy.spinNanos;
+        final long spinUntil = System.nanoTime() + spin.nanos(pid);
         do {
             for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
                 v = (long) SLOT.getVolatile(slots, at);
-                if (v >>> 2 == round) return (int) v & 3;
+                if (v >>> 2 == round) {
+                    spin.paid(pid);
+                    return (int) v & 3;
+                }
                 Thread.onSpinWait();
             }
         } while (System.nanoTime() - spinUntil < 0);
+        spin.wasted(pid);
         final long yieldUntil = System.nanoTime() + policy.yieldNanos;
         do {
             v = (long) SLOT.getVolatile(slots, at);
