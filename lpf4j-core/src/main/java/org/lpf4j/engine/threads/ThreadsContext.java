@@ -17,15 +17,16 @@ import java.util.Objects;
 /**
  * One process of a threads-engine section (or the root context, a team of one).
  *
- * <p>Requests are kept as a struct of primitive arrays. Puts are chained per destination pid
- * (head/tail/next indices), gets in one chain of their own. At a sync, after a barrier that sums
- * the request counts, each process <em>pulls</em>: it executes every put whose destination is
- * its own memory (walking the other processes' chains for its pid) and its own gets, so all
+ * <p>Puts go to this process's {@link RequestQueue} (mailbox line and chained records per
+ * destination pid, small payloads copied at once), gets to local arrays. At a sync, after a
+ * barrier that ORs whether anyone queued anything and whether any request reads its source
+ * during the sync, each process <em>pulls</em>: it executes every put whose destination is its
+ * own memory (reading the other processes' outboxes for its pid) and its own gets, so all
  * writes into one process's memory are done by that process's thread — a serialisation of
  * conflicting writes for free. Combining puts ({@link MsgAttr#combining}) take the same path
- * and apply their operator instead of copying, so they are serialised the same way. A second
- * barrier ends the sync. An empty superstep costs one
- * barrier. Nothing here allocates on put, get or sync.
+ * and apply their operator instead of copying. An empty superstep, or one of only buffered
+ * puts, costs one barrier; otherwise a second barrier protects the sources until every copy is
+ * done. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
     private static final long REGISTER_ENTRY_BYTES = 48;

@@ -20,7 +20,13 @@ import org.lpf4j.spi.Parameters;
  * <li>{@code lpf.engine.threads.spin}, {@code lpf.engine.threads.yield} (nanoseconds): how
  *     long a process waiting in a sync spins, then yields, before it parks (-1: chosen from processes vs cores).</li>
  * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
+ * <li>{@code lpf.engine.threads.barrier}: auto (dissemination while every process has a core,
+ *     central counter otherwise), central or dissemination.</li>
  * </ul>
+ *
+ * <p>Costs: a section of p processes starts p − 1 platform threads and keeps, per process, two
+ * request queues with one 64-byte mailbox per destination, so 128·p² bytes in all (p = 64:
+ * 512 KiB; p = 1024: 128 MiB) besides the queues' capacity. At most 2^20 − 1 processes.
  */
 public final class ThreadsEngine {
     private ThreadsEngine() {}
