@@ -2,8 +2,6 @@ package org.lpf4j.engine.threads;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 /** Keeps the arrival word off the cache lines of whatever the JVM allocates before a barrier. */
 abstract class BarrierPadBefore {
@@ -55,8 +53,6 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     /** The most parties a barrier (and so a threads-engine section) can have. */
     static final int MAX_PARTIES = (1 << COUNT_BITS) - 1;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
-    /** The spin loop reads the clock once per this many polls of the generation. */
-    private static final int SPINS_PER_CLOCK_READ = 16;
     private static final VarHandle ARRIVALS;
 
     static {
@@ -68,19 +64,15 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     }
 
     private final int parties;
-    private final Team team;
-    /** The thread parked for each party, or null: the releaser unparks exactly these. */
-    private final AtomicReferenceArray<Thread> parked;
-    private final SpinBudgets spin;
+    private final Waiting waiting;
+    private final Waiting.Release released = (gen, unused) -> generation != gen;
 
     Barrier(Team team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
             throw new IllegalArgumentException("Barrier: parties=" + parties + " not in [1, " + MAX_PARTIES + "]");
         }
-        this.team = team;
         this.parties = parties;
-        this.parked = new AtomicReferenceArray<>(parties);
-        this.spin = new SpinBudgets(parties, team.policy.spinNanos);
+        this.waiting = new Waiting(team, parties);
     }
 
     @Override
@@ -110,78 +102,15 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
             arrivals = 0;
             lastSum = now >>> COUNT_BITS;
             generation = gen + 1;
-            wakeParked();
+            waiting.wakeParked();
             sums = now >>> COUNT_BITS;
         } else {
-            sums = waitForRelease(pid, gen);
+            waiting.await(released, pid, gen + 1, gen, 0);
+            sums = lastSum; // published by the generation write; not overwritten before all have read it
         }
         return ((sums & COUNT_MASK) != 0 ? QUEUED : 0) | ((sums >>> COUNT_BITS) != 0 ? UNBUFFERED : 0);
     }
 
-    private long waitForRelease(int pid, long gen) {
-        final ThreadsPolicy policy = team.policy;
-        final long spinUntil = System.nanoTime() + spin.nanos(pid);
-        do {
-            for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
-                if (generation != gen) {
-                    spin.paid(pid);
-                    return lastSum;
-                }
-                Thread.onSpinWait();
-            }
-        } while (System.nanoTime() - spinUntil < 0);
-        spin.wasted(pid);
-        final long yieldUntil = System.nanoTime() + policy.yieldNanos;
-        do {
-            if (generation != gen) return lastSum;
-            checkAbandoned(pid, gen);
-            Thread.yield();
-        } while (System.nanoTime() - yieldUntil < 0);
-        // The waiting thread registers itself (not the thread that started the process: any
-        // thread may drive a context), then re-checks, so a release cannot slip between.
-        final Thread me = Thread.currentThread();
-        boolean interrupted = Thread.interrupted(); // parkNanos would not block with the flag set
-        try {
-            while (true) {
-                parked.set(pid, me);
-                if (generation != gen) return lastSum;
-                checkAbandoned(pid, gen);
-                LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
-                if (Thread.interrupted()) interrupted = true;
-                if (generation != gen) return lastSum;
-            }
-        } finally {
-            parked.set(pid, null);
-            if (interrupted) Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Throws if the round can no longer complete. The generation is read again after the team's
-     * state: the last arriver releases the round before it can leave its SPMD function, so a
-     * departure seen here with the generation unchanged really is a missing party.
-     */
-    private void checkAbandoned(int pid, long gen) {
-        String why = team.abandonment(pid, gen + 1);
-        if (why != null && generation == gen) {
-            team.fail(why, null);
-            throw team.fatal(pid);
-        }
-    }
-
-    private void wakeParked() {
-        for (int i = 0; i < parties; i++) {
-            Thread t = parked.get(i);
-            if (t != null) LockSupport.unpark(t);
-        }
-    }
-
     @Override
-    public void wakeAll() {
-        wakeParked();
-        for (int i = 0; i < parties; i++) {
-            Thread t = team.thread(i);
-            if (t != null) LockSupport.unpark(t);
-        }
-    }
+    public void wakeAll() { waiting.wakeAll(); }
 }

@@ -1,0 +1,114 @@
+package org.lpf4j.engine.threads;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a process waits in a barrier, shared by both barrier algorithms: spin for an adaptive
+ * time ({@link SpinBudgets}), then yield for a bounded time, then park until whoever releases it
+ * unparks it ({@link ThreadsPolicy}); and, once past spinning, give up with a
+ * {@link org.lpf4j.FatalException} as soon as the round can no longer complete
+ * ({@link Team#abandonment}). Allocation-free.
+ */
+final class Waiting {
+    /** The condition a barrier waits for: one poll of shared memory, no side effects. */
+    interface Release {
+        /**
+         * @param a the barrier's first token (e.g. a generation or a slot index)
+         * @param b the barrier's second token (e.g. a round), or unused
+         * @return whether the wait is over
+         */
+        boolean released(long a, long b);
+    }
+
+    /** The clock is read once per this many polls while spinning. */
+    private static final int SPINS_PER_CLOCK_READ = 16;
+
+    private final Team team;
+    /** The thread parked for each process, or null: wakers unpark exactly these. */
+    private final AtomicReferenceArray<Thread> parked;
+    private final SpinBudgets spin;
+
+    Waiting(Team team, int parties) {
+        this.team = team;
+        this.parked = new AtomicReferenceArray<>(parties);
+        this.spin = new SpinBudgets(parties, team.policy.spinNanos);
+    }
+
+    /**
+     * Returns once {@code release.released(a, b)}.
+     *
+     * @param pid   the waiting process
+     * @param round the barrier round it waits in (for {@link Team#abandonment})
+     * @throws org.lpf4j.FatalException if the round can no longer complete
+     */
+    void await(Release release, int pid, long round, long a, long b) {
+        final ThreadsPolicy policy = team.policy;
+        final long spinUntil = System.nanoTime() + spin.nanos(pid);
+        do {
+            for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
+                if (release.released(a, b)) {
+                    spin.paid(pid);
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+        } while (System.nanoTime() - spinUntil < 0);
+        spin.wasted(pid);
+        final long yieldUntil = System.nanoTime() + policy.yieldNanos;
+        do {
+            if (release.released(a, b)) return;
+            checkAbandoned(release, pid, round, a, b);
+            Thread.yield();
+        } while (System.nanoTime() - yieldUntil < 0);
+        // The waiting thread registers itself (not the thread that started the process: any
+        // thread may drive a context), then re-checks, so a release cannot slip between.
+        final Thread me = Thread.currentThread();
+        boolean interrupted = Thread.interrupted(); // parkNanos would not block with the flag set
+        try {
+            while (true) {
+                parked.set(pid, me);
+                if (release.released(a, b)) return;
+                checkAbandoned(release, pid, round, a, b);
+                LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
+                if (Thread.interrupted()) interrupted = true;
+            }
+        } finally {
+            parked.set(pid, null);
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Fails the team if the round cannot complete. The condition is polled again after the
+     * team's state: whoever completes a round releases it before it can leave, so a departure
+     * seen here with the wait still not over really is a missing process.
+     */
+    private void checkAbandoned(Release release, int pid, long round, long a, long b) {
+        String why = team.abandonment(pid, round);
+        if (why != null && !release.released(a, b)) {
+            team.fail(why, null);
+            throw team.fatal(pid);
+        }
+    }
+
+    /** Unparks {@code pid} if it is parked. */
+    void wake(int pid) {
+        Thread t = parked.get(pid);
+        if (t != null) LockSupport.unpark(t);
+    }
+
+    /** Unparks every parked process, and every process's own thread (the team failed). */
+    void wakeAll() {
+        for (int i = 0; i < parked.length(); i++) {
+            wake(i);
+            Thread t = team.thread(i);
+            if (t != null) LockSupport.unpark(t);
+        }
+    }
+
+    /** Unparks every parked process (a round was released). */
+    void wakeParked() {
+        for (int i = 0; i < parked.length(); i++) wake(i);
+    }
+}
