@@ -38,7 +38,16 @@ final class Probe {
         Fit fit = CACHE.get(p);
         if (fit != null) return fit;
         synchronized (Probe.class) { // one measurement at a time: they would disturb each other
-            return CACHE.computeIfAbsent(p, Probe::measure);
+            try {
+                return CACHE.computeIfAbsent(p, Probe::measure);
+            } catch (org.lpf4j.FatalException e) {
+                // The measurement's buffers did not fit: probe had no effect and may be retried.
+                if (e.getCause() instanceof OutOfMemoryError oom) {
+                    throw new org.lpf4j.LpfOutOfMemoryException("probe for p=" + p
+                            + ": no memory for the measurement buffers (4 MiB per process)", oom);
+                }
+                throw e;
+            }
         }
     }
 
