@@ -212,6 +212,18 @@ public interface Context {
      */
     void sync(SyncAttr attr);
 
+    /**
+     * The number of syncs this process has completed in this context: 0 in the first superstep.
+     * An extension of the LPF API, so that libraries on the public API (collectives, BSMP) can
+     * notice superstep boundaries without queuing anything or reading memory a pending request
+     * may write. Equal on all processes of a section at the same point of the program.
+     *
+     * <p>Cost: O(1), no allocation.
+     *
+     * @return the completed syncs
+     */
+    long superstep();
+
     /** {@link #sync(SyncAttr)} with {@link SyncAttr#DEFAULT}; same cost. */
     default void sync() { sync(SyncAttr.DEFAULT); }
 

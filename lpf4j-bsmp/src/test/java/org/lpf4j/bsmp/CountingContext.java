@@ -38,6 +38,8 @@ final class CountingContext implements Context {
     @Override public int pid() { return real.pid(); }
     @Override public int nprocs() { return real.nprocs(); }
     @Override public Args args() { return real.args(); }
+
+    @Override public long superstep() { return real.superstep(); }
     @Override public void exec(int p, Spmd spmd, Args args) { real.exec(p, spmd, args); }
     @Override public void rehook(Spmd spmd, Args args) { real.rehook(spmd, args); }
 

@@ -115,4 +115,25 @@ class DrmaTest {
             ctx.deregister(slot);
         });
     }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void superstepCountsTheCompletedSyncs(String engine, int p) {
+        Matrix.exec(engine, p, ctx -> {
+            assertEquals(0, ctx.superstep());
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            assertEquals(1, ctx.superstep());
+            Memslot slot = ctx.registerGlobal(Arena.ofAuto().allocate(8));
+            try {
+                ctx.put(slot, 0, 0, slot, 0, 0); // refused (not active yet): no superstep ends
+            } catch (IllegalArgumentException expected) {
+                assertEquals(1, ctx.superstep());
+            }
+            for (int i = 0; i < 10; i++) ctx.sync();
+            assertEquals(11, ctx.superstep());
+            ctx.deregister(slot);
+        });
+    }
 }

@@ -63,6 +63,9 @@ final class DebugContext implements Context {
 
     @Override public Args args() { return engine.args(); }
 
+    /** The user's supersteps: the engine makes more syncs than the program under this layer. */
+    @Override public long superstep() { return step; }
+
     @Override public Machine probe() { return engine.probe(); }
 
     // =====================================================================================

@@ -36,6 +36,8 @@ final class TimedContext implements Context {
 
     @Override public Args args() { return inner.args(); }
 
+    @Override public long superstep() { return inner.superstep(); }
+
     @Override public void exec(int p, Spmd spmd, Args args) { inner.exec(p, spmd, args); }
 
     @Override public void rehook(Spmd spmd, Args args) { inner.rehook(spmd, args); }

@@ -94,6 +94,8 @@ final class ThreadsContext implements Context {
 
     @Override public Args args() { return args; }
 
+    @Override public long superstep() { return syncs; }
+
     // =====================================================================================
     // put / get: checks, then a few array stores
     // =====================================================================================
