@@ -106,6 +106,8 @@ public final class Bsmp implements AutoCloseable {
     /** Set by the exchange when this process was sent more than its budget. */
     private String overflow;
     private boolean closed;
+    /** Whether a send of this superstep queued a put into the inbox (cleared by the sync). */
+    private boolean putsPending;
 
     private Bsmp(Context ctx, RecordLayout layout, Buffers buffers) {
         this.ctx = ctx;
@@ -254,6 +256,7 @@ public final class Bsmp implements AutoCloseable {
         if (tagSize > 0 && tagSize == layout.tagSpace && tagSlot == payloadSlot && payloadOffset == tagOffset + tagSize) {
             // Tag and payload adjacent in one slot, and adjacent in the record too: one put.
             ctx.put(tagSlot, tagOffset, this.pid, inbox, layout.tagOffset(record), tagSize + payloadSize);
+            putsPending = true;
             out.commit(buffers.inbox, pid, payloadSize);
             return;
         }
@@ -262,9 +265,11 @@ public final class Bsmp implements AutoCloseable {
             if (tagSize > 0) {
                 ctx.put(tagSlot, tagOffset, this.pid, inbox, layout.tagOffset(record), tagSize);
                 queued = true;
+                putsPending = true;
             }
             if (payloadSize > 0) {
                 ctx.put(payloadSlot, payloadOffset, this.pid, inbox, layout.payloadOffset(record), payloadSize);
+                putsPending = true;
             }
         } catch (RuntimeException e) {
             if (queued) {
@@ -290,10 +295,16 @@ public final class Bsmp implements AutoCloseable {
      * @throws BsmpFullException         if the message exceeds this superstep's budget; no effect
      * @throws IndexOutOfBoundsException if {@code pid} is out of range; no effect
      * @throws IllegalArgumentException  if the tag has the wrong size; no effect
+     * @throws IllegalStateException     if the tag's or the payload's memory is no longer
+     *                                   accessible (its arena was closed); no message is sent
      */
     public void send(int pid, MemorySegment tag, MemorySegment payload) {
-        long record = stage("send", pid, tag.byteSize(), payload);
+        long size = payload.byteSize();
+        long record = reserve("send", pid, tag.byteSize(), size);
+        // Copy everything before accounting: a failing copy (e.g. a closed arena) leaves no message.
         MemorySegment.copy(tag, 0, buffers.inbox, layout.tagOffset(record), layout.tagSize);
+        MemorySegment.copy(payload, 0, buffers.inbox, layout.payloadOffset(record), size);
+        out.commit(buffers.inbox, pid, size);
     }
 
     /**
@@ -594,6 +605,7 @@ public final class Bsmp implements AutoCloseable {
     /** After the underlying syncs: the new mode; an exception for a receive overflow. */
     private BsmpFullException switchMode() {
         invalid = null;
+        putsPending = false;
         if (mode == Mode.READ) {
             in.clear();
             mode = Mode.WRITE;
@@ -615,9 +627,14 @@ public final class Bsmp implements AutoCloseable {
     /**
      * Destroys the object ({@code lpf_bsmp_destroy}): deregisters its slots and frees its
      * memory; later calls other than {@code close} throw {@link IllegalStateException}.
-     * Collective (it deregisters global slots). Never fails; a second call does nothing. No
-     * request of the current superstep may name the object's memory (so call it right after a
-     * sync, with no send pending).
+     * Collective (it deregisters global slots). Call it in a superstep in which this object sent
+     * nothing: right after a {@link #sync()}, in either mode, or before any send. Used so, it never
+     * fails; a second call does nothing. After a failed sync it always succeeds.
+     *
+     * <p>Sent but not yet synced messages are refused: a put-based send has queued puts into this
+     * object's buffer that the next sync would execute, after the slot was deregistered (failing
+     * the section, or writing into memory the program registered meanwhile under the freed slot).
+     * Costs O(1) plus four deregistrations.
      *
      * <p><b>LPF usage.</b> A call to this function
      * <ol>
@@ -626,10 +643,20 @@ public final class Bsmp implements AutoCloseable {
      *   <li>expects to receive zero messages;</li>
      *   <li>does not call {@code ctx.sync()}.</li>
      * </ol>
+     *
+     * @throws IllegalStateException if this process sent messages in the current superstep that
+     *                               no sync has delivered yet ({@link #sentMessages()} &gt; 0, or
+     *                               a failed send queued part of one); nothing happens then, and
+     *                               after the next {@link #sync()} {@code close()} succeeds
      */
     @Override
     public void close() {
         if (closed) return;
+        if (dead == null && (out.messages() > 0 || putsPending)) {
+            throw new IllegalStateException("Bsmp.close() at pid " + pid + " of " + nprocs + ": " + out.messages()
+                    + " message(s) sent in this superstep are not yet synced (their staged puts would land in"
+                    + " deregistered memory); call sync() first. Nothing was closed");
+        }
         closed = true;
         dead = "this Bsmp is closed";
         in.clear();

@@ -164,6 +164,52 @@ class BsmpModeAndErrorTest {
         });
     }
 
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void closeWithUnsyncedSendsIsRefusedWithoutEffect(int p) {
+        Sections.run(p, ctx -> {
+            int s = ctx.pid(), next = (s + 1) % p, prev = (s + p - 1) % p;
+            Sections.reserve(ctx, 1, 2, 1, 0);
+            MemorySegment src = Arena.ofAuto().allocate(16, 8);
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 70 + s);
+            Memslot slot = ctx.registerLocal(src);
+            try (Bsmp bsmp = Bsmp.create(ctx, 64, 8, 2)) {
+                bsmp.send(next, slot, 0, slot, 8, 8); // staged by a queued self-put
+                var e = assertThrows(IllegalStateException.class, bsmp::close);
+                assertTrue(e.getMessage().contains("1 message(s) sent in this superstep")
+                        && e.getMessage().contains("sync() first"), e.getMessage());
+                bsmp.sendLongTag(next, 80 + s, new byte[]{9}); // still fully usable
+                assertThrows(IllegalStateException.class, bsmp::close);
+                bsmp.sync();
+                long tags = 0;
+                for (BsmpMessage m : bsmp.messages()) tags += m.tagLong();
+                assertEquals(150 + 2L * prev, tags, "both messages arrived after the refused close");
+                bsmp.sync();
+            } // close succeeds now
+            ctx.deregister(slot);
+        });
+    }
+
+    @Test
+    void aCopyingSendWhoseSegmentIsClosedSendsNothing() {
+        Lpf.root().exec(2, ctx -> {
+            Sections.reserve(ctx, 1, 2, 0, 0);
+            int next = 1 - ctx.pid();
+            Arena arena = Arena.ofConfined();
+            MemorySegment tag = arena.allocate(8), payload = arena.allocate(4);
+            arena.close();
+            try (Bsmp bsmp = Bsmp.create(ctx, 64, 8, 2)) {
+                assertThrows(IllegalStateException.class, () -> bsmp.send(next, tag, MemorySegment.ofArray(new byte[4])));
+                assertThrows(IllegalStateException.class, () -> bsmp.send(next, MemorySegment.ofArray(new byte[8]), payload));
+                assertEquals(0, bsmp.sentMessages(), "a failed copy counts no message");
+                assertEquals(0, bsmp.sentBytes());
+                bsmp.sync();
+                assertNull(bsmp.move(), "nothing was delivered");
+                bsmp.sync();
+            }
+        });
+    }
+
     @Test
     void closeNeverFailsAndLaterUseIsAClearError() {
         Lpf.root().exec(3, ctx -> {

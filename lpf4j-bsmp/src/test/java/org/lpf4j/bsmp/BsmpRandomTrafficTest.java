@@ -3,6 +3,7 @@ package org.lpf4j.bsmp;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
+import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 
 import java.lang.foreign.Arena;
@@ -54,51 +55,54 @@ class BsmpRandomTrafficTest {
     @ParameterizedTest
     @FieldSource("PROCS")
     void randomAllToAllMatchesTheReferenceMultiset(int p) {
-        Sections.run(p, ctx -> {
-            int s = ctx.pid();
-            long maxMessages = (long) MAX_PER_PAIR * p, bufferSize = maxMessages * MAX_PAYLOAD;
-            Sections.reserve(ctx, 1, maxMessages, 1, 0);
-            // Source area for slot sends: tag then payload per message, rewritten every superstep.
-            MemorySegment source = Arena.ofAuto().allocate(maxMessages * (8 + MAX_PAYLOAD), 8);
-            Memslot sourceSlot = ctx.registerLocal(source);
-            try (Bsmp bsmp = Bsmp.create(ctx, bufferSize, Long.BYTES, maxMessages)) {
-                for (int t = 0; t < SUPERSTEPS; t++) {
-                    long at = 0;
-                    for (Msg m : traffic(t, s, p)) {
-                        if (m.viaSlot()) {
-                            source.set(ValueLayout.JAVA_LONG_UNALIGNED, at, m.tag());
-                            MemorySegment.copy(MemorySegment.ofArray(m.payload()), 0, source, at + 8, m.payload().length);
-                            bsmp.send(m.dst(), sourceSlot, at, sourceSlot, at + 8, m.payload().length);
-                            at += 8 + m.payload().length;
-                        } else {
-                            bsmp.sendLongTag(m.dst(), m.tag(), m.payload());
-                        }
-                    }
-                    bsmp.sync();
-                    List<String> expected = new ArrayList<>();
-                    for (int src = 0; src < p; src++) {
-                        for (Msg m : traffic(t, src, p)) if (m.dst() == s) expected.add(m.key());
-                    }
-                    assertEquals(expected.size(), bsmp.remainingMessages(), "superstep " + t);
-                    boolean partial = t % 5 == 4;
-                    List<String> got = new ArrayList<>();
-                    for (BsmpMessage m : bsmp.messages()) {
-                        got.add(new Msg(m.source(), s, m.tagLong(), m.payloadBytes(), false).key());
-                        if (partial && got.size() * 2 >= expected.size()) break;
-                    }
-                    if (partial) {
-                        assertEquals(expected.size() - got.size(), bsmp.remainingMessages());
-                        List<String> rest = new ArrayList<>(expected);
-                        for (String g : got) assertEquals(true, rest.remove(g), "unexpected " + g);
+        Sections.run(p, ctx -> exchange(ctx, SUPERSTEPS));
+    }
+
+    /** Runs {@code supersteps} supersteps of random traffic on {@code ctx}, checking every delivery. */
+    static void exchange(Context ctx, int supersteps) {
+        int s = ctx.pid(), p = ctx.nprocs();
+        long maxMessages = (long) MAX_PER_PAIR * p, bufferSize = maxMessages * MAX_PAYLOAD;
+        Sections.reserve(ctx, 1, maxMessages, 1, 0);
+        // Source area for slot sends: tag then payload per message, rewritten every superstep.
+        MemorySegment source = Arena.ofAuto().allocate(maxMessages * (8 + MAX_PAYLOAD), 8);
+        Memslot sourceSlot = ctx.registerLocal(source);
+        try (Bsmp bsmp = Bsmp.create(ctx, bufferSize, Long.BYTES, maxMessages)) {
+            for (int t = 0; t < supersteps; t++) {
+                long at = 0;
+                for (Msg m : traffic(t, s, p)) {
+                    if (m.viaSlot()) {
+                        source.set(ValueLayout.JAVA_LONG_UNALIGNED, at, m.tag());
+                        MemorySegment.copy(MemorySegment.ofArray(m.payload()), 0, source, at + 8, m.payload().length);
+                        bsmp.send(m.dst(), sourceSlot, at, sourceSlot, at + 8, m.payload().length);
+                        at += 8 + m.payload().length;
                     } else {
-                        Collections.sort(expected);
-                        Collections.sort(got);
-                        assertEquals(expected, got, "pid " + s + " superstep " + t);
+                        bsmp.sendLongTag(m.dst(), m.tag(), m.payload());
                     }
-                    bsmp.sync();
                 }
+                bsmp.sync();
+                List<String> expected = new ArrayList<>();
+                for (int src = 0; src < p; src++) {
+                    for (Msg m : traffic(t, src, p)) if (m.dst() == s) expected.add(m.key());
+                }
+                assertEquals(expected.size(), bsmp.remainingMessages(), "superstep " + t);
+                boolean partial = t % 5 == 4;
+                List<String> got = new ArrayList<>();
+                for (BsmpMessage m : bsmp.messages()) {
+                    got.add(new Msg(m.source(), s, m.tagLong(), m.payloadBytes(), false).key());
+                    if (partial && got.size() * 2 >= expected.size()) break;
+                }
+                if (partial) {
+                    assertEquals(expected.size() - got.size(), bsmp.remainingMessages());
+                    List<String> rest = new ArrayList<>(expected);
+                    for (String g : got) assertEquals(true, rest.remove(g), "unexpected " + g);
+                } else {
+                    Collections.sort(expected);
+                    Collections.sort(got);
+                    assertEquals(expected, got, "pid " + s + " superstep " + t);
+                }
+                bsmp.sync();
             }
-            ctx.deregister(sourceSlot);
-        });
+        }
+        ctx.deregister(sourceSlot);
     }
 }

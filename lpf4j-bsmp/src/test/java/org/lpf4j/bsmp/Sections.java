@@ -11,7 +11,7 @@ final class Sections {
     private Sections() {}
 
     /** The process counts every multi-process test runs with. */
-    static final int[] PROCS = {1, 2, 3, 4, 5, 8};
+    static final int[] PROCS = {1, 2, 3, 4, 5, 6, 7, 8};
 
     /** Runs {@code spmd} on exactly {@code p} processes of the threads engine. */
     static void run(int p, Spmd spmd) {
