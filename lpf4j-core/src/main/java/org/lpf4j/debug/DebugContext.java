@@ -44,6 +44,8 @@ final class DebugContext implements Context {
     private final Map<Memslot, SlotInfo> slots = new IdentityHashMap<>();
     private final Map<Integer, SlotInfo> globalsById = new HashMap<>();
     private final List<Request> requests = new ArrayList<>();
+    /** The same requests by target pid (lists made on first use), so a target finds its own in O(p + n). */
+    private final List<Request>[] requestsTo;
     /** Global register/deregister calls of this superstep, e.g. "registerGlobal at X.java:3". */
     private final List<String> collectiveCalls = new ArrayList<>();
     /** The same calls without sites, for comparing processes. */
@@ -55,6 +57,15 @@ final class DebugContext implements Context {
         this.section = section;
         this.pid = engine.pid();
         this.nprocs = engine.nprocs();
+        @SuppressWarnings("unchecked")
+        List<Request>[] byTarget = new List[nprocs];
+        this.requestsTo = byTarget;
+    }
+
+    /** @return this process's requests of the current superstep that target {@code target} */
+    private List<Request> requestsTo(int target) {
+        List<Request> list = requestsTo[target];
+        return list != null ? list : List.of();
     }
 
     @Override public int pid() { return pid; }
@@ -132,6 +143,8 @@ final class DebugContext implements Context {
         }
         r.capture(local.segment.asSlice(r.localOffset, r.size));
         requests.add(r);
+        if (requestsTo[r.remotePid] == null) requestsTo[r.remotePid] = new ArrayList<>();
+        requestsTo[r.remotePid].add(r);
     }
 
     /** The slot's registration if this process may use it now, else a report. */
@@ -177,6 +190,7 @@ final class DebugContext implements Context {
         step++;
         regCapacity = regPending;
         queueCapacity = queuePending;
+        for (Request r : requests) requestsTo[r.remotePid].clear();
         requests.clear();
         collectiveCalls.clear();
         collectiveKeys.clear();
@@ -249,7 +263,7 @@ final class DebugContext implements Context {
         for (int q = 0; q < nprocs; q++) {
             DebugContext origin = section.member(q);
             if (origin == null) continue;
-            for (Request r : origin.requests) if (r.remotePid == pid) incoming.add(r);
+            incoming.addAll(origin.requestsTo(pid));
         }
         if (incoming.size() > queueCapacity) {
             Request last = incoming.get((int) queueCapacity);
@@ -262,38 +276,32 @@ final class DebugContext implements Context {
 
     /**
      * The areas of this process's memory that requests of this superstep write (puts to it, its
-     * own gets) must not overlap the areas requests read (its own puts, gets from it).
+     * own gets) must not overlap the areas requests read (its own puts, gets from it). Sorts the
+     * n areas by address and sweeps them once: O(p + n log n) for n requests touching this
+     * process's memory.
      */
     private void checkConflictsOnMyMemory() {
-        List<Request> writers = new ArrayList<>(), readers = new ArrayList<>();
-        List<MemorySegment> written = new ArrayList<>(), read = new ArrayList<>();
+        List<Area> areas = new ArrayList<>();
         for (Request r : requests) {
-            (r.put ? readers : writers).add(r);
-            (r.put ? read : written).add(r.localArea);
+            if (r.size > 0) areas.add(new Area(r, !r.put, r.localArea));
         }
         for (int q = 0; q < nprocs; q++) {
             DebugContext origin = section.member(q);
             if (origin == null) continue;
-            for (Request r : origin.requests) {
-                if (r.remotePid != pid || r.size == 0) continue;
+            for (Request r : origin.requestsTo(pid)) {
+                if (r.size == 0) continue;
                 SlotInfo info = globalsById.get(r.remoteSlot.id());
                 if (info == null || r.remoteOffset > info.segment.byteSize() - r.size) continue; // its origin reports it
-                (r.put ? writers : readers).add(r);
-                (r.put ? written : read).add(info.segment.asSlice(r.remoteOffset, r.size));
+                areas.add(new Area(r, r.put, info.segment.asSlice(r.remoteOffset, r.size)));
             }
         }
-        for (int w = 0; w < writers.size(); w++) {
-            for (int x = 0; x < readers.size(); x++) {
-                Request wr = writers.get(w), rd = readers.get(x);
-                if (wr == rd || written.get(w).byteSize() == 0 || read.get(x).byteSize() == 0) continue;
-                if (written.get(w).asOverlappingSlice(read.get(x)).isPresent()) {
-                    Request mine = rd.origin == pid ? rd : wr;
-                    throw report(Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
-                            + " writes memory of pid " + pid + " that " + rd.brief() + " reads (" + wr.call() + " vs "
-                            + rd.call() + "); a source must not be another request's destination", null);
-                }
-            }
-        }
+        Area[] conflict = Area.findConflict(areas);
+        if (conflict == null) return;
+        Request wr = conflict[0].request(), rd = conflict[1].request();
+        Request mine = rd.origin == pid ? rd : wr;
+        throw report(Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
+                + " writes memory of pid " + pid + " that " + rd.brief() + " reads (" + wr.call() + " vs "
+                + rd.call() + "); a source must not be another request's destination", null);
     }
 
     // =====================================================================================
