@@ -1,6 +1,7 @@
 package org.lpf4j;
 
 import org.lpf4j.debug.Debug;
+import org.lpf4j.spi.Components;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
 import org.lpf4j.spi.Parameters;
@@ -36,19 +37,31 @@ public final class Lpf {
      *         probe work on it, and {@code exec} starts sections on the whole machine. Costs a
      *         selection (a query per installed engine) and the engine's root construction.
      * @throws IllegalArgumentException if {@code lpf.engine} names an engine that is not installed
-     *                                  or cannot run here, or a parameter is invalid
+     *                                  or cannot run here, a parameter is invalid, or a system
+     *                                  property or environment variable under {@code lpf.engine.},
+     *                                  {@code lpf.boot.}, {@code lpf.coll.}, {@code lpf.cr.} or
+     *                                  {@code lpf.debug} is a misspelt parameter key (the message
+     *                                  names it and the nearest known key)
      */
     public static Context root() {
+        requireNoMisspeltSettings();
         return checked(Engines.selected().root());
     }
 
     /**
      * @param engine an engine's name, e.g. {@code "threads"}
      * @return the root context of that engine (checked if {@code lpf.debug} is true)
-     * @throws IllegalArgumentException if no such engine is installed or it cannot run here
+     * @throws IllegalArgumentException if no such engine is installed or it cannot run here, or a
+     *                                  setting is a misspelt parameter key (as {@link #root()})
      */
     public static Context root(String engine) {
+        requireNoMisspeltSettings();
         return checked(Engines.byName(engine).root());
+    }
+
+    /** See {@link Components#requireNoMisspeltSettings()}: a typo in a setting is an error, not ignored. */
+    private static void requireNoMisspeltSettings() {
+        Components.installed().requireNoMisspeltSettings();
     }
 
     private static Context checked(Context root) {
@@ -63,9 +76,11 @@ public final class Lpf {
      * @param init this member's handle on the environment (made by an engine)
      * @param spmd the function every process runs
      * @param args this process's own arguments
+     * @throws IllegalArgumentException if a setting is a misspelt parameter key (as {@link #root()})
      * @throws FatalException if the section failed
      */
     public static void hook(Init init, Spmd spmd, Args args) {
+        requireNoMisspeltSettings();
         (DEBUG.get() ? Debug.wrap(init) : init).hook(spmd, args);
     }
 

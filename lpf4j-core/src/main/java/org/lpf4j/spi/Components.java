@@ -3,10 +3,12 @@ package org.lpf4j.spi;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -36,6 +38,8 @@ public final class Components {
     private final Map<Component, Parameters.Parameter<Integer>> priorities = new IdentityHashMap<>();
     private final Map<Component, List<Parameters.Parameter<?>>> moduleParameters = new IdentityHashMap<>();
     private final Map<Component, String> openFailures = new IdentityHashMap<>();
+    /** The {@code lpf.*} system property names last found free of misspellings, or {@code null}. */
+    private volatile Set<String> validProperties;
 
     /**
      * What the registry concluded about one module.
@@ -176,7 +180,12 @@ public final class Components {
         }
         if (q == null) return new Verdict(module, false, -1, "query answered null", false);
         if (!q.canRun()) return new Verdict(module, false, -1, q.reason(), false);
-        int user = priorities.get(module).get();
+        int user;
+        try {
+            user = priorities.get(module).get();
+        } catch (IllegalArgumentException e) {
+            return new Verdict(module, false, -1, "invalid priority setting: " + e.getMessage(), false);
+        }
         return user >= 0 ? new Verdict(module, true, user, null, true) : new Verdict(module, true, q.priority(), null, false);
     }
 
@@ -264,9 +273,52 @@ public final class Components {
      */
     public List<String> unknownSettings() {
         if (parameters != ParameterRegistry.global()) return List.of();
+        return parameters.unknownSettings(System.getProperties().stringPropertyNames(), System.getenv().keySet(),
+                frameworkNamespaces());
+    }
+
+    /** The key prefixes of the frameworks ({@code lpf.engine.}, ...) and {@code lpf.debug}. */
+    private static List<String> checkedNamespaces() {
+        List<String> namespaces = frameworkNamespaces();
+        namespaces.add("lpf.debug");
+        return namespaces;
+    }
+
+    private static List<String> frameworkNamespaces() {
         List<String> namespaces = new ArrayList<>();
         for (Framework f : Framework.values()) namespaces.add(f.choiceKey() + ".");
-        return parameters.unknownSettings(System.getProperties().stringPropertyNames(), System.getenv().keySet(),
-                namespaces);
+        return namespaces;
+    }
+
+    /**
+     * Refuses misspelt settings: a system property ({@code lpf.*}) or environment variable
+     * ({@code LPF_*}) under {@code lpf.engine.}, {@code lpf.boot.}, {@code lpf.coll.},
+     * {@code lpf.cr.} or {@code lpf.debug} that names no registered parameter but is near one
+     * ({@link ParameterRegistry#misspeltSettings}). Unknown settings resembling no key (say, of
+     * a module not installed here) and {@code lpf.*} settings of other tools pass; {@code lpf info}
+     * lists them. {@link org.lpf4j.Lpf#root()} and {@link org.lpf4j.Lpf#hook} call this. Costs a
+     * scan of the system property names; the full check runs only when the set of {@code lpf.*}
+     * property names differs from the last one found valid (the environment is fixed per JVM).
+     * Does nothing for a registry other than the global one.
+     *
+     * @throws IllegalArgumentException naming each misspelt setting and the nearest known key
+     */
+    public void requireNoMisspeltSettings() {
+        if (parameters != ParameterRegistry.global()) return;
+        Set<String> names = new HashSet<>();
+        for (Object key : System.getProperties().keySet()) {
+            if (key instanceof String k && k.startsWith("lpf.")) names.add(k);
+        }
+        if (names.equals(validProperties)) return;
+        List<String> problems = parameters.misspeltSettings(names, lpfVariables(), checkedNamespaces());
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems) + " (settings under lpf.engine., lpf.boot., "
+                    + "lpf.coll., lpf.cr. and lpf.debug must name a parameter; 'lpf info' lists them)");
+        }
+        validProperties = names;
+    }
+
+    private static List<String> lpfVariables() {
+        return System.getenv().keySet().stream().filter(v -> v.startsWith("LPF_")).toList();
     }
 }

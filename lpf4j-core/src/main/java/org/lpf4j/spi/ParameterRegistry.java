@@ -202,22 +202,51 @@ public final class ParameterRegistry {
      */
     public List<String> unknownSettings(Collection<String> propertyNames, Collection<String> variableNames,
                                         Collection<String> namespaces) {
+        return unknown(propertyNames, variableNames, namespaces, false);
+    }
+
+    /**
+     * {@link #unknownSettings} restricted to the settings that are near a registered key (edit
+     * distance): the likely typos, which {@link org.lpf4j.Lpf#root()} refuses. Settings under
+     * the namespaces that resemble no key (e.g. a module that is not installed here) are left
+     * out. Costs O(n · k · length²) for n unknown settings and k registered keys; nothing for
+     * known ones beyond a map lookup.
+     *
+     * @param propertyNames the names of the system properties set
+     * @param variableNames the names of the environment variables set
+     * @param namespaces    key prefixes to check, e.g. {@code "lpf.engine."}
+     * @return one message per misspelt setting, naming it and the nearest registered key
+     */
+    public List<String> misspeltSettings(Collection<String> propertyNames, Collection<String> variableNames,
+                                         Collection<String> namespaces) {
+        return unknown(propertyNames, variableNames, namespaces, true);
+    }
+
+    private List<String> unknown(Collection<String> propertyNames, Collection<String> variableNames,
+                                 Collection<String> namespaces, boolean nearOnly) {
         List<String> problems = new ArrayList<>();
         for (String name : propertyNames) {
             if (namespaces.stream().anyMatch(name::startsWith) && !registered.containsKey(name)) {
-                problems.add("system property " + unknownKeyMessage(name));
+                unknownSetting(problems, "system property " + name, Suggest.nearest(name, registered.keySet()), nearOnly);
             }
         }
-        List<String> envNames = registered.values().stream().map(Parameters.Parameter::environmentVariable).toList();
+        List<String> envNames = null;
         for (String var : variableNames) {
             boolean inNamespace = namespaces.stream().anyMatch(ns -> var.startsWith(Parameters.toEnvironmentName(ns)));
-            if (inNamespace && !envNames.contains(var)) {
-                String near = Suggest.nearest(var, envNames);
-                problems.add("environment variable " + var + " names no parameter"
-                        + (near == null ? "" : "; did you mean " + near + "?"));
+            if (!inNamespace) continue;
+            if (envNames == null) {
+                envNames = registered.values().stream().map(Parameters.Parameter::environmentVariable).toList();
+            }
+            if (!envNames.contains(var)) {
+                unknownSetting(problems, "environment variable " + var, Suggest.nearest(var, envNames), nearOnly);
             }
         }
         return problems;
+    }
+
+    private static void unknownSetting(List<String> problems, String setting, String near, boolean nearOnly) {
+        if (near == null && nearOnly) return;
+        problems.add(setting + " names no parameter" + (near == null ? "" : "; did you mean " + near + "?"));
     }
 
     private String unknownKeyMessage(String key) {

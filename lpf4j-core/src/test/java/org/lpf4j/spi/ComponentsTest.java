@@ -109,6 +109,19 @@ class ComponentsTest {
     }
 
     @Test
+    void anInvalidUserPriorityDeclinesTheModuleNamingTheSetting() {
+        Fake a = new Fake("alpha", Query.run(90)), b = new Fake("beta", Query.run(10));
+        Components c = of(a, b);
+        env.put("LPF_COLL_ALPHA_PRIORITY", "abc");
+        Components.Verdict v = c.verdict(a);
+        assertFalse(v.canRun());
+        assertTrue(v.reason().startsWith("invalid priority setting: parameter lpf.coll.alpha.priority = 'abc'")
+                && v.reason().contains("not an integer"), v.reason());
+        assertSame(b, c.select(Framework.COLL));
+        assertEquals(List.of(b, a), c.verdicts(Framework.COLL).stream().map(Components.Verdict::module).toList());
+    }
+
+    @Test
     void openRegistersParametersOnceUnderTheModulesPrefix() {
         Fake a = new Fake("alpha", Query.run(10));
         Components c = of(a);

@@ -111,7 +111,16 @@ class ParametersTest {
         List<String> problems = registry.unknownSettings(Set.of("lpf.engine.threads.spim", "lpf.engine.threads.spin",
                 "lpf.other.thing", "user.home"), Set.of("LPF_ENGINE_THREADS_SPN", "LPF_ENGINE_THREADS_SPIN", "PATH"),
                 List.of("lpf.engine."));
-        assertEquals(List.of("system property unknown parameter lpf.engine.threads.spim; did you mean lpf.engine.threads.spin?",
+        assertEquals(List.of("system property lpf.engine.threads.spim names no parameter; did you mean lpf.engine.threads.spin?",
+                "environment variable LPF_ENGINE_THREADS_SPN names no parameter; did you mean LPF_ENGINE_THREADS_SPIN?"), problems);
+    }
+
+    @Test
+    void onlyNearMissesCountAsMisspelt() {
+        registry.integer("lpf.engine.threads.spin", -1, -1, 10, "spin");
+        List<String> problems = registry.misspeltSettings(Set.of("lpf.engine.threads.spim", "lpf.engine.mpi.transport",
+                "lpf.engine.threads.spin"), Set.of("LPF_ENGINE_THREADS_SPN", "LPF_ENGINE_MPI_TRANSPORT"), List.of("lpf.engine."));
+        assertEquals(List.of("system property lpf.engine.threads.spim names no parameter; did you mean lpf.engine.threads.spin?",
                 "environment variable LPF_ENGINE_THREADS_SPN names no parameter; did you mean LPF_ENGINE_THREADS_SPIN?"), problems);
     }
 

@@ -14,7 +14,9 @@ import java.util.Map;
  * What {@code lpf info} shows, read from a {@link Components} registry: per framework its modules
  * (versions, whether they can run here and why not, which one is selected) with their parameters,
  * then the parameters of no module, then the settings that name no parameter. Built once; costs a
- * query of every module and a resolution of every parameter.
+ * query of every module and a resolution of every parameter. Never fails for bad settings: an
+ * invalid value shows as the parameter's error (and, for a {@code priority}, as the module's
+ * reason for not running).
  *
  * @param frameworks the frameworks in {@link Framework} order
  * @param others     parameters that belong to no module ({@code lpf.debug}, {@code lpf.engine}, ...)
@@ -75,7 +77,14 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
                 error = e.getMessage();
             }
             List<ModuleInfo> modules = new ArrayList<>();
-            for (Components.Verdict v : components.verdicts(f)) {
+            List<Components.Verdict> verdicts;
+            try {
+                verdicts = components.verdicts(f);
+            } catch (RuntimeException e) { // a module's misbehaviour must not cost the whole report
+                verdicts = List.of();
+                error = (error == null ? "" : error + "; ") + "cannot query the modules: " + e;
+            }
+            for (Components.Verdict v : verdicts) {
                 Component m = v.module();
                 List<ParameterInfo> params = new ArrayList<>();
                 for (Parameters.Parameter<?> p : components.parametersOf(m)) {

@@ -47,6 +47,16 @@ class InfoCommandTest {
     }
 
     @Test
+    void anInvalidPrioritySettingIsShownNotThrown() {
+        env.put("LPF_ENGINE_SIM_PRIORITY", "abc");
+        String text = info();
+        assertTrue(text.contains("invalid priority setting: parameter lpf.engine.sim.priority = 'abc'"), text);
+        assertTrue(text.contains("not an integer"), text);
+        String json = info("--json");
+        assertTrue(json.contains("invalid priority setting"), json);
+    }
+
+    @Test
     void textListsFrameworksModulesVersionsAndParameters() {
         env.put("LPF_ENGINE_SIM_LATENCY", "7");
         String text = info();
