@@ -26,7 +26,8 @@ final class Probe {
 
     static final long[] SIZES = {8, 128, 2048, 32768, 524288};
     static final int[] H = {1, 2, 4, 8};
-    private static final int BATCH = 4;
+    /** The most supersteps one timed batch may have. */
+    private static final int MAX_BATCH = 1 << 16;
     private static final int MAX_BATCHES = 64;
 
     /** One measurement: g (s/B) and l (s) per message size. */
@@ -53,7 +54,7 @@ final class Probe {
 
     private static Fit measure(int p) {
         long budgetNanos = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
-        int cells = SIZES.length * H.length + 1;
+        int cells = SIZES.length * H.length + 1 + 1 + H.length; // + the warm-up cells
         long cellNanos = Math.max(1, budgetNanos / cells);
         double[][] seconds = new double[SIZES.length][H.length];
         double[] empty = new double[1];
@@ -85,6 +86,15 @@ final class Probe {
             Memslot dstSlot = ctx.registerGlobal(dst);
             Memslot controlSlot = ctx.registerGlobal(control);
             ctx.sync();
+            // Warm-up, not recorded: the empty and smallest cells once, so that the JIT has compiled
+            // the put and sync paths before anything is timed (else the first cells time the
+            // interpreter, ten times slower).
+            cell(ctx, controlSlot, control, cellNanos, () -> { });
+            for (int h : H) {
+                cell(ctx, controlSlot, control, cellNanos, () -> {
+                    for (int j = 0; j < h; j++) ctx.put(srcSlot, j * SIZES[0], (pid + 1 + j) % p, dstSlot, j * SIZES[0], SIZES[0]);
+                });
+            }
             // Every process takes part; pid 0's clock is the one reported (it also decides when to stop).
             double emptySeconds = cell(ctx, controlSlot, control, cellNanos, () -> { });
             if (pid == 0) empty[0] = emptySeconds;
@@ -106,32 +116,40 @@ final class Probe {
         }
     }
 
-    /** Times batches of supersteps; pid 0 decides when to stop and tells the others by a put. */
+    /**
+     * Times batches of supersteps and returns the median seconds per superstep. Pid 0 decides,
+     * after each batch, the size of the next one (about a sixteenth of the cell's time, so that a
+     * batch spans many supersteps when they are short and few when they are long) or that the
+     * cell is over, and tells the others with a put in a superstep of its own (not timed): so
+     * every process makes the same syncs.
+     */
     private static double cell(Context ctx, Memslot controlSlot, MemorySegment control, long cellNanos,
                                Runnable superstepRequests) {
         double[] samples = new double[MAX_BATCHES];
         int batches = 0;
         long cellStart = System.nanoTime();
-        boolean more = true;
-        while (more) {
+        int batch = 1;
+        while (batch > 0) {
             long t0 = System.nanoTime();
-            for (int i = 0; i < BATCH; i++) {
+            for (int i = 0; i < batch; i++) {
                 superstepRequests.run();
                 ctx.sync();
             }
-            samples[batches++] = (System.nanoTime() - t0) / 1e9 / BATCH;
+            double perSuperstep = (System.nanoTime() - t0) / 1e9 / batch;
+            samples[batches++] = perSuperstep;
             if (ctx.pid() == 0) {
                 boolean stop = batches >= MAX_BATCHES || (batches >= 3 && System.nanoTime() - cellStart > cellNanos);
-                control.set(ValueLayout.JAVA_INT, 0, stop ? 1 : 0);
+                long target = (long) (cellNanos / 16e9 / Math.max(perSuperstep, 1e-9));
+                control.set(ValueLayout.JAVA_INT, 0, stop ? 0 : (int) Math.max(1, Math.min(MAX_BATCH, target)));
                 for (int q = 1; q < ctx.nprocs(); q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 4);
             }
             ctx.sync();
-            more = control.get(ValueLayout.JAVA_INT, 0) == 0;
+            batch = control.get(ValueLayout.JAVA_INT, 0);
         }
-        control.set(ValueLayout.JAVA_INT, 0, 0);
-        double[] used = Arrays.copyOf(samples, batches);
+        // The first batch is a single superstep, measured before the size adapts: not a sample.
+        double[] used = Arrays.copyOfRange(samples, batches > 1 ? 1 : 0, batches);
         Arrays.sort(used);
-        return used[batches / 2];
+        return used[used.length / 2];
     }
 
     /** @return {intercept, slope} of the least-squares line through (x, y) */
