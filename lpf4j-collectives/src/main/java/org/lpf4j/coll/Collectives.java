@@ -8,7 +8,6 @@ import org.lpf4j.MsgAttr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
@@ -19,8 +18,8 @@ import java.util.Objects;
  *
  * <h2>Use</h2>
  * Every process of the context creates the object with {@link #init} or {@link #initStrided}
- * (it registers one global memory slot), then syncs; from then on the <em>members</em> make
- * matching calls: the same operations in the same order with matching arguments. Each operation
+ * (it registers one global memory slot), then syncs (an operation called before that sync is
+ * refused); from then on the <em>members</em> make matching calls: the same operations in the same order with matching arguments. Each operation
  * only queues requests; it is complete at the end of the caller's next {@link Context#sync()
  * sync}. Up to {@code maxCalls} operations may be queued per superstep, mixed freely with the
  * caller's own puts and gets. {@link #close()} (collective, after a sync) releases the slot.
@@ -28,10 +27,13 @@ import java.util.Objects;
  * <h2>Reservations</h2>
  * <ul>
  * <li><b>Memory register:</b> one entry per object, consumed by {@code init}.</li>
- * <li><b>Message queue:</b> per superstep in which a process calls operations on this object,
- *     one entry for the object's bookkeeping plus, per operation, the entries its Javadoc names;
- *     none takes more than P (the number of members). {@link #queueEntries()} gives the total a
- *     process needs for {@code maxCalls} operations in one superstep.</li>
+ * <li><b>Message queue:</b> per superstep, per operation, the entries its Javadoc names. As the
+ *     core specification counts them, a put or get takes one entry at its origin and one at its
+ *     target (which may be the origin itself), so each operation's Javadoc gives, per member,
+ *     the requests it issues plus the requests that target it. None takes more than 2P (P the
+ *     number of members) at any member in any superstep; {@link #queueEntries()} gives the total
+ *     a process needs for {@code maxCalls} operations in one superstep. The object queues nothing
+ *     of its own: it notices superstep boundaries with {@link Context#superstep()}.</li>
  * <li><b>Memory:</b> {@code 8 + maxCalls · max(maxByteSize, maxElemSize)} bytes at each member
  *     (rounded up to 8 per call), none at a non-member.</li>
  * </ul>
@@ -71,15 +73,23 @@ import java.util.Objects;
  * {@code maxElemSize}, a negative size, a root outside the context or not a member, more than
  * {@code maxCalls} calls in one superstep, a slot that must be global and is not, a registered
  * area too small, {@code src} equal to {@code dst} where the specification forbids it, a call by
- * a non-member or after {@code close} — throw an exception naming the call, the pid and the
- * values, and have no effect. Mismatched calls across members are not detected.
+ * a non-member, before the sync that follows {@code init}, or after {@code close} — throw an
+ * exception naming the call, the pid and the values, and have no effect. Mismatched calls across
+ * members are not detected.
+ *
+ * <p>An engine error raised part-way through an operation (typically the message queue being
+ * full: {@link IllegalStateException}) propagates to the caller; the requests that operation
+ * queued before the error stay queued (the LPF core cannot withdraw a queued request) and are
+ * executed by the next sync. The failed call does not count towards {@code maxCalls} nor advance
+ * the object's buffer rotation, and the object then refuses every further operation until the
+ * next sync, after which it is usable again (whether the members still agree is then up to the
+ * program: a call that failed at one member only has left the members out of step).
  *
  * <p>Not thread-safe: used by the thread of the process that owns the context.
  */
 public final class Collectives implements AutoCloseable {
+    /** Bytes before the first call region (kept for the 8-byte alignment of the regions). */
     private static final long HEADER = 8;
-    private static final long FLAG = 0;
-    private static final long FLAG_SOURCE = 1;
 
     final Context ctx;
     final Members members;
@@ -95,11 +105,17 @@ public final class Collectives implements AutoCloseable {
     private final CombiningAttrs attrs = new CombiningAttrs();
     private final ForcedAlgorithms configured;
     private Algorithm forced = Algorithm.AUTO;
-    /** A flag put is queued for the current superstep; the flag byte turns 1 when it has synced. */
-    private boolean armed;
+    /** {@link Context#superstep()} when the object was created: no operation before the next sync. */
+    private final long initStep;
     private boolean closed;
+    /** {@link Context#superstep()} of the last successful call, -1 before the first. */
+    private long lastCallStep = -1;
+    /** Successful calls in superstep {@link #lastCallStep}. */
     private int callsThisStep;
+    /** Successful calls over the object's life: selects the next call's buffer region. */
     private long callCount;
+    /** {@link Context#superstep()} in which a call failed part-way, -1 if none: refuse calls until it ends. */
+    private long failedStep = -1;
 
     private Collectives(Context ctx, Members members, Arena arena, MemorySegment buffer, Memslot bufferSlot,
                         int maxCalls, long maxElemSize, long maxByteSize, long regionSize, Machine machine,
@@ -116,6 +132,7 @@ public final class Collectives implements AutoCloseable {
         this.regionSize = regionSize;
         this.machine = machine;
         this.configured = configured;
+        this.initStep = ctx.superstep();
     }
 
     // =====================================================================================
@@ -130,6 +147,11 @@ public final class Collectives implements AutoCloseable {
      * bytes. The first object for a given process count probes the machine (see
      * {@link Context#probe()}); later ones reuse the measurement. Reads the per-operation
      * algorithm parameters of the selected {@code coll} module (see the class comment).
+     *
+     * <p>{@code maxCalls}, {@code maxElemSize} and {@code maxByteSize} must be equal on all
+     * processes. The specification allows them to differ; this implementation requires equal
+     * values, because every member computes the offsets of its calls' areas in the other
+     * members' buffers from its own values (mismatched values are not detected and corrupt data).
      *
      * @param ctx         the context, at this process
      * @param maxCalls    operations this process may queue on the object per superstep, ≥ 1
@@ -154,7 +176,10 @@ public final class Collectives implements AutoCloseable {
      * {@code ctx} (each registers one global slot, of zero bytes at non-members); only members
      * call the operations, and since the others do not, every operation completes in one
      * superstep without internal syncs (unless the subset is every process). Otherwise as
-     * {@link #init}.
+     * {@link #init}; in particular {@code lo}, {@code hi}, {@code stride}, {@code maxCalls},
+     * {@code maxElemSize} and {@code maxByteSize} must be equal on all processes (the
+     * specification allows different bounds; this implementation requires equal ones, because
+     * the offsets into other members' buffers are computed from local values).
      *
      * @param ctx         the context, at this process
      * @param lo          the first pid, 0 ≤ lo ≤ hi
@@ -202,7 +227,6 @@ public final class Collectives implements AutoCloseable {
         try {
             MemorySegment buffer = arena.allocate(bytes, 8);
             Memslot slot = ctx.registerGlobal(buffer);
-            if (bytes > 0) buffer.set(ValueLayout.JAVA_BYTE, FLAG_SOURCE, (byte) 1);
             return new Collectives(ctx, members, arena, buffer, slot, maxCalls, maxElemSize, maxByteSize, region,
                     machine, configured);
         } catch (OutOfMemoryError e) {
@@ -225,12 +249,20 @@ public final class Collectives implements AutoCloseable {
     public int rank() { return members.rank; }
 
     /**
-     * @return the message-queue entries a member needs for this object per superstep with
-     *         {@code maxCalls} operations of any kind and variant: {@code maxCalls · P + 1}
-     *         (0 at a non-member)
+     * The message-queue entries that suffice, at every member, for {@code maxCalls} operations
+     * of any kind and variant in one superstep, counting (as the core specification does) each
+     * put or get once at its origin and once at its target: {@code maxCalls · 2P}, because no
+     * operation's half takes more than 2P entries at any member (allgather without
+     * {@code excludeMyself} takes exactly 2P). Reserve it with
+     * {@link Context#resizeMessageQueue} on every process (the value must be the same on all),
+     * plus whatever the program queues itself. O(1).
+     *
+     * @return {@code maxCalls · 2P} at a member, 0 at a non-member (which takes part in no request
+     *         of this object; as the capacity must be equal on all processes, reserve the members'
+     *         value everywhere)
      */
     public long queueEntries() {
-        return members.rank < 0 ? 0 : (long) maxCalls * members.count + 1;
+        return members.rank < 0 ? 0 : (long) maxCalls * 2 * members.count;
     }
 
     /**
@@ -289,7 +321,7 @@ public final class Collectives implements AutoCloseable {
     @Override
     public void close() {
         if (closed) return;
-        if (armed && buffer.get(ValueLayout.JAVA_BYTE, FLAG) == 0) {
+        if ((callsThisStep > 0 && lastCallStep == ctx.superstep()) || failedStep == ctx.superstep()) {
             throw new IllegalStateException("Collectives.close at pid " + ctx.pid()
                     + ": an operation queued in this superstep is still pending; sync before close");
         }
@@ -311,12 +343,20 @@ public final class Collectives implements AutoCloseable {
      *     {@link Algorithm#TWO_PHASE} scatter + allgather, {@code 2(size·g + l)};
      *     {@link Algorithm#TREE} {@code 2(√P·size·g + l)}. The latter two sync once inside this
      *     call (objects over all processes only).</li>
-     * <li>Queue entries (gets, at non-roots; root: none): DIRECT 1; TWO_PHASE 1 before the
-     *     internal sync and P after; TREE 1 and 1.</li>
+     * <li>Queue entries per member, issued plus targeted (non-roots issue gets, the root is their
+     *     target): DIRECT 1 at a non-root, P−1 at the root; TWO_PHASE before the internal sync 1
+     *     at a non-root, P−1 at the root, after it at most 2P−1 at a non-root (P gets, one of them
+     *     from its own buffer, and the target of the other non-roots' gets) and P−1 at the root;
+     *     TREE before the sync 1 at a group leader, G−1 at the root, after it 1 at a non-leader,
+     *     c+1 at a leader and c−1 at the root (G groups of at most c ≈ √P members).</li>
      * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
-     * @param src  global slot; at the root, at least {@code size} bytes to send; elsewhere unused
-     *             (may be null)
+     * @param src  the global slot of the root's data, registered by every process; every member
+     *             passes its handle of it (non-roots name the root's area with it, and it must be
+     *             global there too); at the root at least {@code size} bytes to send, never read
+     *             elsewhere
      * @param dst  at non-roots, a local or global slot of at least {@code size} bytes; unused at
      *             the root (may be null); may equal {@code src}
      * @param size bytes, 0 ≤ size ≤ maxByteSize
@@ -330,18 +370,29 @@ public final class Collectives implements AutoCloseable {
             a = machine == null ? Algorithm.DIRECT : CostModel.broadcast(machine, groups, members.count, size);
         }
         long region = beginCall(call);
-        Broadcasts.run(this, a, src, dst, size, rootRank, region);
+        try {
+            Broadcasts.run(this, a, src, dst, size, rootRank, region);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     /**
      * Gathers {@code size} bytes of every non-root member's {@code src} into the root's
      * {@code dst} at byte {@code k·size} for member rank k ({@code lpf_gather}); the root's own
      * block is not touched. One superstep, {@code (P−1)·size·g + l}, complete at the next sync.
-     * Queue entries: 1 put at each non-root, none at the root.
+     * Queue entries (issued plus targeted): 1 at a non-root (its put), P−1 at the root (the
+     * target of every put).
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param src  at non-roots, a local or global slot of at least {@code size} bytes; unused at
      *             the root (may be null)
-     * @param dst  global slot; at the root at least {@code P·size} bytes; may equal {@code src}
+     * @param dst  the global slot of the root's result, registered by every process; every member
+     *             passes its handle of it (non-roots name the root's area with it); at the root at
+     *             least {@code P·size} bytes; may equal {@code src}
      * @param size bytes per member, 0 ≤ size ≤ maxByteSize
      * @param root the pid of the root, a member
      */
@@ -349,16 +400,27 @@ public final class Collectives implements AutoCloseable {
         String call = "gather";
         int rootRank = checkRooted(call, size, root, "dst", dst, members.count * size, "src", src);
         beginCall(call);
-        Exchanges.gather(this, src, dst, size, rootRank);
+        try {
+            Exchanges.gather(this, src, dst, size, rootRank);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     /**
      * Scatters the root's {@code src}: member rank k ≠ root receives bytes
      * {@code [k·size, (k+1)·size)} in its {@code dst} ({@code lpf_scatter}). Nothing is written
      * at the root. One superstep, {@code (P−1)·size·g + l}, complete at the next sync. Queue
-     * entries: 1 get at each non-root, none at the root.
+     * entries (issued plus targeted): 1 at a non-root (its get), P−1 at the root (the target of
+     * every get).
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
-     * @param src  global slot; at the root at least {@code P·size} bytes; unused elsewhere
+     * @param src  the global slot of the root's data, registered by every process; every member
+     *             passes its handle of it (non-roots name the root's area with it, and it must be
+     *             global there too); at the root at least {@code P·size} bytes, never read elsewhere
      * @param dst  at non-roots a local or global slot of at least {@code size} bytes; unused at
      *             the root (may be null); may equal {@code src}
      * @param size bytes per member, 0 ≤ size ≤ maxByteSize
@@ -368,15 +430,24 @@ public final class Collectives implements AutoCloseable {
         String call = "scatter";
         int rootRank = checkRooted(call, size, root, "src", src, members.count * size, "dst", dst);
         beginCall(call);
-        Exchanges.scatter(this, src, dst, size, rootRank);
+        try {
+            Exchanges.scatter(this, src, dst, size, rootRank);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     /**
      * Every member's {@code size} bytes of {@code src} land in every other member's {@code dst}
      * at byte {@code k·size}, k the sender's rank ({@code lpf_allgather}); with
      * {@code excludeMyself} false a member also copies its own block into its {@code dst}. One
-     * superstep, {@code (P−1)·size·g + l}, complete at the next sync. Queue entries: P−1 puts
-     * (P without {@code excludeMyself}).
+     * superstep, {@code (P−1)·size·g + l}, complete at the next sync. Queue entries per member
+     * (issued plus targeted): 2P−2 (P−1 puts and the target of P−1), 2P without
+     * {@code excludeMyself} (a put to itself counts at origin and at target).
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param src           local or global slot of at least {@code size} bytes; not {@code dst}
      *                      (it may be a separately registered view of this member's block of dst)
@@ -392,14 +463,23 @@ public final class Collectives implements AutoCloseable {
         requireArea(call, "src", src, false, size);
         requireArea(call, "dst", dst, true, members.count * size);
         beginCall(call);
-        Exchanges.allgather(this, src, dst, size, excludeMyself);
+        try {
+            Exchanges.allgather(this, src, dst, size, excludeMyself);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     /**
      * Transposes blocks: member s's {@code dst} block k (bytes {@code [k·size, (k+1)·size)})
      * receives member k's {@code src} block s, for k ≠ s ({@code lpf_alltoall}); the diagonal is
      * not copied and {@code src} is never written. One superstep, {@code (P−1)·size·g + l},
-     * complete at the next sync. Queue entries: P−1 puts.
+     * complete at the next sync. Queue entries per member (issued plus targeted): 2P−2 (P−1
+     * puts and the target of P−1).
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param src  global slot of at least {@code P·size} bytes, not overlapping {@code dst}
      * @param dst  global slot of at least {@code P·size} bytes; must not equal {@code src}
@@ -413,7 +493,13 @@ public final class Collectives implements AutoCloseable {
         requireArea(call, "src", src, true, members.count * size);
         requireArea(call, "dst", dst, true, members.count * size);
         beginCall(call);
-        Exchanges.alltoall(this, src, dst, size);
+        try {
+            Exchanges.alltoall(this, src, dst, size);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     /**
@@ -425,8 +511,14 @@ public final class Collectives implements AutoCloseable {
      *     {@code (P−1)·size·g + l}; {@link Algorithm#TWO_PHASE} (with a single element: combine
      *     at one member, then send to the root) and {@link Algorithm#TREE} (via group leaders)
      *     sync once inside this call (objects over all processes only).</li>
-     * <li>Queue entries (puts): DIRECT 1 at non-roots; TWO_PHASE P−1 then 1; TREE 1 then 1.</li>
+     * <li>Queue entries per member (issued plus targeted): DIRECT 1 at a non-root, P−1 at the
+     *     root; TWO_PHASE before the internal sync at most 2P−2, after it 1 at a non-root and at
+     *     most P−1 at the root; TREE before the sync 1 at a non-leader and c−1 at a leader, after
+     *     it 1 at a leader other than the root and G−1 at the root (G groups of at most
+     *     c ≈ √P members).</li>
      * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param element     this member's element; at the root it receives the result
      * @param elementSlot the global slot registered for {@code element}, at least {@code size} bytes
@@ -450,9 +542,12 @@ public final class Collectives implements AutoCloseable {
      *     (copied to the object's buffer first) into every other, {@code (P−1)·size·g + l};
      *     {@link Algorithm#TWO_PHASE} and {@link Algorithm#TREE} sync once inside this call
      *     (objects over all processes only).</li>
-     * <li>Queue entries (puts): DIRECT P−1; TWO_PHASE P−1 then P−1; TREE at most P in each of
-     *     the two supersteps.</li>
+     * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
+     *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
      * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param element     this member's element, replaced by the result
      * @param elementSlot the global slot registered for {@code element}, at least {@code size} bytes
@@ -476,8 +571,14 @@ public final class Collectives implements AutoCloseable {
      *     {@code N = num·size}; {@link Algorithm#TWO_PHASE} transpose-reduce-gather
      *     {@code 2((P−1)/P·N·g + l)}; {@link Algorithm#TREE} {@code 2(√P·N·g + l)}; the latter two
      *     sync once inside this call (objects over all processes only).</li>
-     * <li>Queue entries (puts): DIRECT 1 at non-roots; TWO_PHASE P−1 then 1; TREE 1 then 1.</li>
+     * <li>Queue entries per member (issued plus targeted): DIRECT 1 at a non-root, P−1 at the
+     *     root; TWO_PHASE before the internal sync at most 2P−2, after it 1 at a non-root and at
+     *     most P−1 at the root; TREE before the sync 1 at a non-leader and c−1 at a leader, after
+     *     it 1 at a leader other than the root and G−1 at the root (G groups of at most
+     *     c ≈ √P members).</li>
      * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param array    this member's array, at least {@code num·size} bytes
      * @param slot     the global slot registered for {@code array}, at least {@code num·size} bytes
@@ -503,9 +604,12 @@ public final class Collectives implements AutoCloseable {
      *     {@link Algorithm#TWO_PHASE} transpose-reduce-allgather {@code 2((P−1)/P·N·g + l)};
      *     {@link Algorithm#TREE} {@code 2(√P·N·g + l)}; the latter two sync once inside this call
      *     (objects over all processes only).</li>
-     * <li>Queue entries (puts): DIRECT P−1; TWO_PHASE P−1 then P−1; TREE at most P in each of
-     *     the two supersteps.</li>
+     * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
+     *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
      * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
      *
      * @param array    this member's array, at least {@code num·size} bytes, replaced by the result
      * @param slot     the global slot registered for {@code array}, at least {@code num·size} bytes
@@ -525,10 +629,16 @@ public final class Collectives implements AutoCloseable {
         Algorithm a = variant(operation);
         if (a == Algorithm.AUTO) {
             a = machine == null ? Algorithm.DIRECT
-                    : CostModel.reduction(machine, groups, members.count, num, size, rootRank == Reductions.ALL);
+                    : CostModel.reduction(machine, groups, members.count, num, size);
         }
         long region = beginCall(call);
-        Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
+        try {
+            Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
+        } catch (RuntimeException | Error e) {
+            failCall();
+            throw e;
+        }
+        endCall();
     }
 
     // =====================================================================================
@@ -536,36 +646,49 @@ public final class Collectives implements AutoCloseable {
     // =====================================================================================
 
     /**
-     * Accounts for one call: detects a new superstep (the flag byte a self-put set to 1 in the
-     * last sync), enforces maxCalls, and returns the byte offset of the call's buffer region.
-     * Regions are handed out round-robin over all calls, so matching calls agree on them.
+     * Admits one call: refuses it after a part-way failure in this superstep or beyond
+     * {@code maxCalls} calls in it, and returns the byte offset of the call's buffer region.
+     * Changes nothing: {@link #endCall()} commits the call once its requests are queued. Regions
+     * are handed out round-robin over all successful calls, so matching calls agree on them. O(1).
      */
     private long beginCall(String call) {
-        boolean newStep = !armed || buffer.get(ValueLayout.JAVA_BYTE, FLAG) != 0;
-        int used = newStep ? 0 : callsThisStep;
+        long step = ctx.superstep();
+        if (failedStep == step) {
+            throw new IllegalStateException(call + " at pid " + ctx.pid() + ": an earlier operation on this object failed"
+                    + " part-way in this superstep (" + step + "; its earlier requests stay queued); no operation until"
+                    + " the next sync");
+        }
+        int used = step == lastCallStep ? callsThisStep : 0;
         if (used >= maxCalls) {
             throw new IllegalStateException(call + " at pid " + ctx.pid() + ": more than maxCalls=" + maxCalls
                     + " collective calls on this object in one superstep (sync first, or init with a larger maxCalls)");
         }
-        if (newStep) arm();
-        callsThisStep = used + 1;
-        return HEADER + (callCount++ % maxCalls) * regionSize;
+        return HEADER + (callCount % maxCalls) * regionSize;
     }
 
-    /** Clears the flag and queues the self-put that sets it in the next sync (one queue entry). */
-    private void arm() {
-        armed = false;
-        buffer.set(ValueLayout.JAVA_BYTE, FLAG, (byte) 0);
-        ctx.put(bufferSlot, FLAG_SOURCE, ctx.pid(), bufferSlot, FLAG, 1);
-        armed = true;
+    /**
+     * Commits a call whose requests are all queued. After an internal sync the superstep number
+     * has changed, so the call counts as the first of the new superstep. O(1).
+     */
+    private void endCall() {
+        long step = ctx.superstep();
+        callsThisStep = step == lastCallStep ? callsThisStep + 1 : 1;
+        lastCallStep = step;
+        callCount++;
     }
 
-    /** The sync inside a two-superstep variant: the calling operation stays in the new superstep. */
+    /** Records that the current call failed part-way: no operation until the next sync. O(1). */
+    private void failCall() {
+        failedStep = ctx.superstep();
+    }
+
+    /** The sync inside a two-superstep variant; the superstep number tells {@link #endCall()} of it. */
     void internalSync() {
         ctx.sync();
-        arm();
-        callsThisStep = 1;
     }
+
+    /** @return the successful calls so far (they select the buffer regions); for tests */
+    long callCount() { return callCount; }
 
     // =====================================================================================
     // argument checks: each throws before anything is queued
@@ -573,6 +696,10 @@ public final class Collectives implements AutoCloseable {
 
     private void checkMember(String call) {
         if (closed) throw new IllegalStateException(call + " at pid " + ctx.pid() + ": this Collectives object is closed");
+        if (ctx.superstep() == initStep) {
+            throw new IllegalStateException(call + " at pid " + ctx.pid() + ": this Collectives object is usable only after"
+                    + " the sync that follows init (it was created in superstep " + initStep + ", which has not ended)");
+        }
         if (members.rank < 0) {
             throw new IllegalStateException(call + " at pid " + ctx.pid() + ": not a member of this Collectives object ("
                     + members + "); only members call its operations");

@@ -32,18 +32,19 @@ final class CostModel {
      * @param p        members
      * @param num      elements per process
      * @param elemSize bytes per element
-     * @param all      whether every member receives the result (allreduce/allcombine)
-     * @return the cheapest reduction variant
+     * @return the cheapest reduction variant (the same for reduce/combine and allreduce/allcombine:
+     *         their busiest members move the same bytes in each variant)
      */
-    static Algorithm reduction(Machine m, Groups groups, int p, long num, long elemSize, boolean all) {
+    static Algorithm reduction(Machine m, Groups groups, int p, long num, long elemSize) {
         long n = num * elemSize;
         if (p <= 2 || n == 0) return Algorithm.DIRECT;
         long piece = (num + p - 1) / p * elemSize;
         // a received byte is also combined: count it twice (the operator runs at memory speed)
         double direct = step(m, 2.0 * (p - 1) * n, n);
         double twoPhase = step(m, 2.0 * (p - 1) * piece, piece) + step(m, (double) (p - 1) * piece, piece);
-        double across = all ? 2.0 * (groups.count - 1) : groups.count - 1;
-        double tree = step(m, 2.0 * (groups.maxSize() - 1) * n, n) + step(m, 2 * across * n, n);
+        // across groups: the root (rooted) or every member (all) receives and combines one n-byte
+        // message from each of the other groups, (count-1)·n bytes, counted twice as above
+        double tree = step(m, 2.0 * (groups.maxSize() - 1) * n, n) + step(m, 2.0 * (groups.count - 1) * n, n);
         return cheapest(direct, twoPhase, tree);
     }
 

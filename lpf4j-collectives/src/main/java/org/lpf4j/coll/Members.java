@@ -19,7 +19,7 @@ final class Members {
         this.lo = lo;
         this.hi = hi;
         this.stride = stride;
-        this.count = hi <= lo ? 0 : (hi - lo + stride - 1) / stride;
+        this.count = hi <= lo ? 0 : 1 + (hi - lo - 1) / stride; // no overflow for any stride ≥ 1
         this.rank = rankOf(pid);
         this.everyone = count == nprocs;
     }

@@ -31,12 +31,23 @@ class CostModelTest {
     void reductions() {
         Machine m = machine(8, 1e-9, 1e-9, 1e-5);
         Groups g8 = new Groups(8);
-        assertEquals(Algorithm.DIRECT, CostModel.reduction(m, g8, 8, 1, 8, true), "one double");
-        assertEquals(Algorithm.TWO_PHASE, CostModel.reduction(m, g8, 8, MIB / 8, 8, true), "1 MiB of doubles");
-        assertEquals(Algorithm.TWO_PHASE, CostModel.reduction(m, g8, 8, MIB / 8, 8, false), "rooted, 1 MiB");
+        assertEquals(Algorithm.DIRECT, CostModel.reduction(m, g8, 8, 1, 8), "one double");
+        assertEquals(Algorithm.TWO_PHASE, CostModel.reduction(m, g8, 8, MIB / 8, 8), "1 MiB of doubles, rooted or to all");
         Machine smallIsSlow = machine(16, 1e-6, 1e-9, 1e-5);
-        assertEquals(Algorithm.TREE, CostModel.reduction(smallIsSlow, new Groups(16), 16, MIB / 8, 8, false),
+        assertEquals(Algorithm.TREE, CostModel.reduction(smallIsSlow, new Groups(16), 16, MIB / 8, 8),
                 "small pieces are expensive: the tree keeps messages whole");
+    }
+
+    /**
+     * In TREE allreduce/allcombine the busiest member receives and combines (G−1)·N bytes across
+     * groups, as the root of a rooted reduction does: the model must not charge it twice that.
+     */
+    @Test
+    void treeAllreduceCostsWhatTheRootedTreeCosts() {
+        // 64 KiB pieces cost 5 g: TWO_PHASE 45·64Ki·5g ≈ 14.1 Mi·g, TREE 2·(2·3·1Mi·g) = 12 Mi·g,
+        // where charging the all-to-all step 4(G−1)N (18 Mi·g) would pick TWO_PHASE instead
+        Machine m = new Machine(16, 16, new long[]{64 << 10, MIB}, new double[]{5e-9, 1e-9}, new double[]{1e-5, 1e-5});
+        assertEquals(Algorithm.TREE, CostModel.reduction(m, new Groups(16), 16, MIB / 8, 8));
     }
 
     @Test

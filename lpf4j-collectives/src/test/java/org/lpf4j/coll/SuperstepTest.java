@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Memslot;
 
 import java.lang.foreign.MemorySegment;
@@ -31,9 +32,9 @@ class SuperstepTest {
         long size = 40, num = 33;
         run(p, ctx -> {
             int s = ctx.pid();
-            reserve(ctx, 9, 5L * p + 1 + 1);
+            reserve(ctx, 9, 5L * 2 * p + 2); // the object's entries plus the user's put (origin and target)
             Collectives coll = Collectives.init(ctx, 5, 8, Math.max(p * size, num * 4)).algorithm(a);
-            assertEquals(5L * p + 1, coll.queueEntries());
+            assertEquals(5L * 2 * p, coll.queueEntries());
             MemorySegment bsrc = segment(size), bdst = segment(size), x = segment(8), src = segment(p * size),
                     dst = segment(p * size), arr = segment(num * 4), ring = segment(8), mine = segment(8);
             Memslot bsrcSlot = ctx.registerGlobal(bsrc), bdstSlot = ctx.registerLocal(bdst), xSlot = ctx.registerGlobal(x);
@@ -117,6 +118,128 @@ class SuperstepTest {
             assertRefused(IllegalStateException.class, () -> coll.allreduce(x, xs, 0, Ops.LONG_SUM), "maxCalls=2");
             ctx.sync();
             assertEquals(p, x.get(LONG, 0));
+            coll.close();
+        });
+    }
+
+    /**
+     * maxCalls = 3: a DIRECT allreduce, a TWO_PHASE allreduce (its internal sync delivers the
+     * first; it counts as the first call of the new superstep), then two DIRECT calls, the last of
+     * which wraps round to the first call's buffer region; a fifth call is the fourth of the
+     * superstep and refused.
+     */
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 3, 5})
+    void directTwoPhaseDirectMixWrapsTheBufferRegions(int p) {
+        run(p, ctx -> {
+            int s = ctx.pid();
+            reserve(ctx, 5, 3L * 2 * p);
+            Collectives coll = Collectives.init(ctx, 3, 8, 8);
+            MemorySegment[] x = {segment(8), segment(8), segment(8), segment(8)};
+            Memslot[] xs = new Memslot[4];
+            for (int k = 0; k < 4; k++) xs[k] = ctx.registerGlobal(x[k]);
+            ctx.sync();
+            for (int round = 0; round < 2; round++) {
+                for (int k = 0; k < 4; k++) x[k].set(LONG, 0, (k + 1) * 100L + s + round);
+                long before = coll.callCount();
+                coll.algorithm(Algorithm.DIRECT).allreduce(x[0], xs[0], 8, Ops.LONG_SUM);
+                coll.algorithm(Algorithm.TWO_PHASE).allreduce(x[1], xs[1], 8, Ops.LONG_MAX);
+                coll.algorithm(Algorithm.DIRECT).allreduce(x[2], xs[2], 8, Ops.LONG_MIN);
+                coll.allcombine(x[3], xs[3], 1, 8, Ops.LONG_SUM);
+                assertEquals(before + 4, coll.callCount());
+                assertRefused(IllegalStateException.class, () -> coll.allreduce(x[0], xs[0], 0, Ops.LONG_SUM), "maxCalls=3");
+                ctx.sync();
+                String at = "p=" + p + " round " + round + " at pid " + s;
+                assertEquals(100L * p + (long) p * (p - 1) / 2 + (long) p * round, x[0].get(LONG, 0), "DIRECT sum " + at);
+                assertEquals(200L + p - 1 + round, x[1].get(LONG, 0), "TWO_PHASE max " + at);
+                assertEquals(300L + round, x[2].get(LONG, 0), "DIRECT min " + at);
+                assertEquals(400L * p + (long) p * (p - 1) / 2 + (long) p * round, x[3].get(LONG, 0), "wrapped " + at);
+            }
+            coll.close();
+        });
+    }
+
+    /** One object's internal sync starts a new superstep for the other object too (maxCalls = 1 each). */
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {2, 4})
+    void anotherObjectsInternalSyncRenewsTheCount(int p) {
+        run(p, ctx -> {
+            int s = ctx.pid();
+            reserve(ctx, 5, 2L * 2 * p);
+            Collectives a = Collectives.init(ctx, 1, 8, 0).algorithm(Algorithm.DIRECT);
+            Collectives b = Collectives.init(ctx, 1, 8, 0).algorithm(Algorithm.TWO_PHASE);
+            MemorySegment x = segment(8), y = segment(8), z = segment(8);
+            Memslot xs = ctx.registerGlobal(x), ys = ctx.registerGlobal(y), zs = ctx.registerGlobal(z);
+            ctx.sync();
+            x.set(LONG, 0, s);
+            y.set(LONG, 0, s);
+            z.set(LONG, 0, 10L * s);
+            a.allreduce(x, xs, 8, Ops.LONG_SUM);
+            assertRefused(IllegalStateException.class, () -> a.allreduce(z, zs, 8, Ops.LONG_SUM), "maxCalls=1");
+            b.allreduce(y, ys, 8, Ops.LONG_MAX); // syncs inside: a's call is delivered, a new superstep begins
+            a.allreduce(z, zs, 8, Ops.LONG_SUM); // so a may be called again
+            ctx.sync();
+            assertEquals((long) p * (p - 1) / 2, x.get(LONG, 0));
+            assertEquals(p - 1, y.get(LONG, 0));
+            assertEquals(10L * p * (p - 1) / 2, z.get(LONG, 0));
+            b.close();
+            a.close();
+        });
+    }
+
+    /** An operation before the sync that follows init is refused, naming the rule, with no effect. */
+    @Test
+    void anOperationBeforeTheSyncAfterInitIsRefused() {
+        int p = 3;
+        run(p, ctx -> {
+            int s = ctx.pid();
+            reserve(ctx, 2, 2L * (p - 1));
+            MemorySegment x = segment(8);
+            Memslot xs = ctx.registerGlobal(x);
+            ctx.sync();
+            Collectives coll = Collectives.init(ctx, 1, 8, 0).algorithm(Algorithm.DIRECT);
+            x.set(LONG, 0, s + 1);
+            assertRefused(IllegalStateException.class, () -> coll.allreduce(x, xs, 8, Ops.LONG_SUM),
+                    "allreduce", "usable only after the sync that follows init");
+            ctx.sync();
+            coll.allreduce(x, xs, 8, Ops.LONG_SUM); // the refused call took no entry and no call
+            ctx.sync();
+            assertEquals((long) p * (p + 1) / 2, x.get(LONG, 0));
+            coll.close();
+        });
+    }
+
+    /**
+     * A call that fails part-way (queue full after its first put) leaves that put queued, does not
+     * count, and the object refuses operations (and close) until the next sync; then it works.
+     */
+    @Test
+    void aCallFailingPartWayBlocksTheObjectUntilTheNextSync() {
+        int p = 3;
+        run(p, ctx -> {
+            int s = ctx.pid();
+            reserve(ctx, 3, 1);
+            Collectives coll = Collectives.init(ctx, 2, 0, 8);
+            MemorySegment src = segment(8), dst = segment(8L * p);
+            Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst);
+            ctx.sync();
+            src.set(LONG, 0, 100L + s);
+            assertRefused(IllegalStateException.class, () -> coll.allgather(srcSlot, dstSlot, 8, true), "queue full");
+            assertEquals(0, coll.callCount(), "a failed call does not advance the buffer rotation");
+            assertRefused(IllegalStateException.class, () -> coll.gather(srcSlot, dstSlot, 8, 0),
+                    "gather", "failed part-way", "next sync");
+            assertRefused(IllegalStateException.class, coll::close, "sync before close");
+            ctx.sync();
+            // the first put of the failed allgather went to the lowest other rank: 0's to 1, the others' to 0
+            for (int j = 0; j < p; j++) {
+                boolean delivered = j == 0 ? s == 1 : s == 0;
+                assertEquals(delivered ? 100L + j : 0, dst.get(LONG, 8L * j), "block " + j + " at pid " + s);
+            }
+            dst.fill((byte) 0);
+            coll.gather(srcSlot, dstSlot, 8, 0);
+            assertEquals(1, coll.callCount());
+            ctx.sync();
+            if (s == 0) for (int k = 1; k < p; k++) assertEquals(100L + k, dst.get(LONG, 8L * k), "gather block " + k);
             coll.close();
         });
     }

@@ -2,6 +2,7 @@ package org.lpf4j.coll;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 
 import java.lang.foreign.MemorySegment;
@@ -25,10 +26,13 @@ class ValidationTest {
     @Test
     void badCallsAreRefusedWithoutEffect() {
         int p = 3;
-        run(p, ctx -> {
+        long documented = 2L * (p - 1); // a DIRECT allreduce: p-1 puts and the target of p-1
+        SpecQueue spec = new SpecQueue(p, documented); // fails the sync if a refused call leaked an entry
+        run(p, raw -> {
+            Context ctx = spec.wrap(raw);
             int s = ctx.pid();
-            reserve(ctx, 4, p + 1);
-            Collectives coll = Collectives.init(ctx, 1, 8, 64);
+            reserve(ctx, 4, documented);
+            Collectives coll = Collectives.init(ctx, 1, 8, 64).algorithm(Algorithm.DIRECT);
             MemorySegment x = segment(8), big = segment(3 * 64), small = segment(4);
             Memslot xs = ctx.registerGlobal(x), bigs = ctx.registerGlobal(big), smalls = ctx.registerLocal(small);
             ctx.sync();
@@ -54,6 +58,7 @@ class ValidationTest {
             coll.allreduce(x, xs, 8, Ops.LONG_SUM);
             ctx.sync();
             assertEquals((long) p * (p + 1) / 2, x.get(LONG, 0));
+            assertEquals(documented, spec.peak(s), "the good call takes exactly its documented entries");
             coll.close();
             assertRefused(IllegalStateException.class, () -> coll.allreduce(x, xs, 8, Ops.LONG_SUM), "closed");
             coll.close(); // a second close does nothing
