@@ -139,7 +139,9 @@ public final class CollectiveWorkloads {
 
     /**
      * A collectives row: measured at p ≥ 2, with queue room for one collective call of the
-     * library ({@code P + 1} entries) or a hand-written pattern (at most P − 1).
+     * library as {@code Collectives.queueEntries()} documents it for maxCalls = 1 (2P entries,
+     * origin and target counted as the core spec does), which also covers the hand-written
+     * patterns.
      */
     private abstract static class Collective extends Workloads.Base {
         private final long amount;
@@ -151,7 +153,7 @@ public final class CollectiveWorkloads {
 
         @Override public boolean runsAt(int p) { return p >= 2; }
 
-        @Override public long messages(int p) { return p + 1L; }
+        @Override public long messages(int p) { return 2L * p; }
 
         @Override public long amountPerStep(int p) { return amount; }
     }
