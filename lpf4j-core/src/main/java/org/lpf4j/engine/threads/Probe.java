@@ -15,11 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
  * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
- * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over the medians. l is never
+ * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over the lower quartiles of the batches. l is never
  * reported below the measured cost of an empty superstep, g never at or below zero. The
  * measurement aims at the time budget {@code lpf.engine.threads.probeMillis}, split evenly over
  * the cells; every cell runs at least 3 batches, so a slow machine may take longer. Each process
  * allocates two buffers of 4 MiB for it. Results are cached per p for the life of the JVM.
+ * Caveat, measured on 2 cores: a probe in the first second of a JVM runs while the JIT compiler
+ * holds a core for long stretches, so at p = cores it reports l of a few microseconds where a
+ * warmed-up empty sync costs 0.15 µs; the figures describe the machine as the program meets it
+ * then, and err on the pessimistic side.
  */
 final class Probe {
     private Probe() {}
@@ -117,7 +121,7 @@ final class Probe {
     }
 
     /**
-     * Times batches of supersteps and returns the median seconds per superstep. Pid 0 decides,
+     * Times batches of supersteps and returns the lower quartile of the seconds per superstep. Pid 0 decides,
      * after each batch, the size of the next one (about a sixteenth of the cell's time, so that a
      * batch spans many supersteps when they are short and few when they are long) or that the
      * cell is over, and tells the others with a put in a superstep of its own (not timed): so
@@ -147,9 +151,12 @@ final class Probe {
             batch = control.get(ValueLayout.JAVA_INT, 0);
         }
         // The first batch is a single superstep, measured before the size adapts: not a sample.
+        // The lower quartile, not the median: on a 2-core machine the JIT compiler can hold a
+        // core for tens of milliseconds early in a JVM's life, and the batches it disturbs
+        // measure that, not the machine.
         double[] used = Arrays.copyOfRange(samples, batches > 1 ? 1 : 0, batches);
         Arrays.sort(used);
-        return used[used.length / 2];
+        return used[used.length / 4];
     }
 
     /** @return {intercept, slope} of the least-squares line through (x, y) */

@@ -14,11 +14,12 @@ package org.lpf4j.engine.threads;
 final class SpinBudgets {
     private static final int STRIDE = 16;
     /**
-     * Never spin less than this (or the policy's maximum, if smaller): a release that arrives
-     * from another core takes a few hundred nanoseconds, and a budget below that could never
-     * pay again, leaving a process yielding on every wait even after it got a core of its own.
+     * Never spin less than this (or the policy's maximum, if smaller): about one release from
+     * another core (150-300 ns measured here), so that a budget that fell while two processes
+     * shared a core can pay, and grow, again once they have a core each; yet little enough that
+     * processes sharing a core waste almost nothing before yielding.
      */
-    private static final long FLOOR_NANOS = 1_000;
+    private static final long FLOOR_NANOS = 250;
 
     private final long max;
     private final long floor;
