@@ -57,7 +57,7 @@ final class DebugContext implements Context {
         this.section = section;
         this.pid = engine.pid();
         this.nprocs = engine.nprocs();
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
     }

@@ -131,10 +131,8 @@ final class RequestQueue {
         this.getDestinations = new MemorySegment[capacity];
     }
 
-    /** @return the largest capacity whose arrays Java can index */
-    static int maxCapacity(int nprocs) {
-        return (int) Math.min(HAS_ATTR - 1, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
-    }
+    /** The largest capacity: request indices fit below HAS_ATTR, and the get stripes fit an int array. */
+    static final int MAX_CAPACITY = (int) Math.min(HAS_ATTR - 1, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
 
     /** Bytes a queue of {@code capacity} requests occupies besides its p mailbox lines. */
     static long bytesFor(long capacity) {

@@ -418,7 +418,7 @@ final class ThreadsContext implements Context {
         int current = (int) syncs & 1;
         if (maxMsgs > queues[current].capacity || maxMsgs > queues[1 - current].capacity) {
             int n = checkedCapacity("resizeMessageQueue", maxMsgs, 2 * RequestQueue.bytesFor(1),
-                    RequestQueue.maxCapacity(nprocs));
+                    RequestQueue.MAX_CAPACITY);
             try {
                 RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
                 RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
