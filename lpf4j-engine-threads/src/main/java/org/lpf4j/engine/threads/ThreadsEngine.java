@@ -63,7 +63,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {
-        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, Barrier.MAX_PARTIES,
+        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.engine.threads.kit.Barrier.MAX_PARTIES,
                 "machine size: processes an exec from the root may start (default: the core count)");
     }
 
@@ -82,8 +82,13 @@ public final class ThreadsEngine {
 
     /** @return a new root context: one process whose {@code exec} may use the whole machine */
     public static Context root() {
-        Team team = new Team(1);
-        ThreadsContext ctx = new ThreadsContext(team, 0, PROCS.get(), Args.NONE, true);
+        return root(ThreadsSettings.resolve());
+    }
+
+    /** @return a new root context with these settings */
+    static Context root(ThreadsSettings settings) {
+        Team team = new Team(1, settings);
+        ThreadsContext ctx = new ThreadsContext(team, 0, settings.procs(), Args.NONE, true);
         team.members[0] = ctx;
         return ctx;
     }
@@ -109,7 +114,7 @@ public final class ThreadsEngine {
 
         private Group(int nprocs) {
             this.nprocs = nprocs;
-            this.rounds = new Rounds(nprocs, null);
+            this.rounds = new Rounds(nprocs, null, ThreadsSettings.resolve());
             this.memberRounds = new long[nprocs];
         }
 

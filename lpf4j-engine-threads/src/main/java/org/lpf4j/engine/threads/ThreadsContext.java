@@ -9,6 +9,8 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
+import org.lpf4j.engine.threads.kit.RequestQueue;
+import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -90,7 +92,7 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, q.count, queueCapacity.current());
+                dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
     }
 
@@ -99,7 +101,7 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
-                dstOffset, size, attr, q.count, queueCapacity.current());
+                dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
 
@@ -114,8 +116,8 @@ final class ThreadsContext implements Context {
         RequestQueue mine = queues[(int) syncs & 1];
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.
-        int all = team.barrier.await(pid, (mine.count > 0 ? SuperstepBarrier.QUEUED : 0)
-                | (mine.unbuffered > 0 ? SuperstepBarrier.UNBUFFERED : 0));
+        int all = team.barrier.await(pid, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
+                | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0));
         if (all != 0) {
             try {
                 executeRequestsToMe((int) syncs & 1);
@@ -263,11 +265,11 @@ final class ThreadsContext implements Context {
         int p = root ? freeP : nprocs;
         ProbeHarness.Fit fit = ProbeHarness.fitFor(ThreadsEngineProvider.NAME, p, () -> {
             ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-            long budget = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
+            long budget = team.settings.probeMillis() * 1_000_000L;
             Sections.exec(p, p, ctx -> {
                 ProbeHarness.Fit f = ProbeHarness.measure(ctx, budget);
                 if (ctx.pid() == 0) result[0] = f;
-            }, Args.NONE);
+            }, Args.NONE, team.settings);
             return result[0];
         });
         return new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
@@ -279,7 +281,7 @@ final class ThreadsContext implements Context {
         Objects.requireNonNull(args, "exec: args");
         if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
         if (team.failed()) throw team.fatal(pid);
-        Sections.exec(Math.min(p, freeP), freeP, spmd, args);
+        Sections.exec(Math.min(p, freeP), freeP, spmd, args, team.settings);
     }
 
     @Override
