@@ -24,6 +24,10 @@ import org.lpf4j.spi.Parameters;
  *     central counter otherwise), central or dissemination.</li>
  * </ul>
  *
+ * <p>Sync: a superstep in which no process queued anything costs one barrier; one whose
+ * requests are all puts of at most 256 bytes costs one barrier (their payloads were copied into
+ * the queue when the put was made); any other costs two barriers, with the copies between them.
+ *
  * <p>Costs: a section of p processes starts p − 1 platform threads and keeps, per process, two
  * request queues with one 64-byte mailbox per destination, so 128·p² bytes in all (p = 64:
  * 512 KiB; p = 1024: 128 MiB) besides the queues' capacity. At most 2^20 − 1 processes.
