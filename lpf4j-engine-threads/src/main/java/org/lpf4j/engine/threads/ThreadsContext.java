@@ -34,8 +34,6 @@ import java.util.Objects;
  * done. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
-    /** An unstarted thread: segments it cannot access are confined to some other thread. */
-    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
     final Team team;
     private final int pid;
@@ -214,11 +212,7 @@ final class ThreadsContext implements Context {
 
     private void checkRegistrable(MemorySegment segment, String call) {
         register.checkRegistrable(segment, call, pid, nprocs);
-        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
-            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
-                    + ": the segment is confined to one thread; the threads engine copies on every process's"
-                    + " thread, so register heap segments or segments of shared, global or automatic arenas");
-        }
+        SlotRegister.requireShareable(segment, call, pid);
     }
 
     @Override
@@ -262,32 +256,20 @@ final class ThreadsContext implements Context {
 
     @Override
     public Machine probe() {
-        int p = root ? freeP : nprocs;
-        ProbeHarness.Fit fit = ProbeHarness.fitFor(ThreadsEngineProvider.NAME, p, () -> {
-            ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-            long budget = team.settings.probeMillis() * 1_000_000L;
-            Sections.exec(p, p, ctx -> {
-                ProbeHarness.Fit f = ProbeHarness.measure(ctx, budget);
-                if (ctx.pid() == 0) result[0] = f;
-            }, Args.NONE, team.settings);
-            return result[0];
-        });
-        return new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+        return ProbeHarness.machine(ThreadsEngineProvider.NAME, root ? freeP : nprocs, freeP,
+                team.settings.probeMillis() * 1_000_000L, (p, spmd) -> Sections.exec(p, p, spmd, Args.NONE, team.settings));
     }
 
     @Override
     public void exec(int p, Spmd spmd, Args args) {
-        Objects.requireNonNull(spmd, "exec: spmd");
-        Objects.requireNonNull(args, "exec: args");
-        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+        RequestChecks.checkExec(pid, p, spmd, args);
         if (team.failed()) throw team.fatal(pid);
         Sections.exec(Math.min(p, freeP), freeP, spmd, args, team.settings);
     }
 
     @Override
     public void rehook(Spmd spmd, Args args) {
-        Objects.requireNonNull(spmd, "rehook: spmd");
-        Objects.requireNonNull(args, "rehook: args");
+        RequestChecks.checkRehook(spmd, args);
         if (team.failed()) throw team.fatal(pid);
         Team child = team.rehooks.teamFor(++rehooks);
         // While inside, this process takes part in no sync of this team: a peer waiting in one
