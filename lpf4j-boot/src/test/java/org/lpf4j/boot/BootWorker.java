@@ -16,7 +16,8 @@ import java.util.Set;
  * The main class of the test jobs' processes: selects the boot module as a real program would
  * (ServiceLoader, priorities), opens a session and runs a mode.
  * <ul>
- *   <li>{@code rules [nofailures]}: {@link BootRules}; prints {@code PASS rank r}.</li>
+ *   <li>{@code rules [OPTIONAL...]}: {@link BootRules}, skipping the named optional rules; prints
+ *       {@code PASS rank r}.</li>
  *   <li>{@code victim V}: after a first fence everyone prints {@code READY}; rank V then waits to
  *       be killed, the others enter a fence (timeout 10 s) that must fail naming V and print
  *       {@code FAILED-AS-EXPECTED ms}.</li>
@@ -34,8 +35,8 @@ public final class BootWorker {
             String tag = "[" + s.module() + " " + s.rank() + "/" + s.size() + "] ";
             switch (args[0]) {
                 case "rules" -> {
-                    Set<BootRules.Optional> skip = args.length > 1 && args[1].equals("nofailures")
-                            ? EnumSet.of(BootRules.Optional.FAILURES) : EnumSet.noneOf(BootRules.Optional.class);
+                    Set<BootRules.Optional> skip = EnumSet.noneOf(BootRules.Optional.class);
+                    for (int i = 1; i < args.length; i++) skip.add(BootRules.Optional.valueOf(args[i]));
                     BootRules.run(s, skip, rule -> System.out.println(tag + rule));
                     System.out.println("PASS rank " + s.rank());
                 }
