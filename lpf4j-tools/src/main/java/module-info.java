@@ -4,6 +4,7 @@
  */
 module org.lpf4j.tools {
     requires org.lpf4j.core;
+    requires org.lpf4j.boot;
     requires org.lpf4j.examples;
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;
@@ -11,5 +12,6 @@ module org.lpf4j.tools {
 
     exports org.lpf4j.tools;
     exports org.lpf4j.tools.bench;
+    exports org.lpf4j.tools.boot;
     opens org.lpf4j.tools to info.picocli;
 }

@@ -17,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
  *       to others until the next commit and fence. A key the caller has no local copy of is
  *       looked up in the job's committed data (PMIx's direct modex): committed but not yet
  *       fenced values can be found that way, uncommitted ones never.</li>
- *   <li>Putting a key again replaces its value (last put wins at the next commit).</li>
+ *   <li>Putting a key again replaces its value (last put wins at the next commit). Whether a
+ *       replaced value, once committed, can be seen before the next fence depends on the module
+ *       ({@code pmix} may show it at once, {@code tcp} and {@code local} keep the fenced copy):
+ *       programs that re-put keys fence between reading the old values and committing new ones.</li>
  * </ul>
  * Keys are non-empty, at most {@value #MAX_KEY_BYTES} bytes of UTF-8 (PMIx's
  * {@code PMIX_MAX_KEYLEN}), without NUL, and do not start with {@code "pmix"} (reserved by PMIx).
