@@ -31,8 +31,10 @@ public final class BootWorker {
     public static void main(String[] args) throws Exception {
         BootModule m = Components.installed().select(Framework.BOOT, BootModule.class);
         int status = 0;
+        BootModule.Membership who = m.membership();
         try (BootSession s = m.openSession()) {
             String tag = "[" + s.module() + " " + s.rank() + "/" + s.size() + "] ";
+            if (who.rank() != s.rank() || who.size() != s.size()) throw new AssertionError("membership " + who + " but session " + tag);
             switch (args[0]) {
                 case "rules" -> {
                     Set<BootRules.Optional> skip = EnumSet.noneOf(BootRules.Optional.class);

@@ -49,7 +49,7 @@ public class BootTestCommand implements Callable<Integer> {
     int repeats = 21;
 
     @Option(names = "--warmup", paramLabel = "W", description = "unmeasured rounds first (default: ${DEFAULT-VALUE})")
-    int warmup = 100;
+    int warmup = 500;
 
     @Option(names = "--value-size", paramLabel = "BYTES", description = "size of each process's value (default: ${DEFAULT-VALUE})")
     int valueSize = 1024;

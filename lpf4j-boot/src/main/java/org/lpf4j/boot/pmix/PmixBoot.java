@@ -78,9 +78,8 @@ public final class PmixBoot implements BootModule {
 
     @Override
     public Membership membership() {
-        try (PmixSession s = PmixSession.open(libraryName())) {
-            return new Membership(s.rank(), s.size(), "PMIx namespace " + s.namespace());
-        }
+        int[] m = PmixSession.membership(libraryName());
+        return new Membership(m[0], m[1], "PMIx (PMIx_Init, pmix.job.size)");
     }
 
     @Override

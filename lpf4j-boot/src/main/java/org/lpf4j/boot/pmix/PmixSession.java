@@ -39,7 +39,6 @@ public final class PmixSession implements BootSession {
     private static final long GRACE_MILLIS = 2_000;
 
     private final Pmix pmix;
-    private final Arena arena = Arena.ofShared();
     private final String nspace;
     private final int rank;
     private final int size;
@@ -47,17 +46,69 @@ public final class PmixSession implements BootSession {
     private CompletableFuture<Void> inFlight;
     private boolean closed;
 
+    // PMIx is initialised once per process: sessions share it (reference counted) and the last
+    // close finalises it; PMIx cannot be initialised again after PMIx_Finalize (the server counts
+    // the process as finalised), so that is refused. membership() leaves one reference that the
+    // next session takes over.
+    private static int references;
+    private static boolean finalized;
+    private static boolean membershipReference;
+    private static String processNspace;
+    private static int processRank;
+
+    private static synchronized void acquire(Pmix pmix, boolean forMembership) {
+        if (membershipReference && !forMembership) {
+            membershipReference = false;
+            return;
+        }
+        if (forMembership && membershipReference) return;
+        if (finalized) {
+            throw new BootException("pmix: PMIx was finalised in this process (its last session closed); it cannot be initialised again");
+        }
+        if (references == 0) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment proc = a.allocate(Pmix.PROC);
+                int rc = call(() -> (int) pmix.init.invokeExact(proc, MemorySegment.NULL, 0L));
+                if (rc != Pmix.SUCCESS) {
+                    throw new BootException("PMIx_Init failed: " + pmix.error(rc) + " (was this JVM started by a PMIx launcher?)");
+                }
+                processNspace = proc.getString(0);
+                processRank = proc.get(JAVA_INT, Pmix.RANK_AT);
+            }
+        }
+        references++;
+        if (forMembership) membershipReference = true;
+    }
+
+    private static synchronized void releaseProcess(Pmix pmix) {
+        if (--references > 0) return;
+        finalized = true;
+        call(() -> (int) pmix.finalize.invokeExact(MemorySegment.NULL, 0L));
+    }
+
+    /**
+     * Rank and size of this process without opening a session (PMIx stays initialised for the
+     * next session, which takes this reference over).
+     */
+    static synchronized int[] membership(String library) {
+        Pmix pmix = Pmix.load(library);
+        acquire(pmix, true);
+        try (Arena a = Arena.ofConfined()) {
+            return new int[]{processRank, jobSize(pmix, a, processNspace)};
+        }
+    }
+
     private PmixSession(Pmix pmix) {
         this.pmix = pmix;
-        MemorySegment proc = arena.allocate(Pmix.PROC);
-        int rc = call(() -> (int) pmix.init.invokeExact(proc, MemorySegment.NULL, 0L));
-        if (rc != Pmix.SUCCESS) {
-            arena.close();
-            throw new BootException("PMIx_Init failed: " + pmix.error(rc) + " (was this JVM started by a PMIx launcher?)");
+        acquire(pmix, false);
+        this.nspace = processNspace;
+        this.rank = processRank;
+        try (Arena a = Arena.ofConfined()) {
+            this.size = jobSize(pmix, a, nspace);
+        } catch (RuntimeException e) {
+            releaseProcess(pmix);
+            throw e;
         }
-        this.nspace = proc.getString(0);
-        this.rank = proc.get(JAVA_INT, Pmix.RANK_AT);
-        this.size = jobSize();
         this.fences = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lpf-boot-pmix-fence");
             t.setDaemon(true);
@@ -87,32 +138,32 @@ public final class PmixSession implements BootSession {
         }
     }
 
-    private MemorySegment proc(Arena a, int r) {
+    private MemorySegment proc(Arena a, int r) { return proc(a, nspace, r); }
+
+    private static MemorySegment proc(Arena a, String nspace, int r) {
         MemorySegment p = a.allocate(Pmix.PROC);
         p.setString(0, nspace);
         p.set(JAVA_INT, Pmix.RANK_AT, r);
         return p;
     }
 
-    private int jobSize() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(ADDRESS);
-            MemorySegment key = a.allocateFrom("pmix.job.size");
-            MemorySegment who = proc(a, Pmix.RANK_WILDCARD);
-            int rc = call(() -> (int) pmix.get.invokeExact(who, key, MemorySegment.NULL, 0L, out));
-            if (rc != Pmix.SUCCESS) throw new BootException("PMIx_Get(pmix.job.size) failed: " + pmix.error(rc));
-            MemorySegment v = out.get(ADDRESS, 0).reinterpret(Pmix.VALUE);
-            try {
-                short type = v.get(JAVA_SHORT, 0);
-                if (type != Pmix.UINT32) throw new BootException("PMIx_Get(pmix.job.size): type " + type + ", expected PMIX_UINT32");
-                return v.get(JAVA_INT, Pmix.DATA_AT);
-            } finally {
-                release(v);
-            }
+    private static int jobSize(Pmix pmix, Arena a, String nspace) {
+        MemorySegment out = a.allocate(ADDRESS);
+        MemorySegment key = a.allocateFrom("pmix.job.size");
+        MemorySegment who = proc(a, nspace, Pmix.RANK_WILDCARD);
+        int rc = call(() -> (int) pmix.get.invokeExact(who, key, MemorySegment.NULL, 0L, out));
+        if (rc != Pmix.SUCCESS) throw new BootException("PMIx_Get(pmix.job.size) failed: " + pmix.error(rc));
+        MemorySegment v = out.get(ADDRESS, 0).reinterpret(Pmix.VALUE);
+        try {
+            short type = v.get(JAVA_SHORT, 0);
+            if (type != Pmix.UINT32) throw new BootException("PMIx_Get(pmix.job.size): type " + type + ", expected PMIX_UINT32");
+            return v.get(JAVA_INT, Pmix.DATA_AT);
+        } finally {
+            release(pmix, v);
         }
     }
 
-    private void release(MemorySegment value) {
+    private static void release(Pmix pmix, MemorySegment value) {
         call(() -> {
             pmix.valueDestruct.invokeExact(value);
             pmix.free.invokeExact(value);
@@ -256,7 +307,7 @@ public final class PmixSession implements BootSession {
                 if (n == 0) return new byte[0];
                 return bytes.reinterpret(n).toArray(JAVA_BYTE);
             } finally {
-                release(v);
+                release(pmix, v);
             }
         }
     }
@@ -268,7 +319,6 @@ public final class PmixSession implements BootSession {
             closed = true;
         }
         fences.shutdownNow();
-        call(() -> (int) pmix.finalize.invokeExact(MemorySegment.NULL, 0L));
-        arena.close();
+        releaseProcess(pmix);
     }
 }

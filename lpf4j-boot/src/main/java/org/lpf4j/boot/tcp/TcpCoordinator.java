@@ -96,7 +96,13 @@ public final class TcpCoordinator implements AutoCloseable {
                 Socket s = server.accept();
                 Thread.ofVirtual().name("lpf-boot-tcp-conn").start(() -> serve(s));
             } catch (IOException e) {
-                if (!closed) log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": accept failed: " + e);
+                if (closed) return;
+                log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": accept failed: " + e);
+                try {
+                    Thread.sleep(100); // e.g. out of file descriptors: do not spin
+                } catch (InterruptedException ie) {
+                    return;
+                }
             }
         }
     }

@@ -218,12 +218,17 @@ public abstract class AbstractBootSession implements BootSession {
 
     @Override
     public final void close() {
+        CompletableFuture<Void> pending;
         synchronized (this) {
             if (closed) return;
             closed = true;
+            pending = inFlight;
             notifyAll();
         }
         release();
+        if (pending != null) {
+            pending.completeExceptionally(new BootException("fence at rank " + rank + ": the session was closed while it was in flight"));
+        }
     }
 
     /** @return whether {@link #close()} was called */
