@@ -17,6 +17,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Layouts and constants are those of PMIx 4.2.2 ({@code pmix_common.h}, {@code pmix.h} of the
  * Debian package libpmix-dev 4.2.2, also openpmix/openpmix {@code include/pmix_common.h.in}) for
  * LP64 Linux; the offsets were checked against {@code sizeof}/{@code offsetof} of that header.
+ * Older PMIx differ (PMIx 1.x had {@code PMIX_MAX_KEYLEN 512} and another {@code pmix_value_t}), so
+ * {@link #load} refuses a library whose {@code PMIx_Get_version()} is below 4.
  *
  * <pre>
  * #define PMIX_MAX_NSLEN 255, PMIX_MAX_KEYLEN 511
@@ -42,6 +44,7 @@ final class Pmix {
     static final int SUCCESS = 0, ERR_TIMEOUT = -24, ERR_NOT_FOUND = -46;
 
     final MethodHandle init, finalize, put, commit, fence, get, valueDestruct, errorString, free;
+    final String version;
 
     private Pmix(SymbolLookup lib) {
         Linker l = Linker.nativeLinker();
@@ -54,6 +57,17 @@ final class Pmix {
         valueDestruct = l.downcallHandle(find(lib, "PMIx_Value_destruct"), FunctionDescriptor.ofVoid(ADDRESS));
         errorString = l.downcallHandle(find(lib, "PMIx_Error_string"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
         free = l.downcallHandle(l.defaultLookup().find("free").orElseThrow(), FunctionDescriptor.ofVoid(ADDRESS));
+        MethodHandle getVersion = l.downcallHandle(find(lib, "PMIx_Get_version"), FunctionDescriptor.of(ADDRESS));
+        try {
+            version = ((MemorySegment) getVersion.invokeExact()).reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw new IllegalStateException("PMIx_Get_version failed", t);
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)").matcher(version);
+        if (!m.find() || Integer.parseInt(m.group(1)) < 4) {
+            throw new org.lpf4j.spi.boot.BootException("pmix: the PMIx library is '" + version
+                    + "'; lpf4j's struct layouts are those of PMIx 4.x or newer");
+        }
     }
 
     private static MemorySegment find(SymbolLookup lib, String name) {
