@@ -10,7 +10,6 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -217,7 +216,7 @@ public final class PmixSession implements BootSession {
 
     @Override
     public void fence(FenceOptions options) {
-        CompletableFuture<Void> f = fenceAsync(options);
+        CompletableFuture<Void> f = start(options);
         long wait = options.effectiveTimeout().toMillis() + GRACE_MILLIS;
         try {
             f.get(wait, TimeUnit.MILLISECONDS);
@@ -233,8 +232,11 @@ public final class PmixSession implements BootSession {
         }
     }
 
+    /** {@inheritDoc} Dependent actions run in the common pool, not on the session's fence thread. */
     @Override
-    public synchronized CompletableFuture<Void> fenceAsync(FenceOptions options) {
+    public CompletableFuture<Void> fenceAsync(FenceOptions options) { return start(options).thenApplyAsync(v -> v); }
+
+    private synchronized CompletableFuture<Void> start(FenceOptions options) {
         Objects.requireNonNull(options, "fence: options");
         int[] participants = options.participants(rank, size);
         checkOpen("fence");
@@ -265,10 +267,7 @@ public final class PmixSession implements BootSession {
                             + " (PMIx does not say which ranks are missing)");
                 }
             }
-        }, fences).handle((ok, e) -> {
-            if (e != null) throw e instanceof CompletionException c ? c : new CompletionException(e);
-            return ok;
-        });
+        }, fences);
         inFlight = f;
         return f;
     }

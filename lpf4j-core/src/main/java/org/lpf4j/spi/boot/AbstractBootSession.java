@@ -120,7 +120,7 @@ public abstract class AbstractBootSession implements BootSession {
 
     @Override
     public final void fence(FenceOptions options) {
-        CompletableFuture<Void> f = fenceAsync(options);
+        CompletableFuture<Void> f = start(options);
         long wait = options.effectiveTimeout().toMillis() + GRACE_MILLIS;
         try {
             f.get(wait, TimeUnit.MILLISECONDS);
@@ -138,8 +138,15 @@ public abstract class AbstractBootSession implements BootSession {
         }
     }
 
+    /**
+     * {@inheritDoc} The returned future's dependent actions run in the common pool, never on the
+     * transport's thread (a blocking call there would stall the transport).
+     */
     @Override
-    public final CompletableFuture<Void> fenceAsync(FenceOptions options) {
+    public final CompletableFuture<Void> fenceAsync(FenceOptions options) { return start(options).thenApplyAsync(v -> v); }
+
+    /** Enters a fence; the future completes on the transport's thread. */
+    private CompletableFuture<Void> start(FenceOptions options) {
         Objects.requireNonNull(options, "fence: options");
         int[] participants = options.participants(rank, size);
         long seq, instance;
