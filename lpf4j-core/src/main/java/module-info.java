@@ -10,6 +10,7 @@ module org.lpf4j.core {
     exports org.lpf4j;
     exports org.lpf4j.spi;
     exports org.lpf4j.spi.kit;
+    exports org.lpf4j.spi.boot;
     exports org.lpf4j.debug;
 
     uses org.lpf4j.spi.EngineProvider;

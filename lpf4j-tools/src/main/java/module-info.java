@@ -5,6 +5,7 @@
 module org.lpf4j.tools {
     requires org.lpf4j.core;
     requires java.management;
+    requires org.lpf4j.boot;
     requires org.lpf4j.examples;
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;
@@ -12,5 +13,6 @@ module org.lpf4j.tools {
 
     exports org.lpf4j.tools;
     exports org.lpf4j.tools.bench;
+    exports org.lpf4j.tools.boot;
     opens org.lpf4j.tools to info.picocli;
 }

@@ -1,9 +1,13 @@
 package org.lpf4j.spi;
 
+import org.lpf4j.spi.boot.BootException;
+import org.lpf4j.spi.boot.BootSession;
+
 /**
  * A module of the {@code boot} framework: tells a process which member of a parallel job it is
  * (in-JVM, an mpirun/PMIx or Slurm launch, lpf's own launcher). Multi-process engines ask the
- * selected boot module where they stand before they connect.
+ * selected boot module where they stand before they connect, then {@linkplain #openSession() open a
+ * session} to exchange endpoints the PMIx way (put, commit, fence, get).
  */
 public interface BootModule extends Component {
     @Override default Framework framework() { return Framework.BOOT; }
@@ -30,4 +34,17 @@ public interface BootModule extends Component {
      * @return this process's place in its job
      */
     Membership membership();
+
+    /**
+     * Joins this process's job: called only after {@link #query()} said the module can run. May
+     * block until the job's coordinator is reachable (bounded by the module's timeouts).
+     *
+     * @return this process's session; the caller closes it
+     * @throws BootException if the job cannot be joined; the default: the module tells rank and
+     *                       size only
+     */
+    default BootSession openSession() {
+        throw new BootException("boot module '" + name() + "' tells rank and size only and opens no session; "
+                + "choose one that does (lpf.boot=tcp, pmix or local)");
+    }
 }

@@ -110,6 +110,8 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
         try {
             Parameters.Value<?> v = p.resolve();
             value = String.valueOf(v.value());
+            // Secrets (lpf.boot.tcp.key) are shown as set or not, never printed.
+            if (p.key().endsWith(".key") && !value.isEmpty()) value = "(set, " + value.length() + " characters, hidden)";
             source = v.source().label();
         } catch (IllegalArgumentException e) {
             error = e.getMessage();

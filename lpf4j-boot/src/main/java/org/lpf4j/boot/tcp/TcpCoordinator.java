@@ -1,0 +1,332 @@
+package org.lpf4j.boot.tcp;
+
+import org.lpf4j.spi.boot.BootException;
+import org.lpf4j.spi.boot.FenceCoordinator;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The rendezvous point of a {@code tcp} job: accepts one connection per rank, checks that each
+ * proves it holds the job key (see {@link Wire}), and runs a {@link FenceCoordinator} over them.
+ * Rank 0 hosts it by default; a launcher may run it instead ({@code lpf boot-test} does).
+ *
+ * <p>A connection that fails the handshake (no or wrong key, wrong job size, a rank taken or out
+ * of range, a malformed or oversized frame) is closed and logged at WARNING through
+ * {@link System.Logger}; nothing it sent is used. A member whose connection ends without a
+ * goodbye, or that sends a malformed message, is reported {@linkplain FenceCoordinator#leave gone}.
+ *
+ * <p>Threads: one platform thread accepts; each connection has a virtual reader thread and a
+ * virtual writer thread draining its queue, so a slow reader never blocks the coordinator.
+ */
+public final class TcpCoordinator implements AutoCloseable {
+    private static final byte[] CLOSE = new byte[0];
+
+    private final int size;
+    private final byte[] key;
+    private final int maxFrame;
+    private final System.Logger log;
+    private final FenceCoordinator fences;
+    private final ServerSocket server;
+    private final SecureRandom random = new SecureRandom();
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger refused = new AtomicInteger();
+    private final Thread acceptor;
+    private volatile boolean closed;
+    /** The last collect-data result encoded (by identity) and its frames: every participant gets the same ones. */
+    private Map<Integer, Map<String, byte[]>> lastData;
+    private List<byte[]> lastFrames;
+
+    /**
+     * Binds and starts accepting.
+     *
+     * @param bind     the address to listen on (port 0: any free port)
+     * @param size     the number of ranks of the job
+     * @param key      the job key
+     * @param maxFrame the largest frame accepted from an authenticated member
+     * @param log      where refused connections are reported
+     * @throws IOException if the address cannot be bound
+     */
+    public TcpCoordinator(InetSocketAddress bind, int size, byte[] key, int maxFrame, System.Logger log) throws IOException {
+        if (key.length == 0) throw new IllegalArgumentException("TcpCoordinator: empty job key");
+        this.size = size;
+        this.key = key.clone();
+        this.maxFrame = maxFrame;
+        this.log = log;
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(bind, Math.max(50, 2 * size));
+        this.fences = new FenceCoordinator("tcp job at " + address(), size);
+        this.acceptor = new Thread(this::accept, "lpf-boot-tcp-accept " + address());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** @return the address it listens on (with the actual port) */
+    public InetSocketAddress address() {
+        return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
+    }
+
+    /** @return how many connections were refused so far */
+    public int refusedConnections() { return refused.get(); }
+
+    /** @return whether every rank of the job joined and left again */
+    public boolean finished() { return fences.allLeft(); }
+
+    private void accept() {
+        while (!closed) {
+            try {
+                Socket s = server.accept();
+                Thread.ofVirtual().name("lpf-boot-tcp-conn").start(() -> serve(s));
+            } catch (IOException e) {
+                if (closed) return;
+                log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": accept failed: " + e);
+                try {
+                    Thread.sleep(100); // e.g. out of file descriptors: do not spin
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void refuse(Socket s, String why) {
+        refused.incrementAndGet();
+        log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": refused connection from "
+                + s.getRemoteSocketAddress() + ": " + why);
+        closeQuietly(s);
+    }
+
+    private void serve(Socket s) {
+        SocketAddress peer = s.getRemoteSocketAddress();
+        int rank;
+        Connection c;
+        DataInputStream in;
+        try {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(10_000);
+            in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
+            OutputStream out = s.getOutputStream();
+            byte[] sn = new byte[Wire.NONCE];
+            random.nextBytes(sn);
+            out.write(new Wire.Builder(Wire.CHALLENGE, 40).i32(Wire.VERSION).bytes(sn).build());
+            out.flush();
+            Wire.Frame hello = Wire.read(in, Wire.HANDSHAKE_LIMIT);
+            if (hello == null) {
+                refuse(s, "closed before the handshake");
+                return;
+            }
+            if (hello.type() != Wire.HELLO) {
+                refuse(s, "expected HELLO, got message type " + hello.type());
+                return;
+            }
+            ByteBuffer p = hello.payload();
+            int version = Wire.i32(p);
+            rank = Wire.i32(p);
+            int jobSize = Wire.i32(p);
+            byte[] cn = Wire.fixed(p, Wire.NONCE);
+            byte[] mac = Wire.fixed(p, 32);
+            Wire.end(p);
+            if (version != Wire.VERSION) {
+                refuse(s, "protocol version " + version + ", this coordinator speaks " + Wire.VERSION);
+                return;
+            }
+            if (!Wire.same(mac, Wire.mac(key, "lpf4j-boot hello", sn, Wire.ints(rank, jobSize), cn))) {
+                refuse(s, "wrong job key (authentication failed)");
+                return;
+            }
+            if (jobSize != size || rank < 0 || rank >= size) {
+                refuse(s, "claims rank " + rank + " of " + jobSize + ", this job has " + size + " ranks");
+                return;
+            }
+            c = new Connection(s, rank);
+            synchronized (fences) {
+                if (fences.joined(rank)) {
+                    refuse(s, "rank " + rank + " has joined already");
+                    return;
+                }
+                out.write(new Wire.Builder(Wire.WELCOME, 32).bytes(Wire.mac(key, "lpf4j-boot welcome", cn, sn)).build());
+                out.flush();
+                fences.join(rank, c);
+            }
+            connections.add(c);
+            c.writer.start();
+            s.setSoTimeout(0);
+        } catch (IOException e) {
+            refuse(s, "handshake failed: " + e.getMessage());
+            return;
+        }
+        String why = "lost its connection (process died?)";
+        try {
+            while (true) {
+                Wire.Frame f = Wire.read(in, maxFrame);
+                if (f == null) break;
+                if (!handle(c, f)) {
+                    why = "closed its session";
+                    break;
+                }
+            }
+        } catch (Wire.ProtocolException e) {
+            why = "sent a malformed message (" + e.getMessage() + ")";
+            log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": rank " + rank + " from " + peer
+                    + " sent a malformed message, closing its connection: " + e.getMessage());
+        } catch (IOException e) {
+            if (closed) return;
+        } finally {
+            fences.leave(rank, why);
+            c.close();
+            connections.remove(c);
+        }
+    }
+
+    /** @return false on BYE */
+    private boolean handle(Connection c, Wire.Frame f) throws IOException {
+        ByteBuffer p = f.payload();
+        switch (f.type()) {
+            case Wire.COMMIT -> fences.commit(c.rank, Wire.readEntries(p));
+            case Wire.FENCE -> {
+                long seq = Wire.i64(p);
+                long instance = Wire.i64(p);
+                boolean collect = Wire.u8(p) != 0;
+                long timeout = Wire.i64(p);
+                int[] ranks = Wire.readRanks(p, size);
+                Wire.end(p);
+                if (timeout < 1) throw new Wire.ProtocolException("fence timeout " + timeout);
+                fences.arrive(c.rank, seq, instance, ranks, collect, timeout);
+            }
+            case Wire.GET -> {
+                long id = Wire.i64(p);
+                int owner = Wire.i32(p);
+                long timeout = Wire.i64(p);
+                String k = Wire.string(p, 4 * 511);
+                Wire.end(p);
+                if (owner < 0 || owner >= size || timeout < 0) throw new Wire.ProtocolException("GET of rank " + owner);
+                Thread.ofVirtual().start(() -> {
+                    byte[] v = fences.value(owner, k, TimeUnit.MILLISECONDS.toNanos(timeout));
+                    Wire.Builder b = new Wire.Builder(Wire.VALUE, 16 + (v == null ? 0 : v.length)).i64(id).u8(v == null ? 0 : 1);
+                    c.send(b.blob(v == null ? new byte[0] : v).build());
+                });
+            }
+            case Wire.BYE -> {
+                Wire.end(p);
+                return false;
+            }
+            default -> throw new Wire.ProtocolException("unknown message type " + f.type());
+        }
+        return true;
+    }
+
+    /** One member's connection: its answers are queued and written by its own writer thread. */
+    private final class Connection implements FenceCoordinator.Participant {
+        final Socket socket;
+        final int rank;
+        final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+        final Thread writer;
+
+        Connection(Socket socket, int rank) {
+            this.socket = socket;
+            this.rank = rank;
+            this.writer = Thread.ofVirtual().name("lpf-boot-tcp-writer " + rank).unstarted(this::drain);
+        }
+
+        void send(byte[] frame) { queue.add(frame); }
+
+        @Override
+        public void completed(long seq, Map<Integer, Map<String, byte[]>> data) {
+            queue.addAll(frames(data));
+            queue.add(new Wire.Builder(Wire.FENCE_OK, 8).i64(seq).build());
+        }
+
+        @Override
+        public void failed(long seq, BootException e) {
+            Wire.Builder b = new Wire.Builder(Wire.FENCE_FAIL, 64).i64(seq);
+            int[] missing = e.missingRanks();
+            b.i32(missing.length);
+            for (int r : missing) b.i32(r);
+            queue.add(b.string(e.getMessage()).build());
+        }
+
+        private void drain() {
+            try (OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16)) {
+                while (true) {
+                    byte[] f = queue.take();
+                    if (f == CLOSE) break;
+                    out.write(f);
+                    if (queue.isEmpty()) out.flush();
+                }
+                out.flush();
+            } catch (IOException | InterruptedException e) {
+                // the reader notices the broken connection
+            } finally {
+                closeQuietly(socket);
+            }
+        }
+
+        void close() { queue.add(CLOSE); }
+    }
+
+    /**
+     * The DATA frames of one collect-data result, encoded once and shared by its receivers (a
+     * session has one fence in flight, so DATA carries no fence number; FENCE_OK closes it).
+     * Called under the fence coordinator's lock.
+     */
+    private List<byte[]> frames(Map<Integer, Map<String, byte[]>> data) {
+        if (data != lastData) {
+            List<byte[]> all = new ArrayList<>();
+            data.forEach((owner, values) -> all.addAll(Wire.entries(Wire.DATA, b -> b.i32(owner), values)));
+            lastData = data;
+            lastFrames = all;
+        }
+        return lastFrames;
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    /**
+     * Stops accepting, lets every connection's writer send what is queued (up to 2 s), then
+     * closes the connections.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        for (Connection c : connections) c.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Connection c : connections) {
+            try {
+                c.writer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            closeQuietly(c.socket);
+        }
+        fences.close();
+    }
+}
