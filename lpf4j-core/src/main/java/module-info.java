@@ -7,6 +7,7 @@
 module org.lpf4j.core {
     exports org.lpf4j;
     exports org.lpf4j.spi;
+    exports org.lpf4j.spi.kit;
     exports org.lpf4j.engine.threads;
     exports org.lpf4j.debug;
 

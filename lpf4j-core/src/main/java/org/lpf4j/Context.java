@@ -230,11 +230,14 @@ public interface Context {
     /**
      * Describes the machine of this context ({@code lpf_probe}).
      *
+     * <p>The result is <em>identical on every process</em> of the context: libraries choose
+     * algorithms from it, and all processes must choose the same. (Engines measure with one clock,
+     * pid 0's, and send its figures to every process.)
+     *
      * <p>Cost: the first call for a given number of processes measures g and l by timing
-     * h-relations over that many processes, bounded by the engine's probe budget
-     * ({@code lpf.engine.threads.probeMillis} on the threads engine); it allocates a few MiB per
-     * process for the measurement. Later calls for the same number of processes return the
-     * stored result in O(1).
+     * h-relations over that many processes, bounded by the engine's probe budget (an engine
+     * parameter; see {@code lpf info}); it allocates a few MiB per process for the measurement.
+     * Later calls for the same number of processes return the stored result in O(1).
      *
      * @return the machine parameters
      */

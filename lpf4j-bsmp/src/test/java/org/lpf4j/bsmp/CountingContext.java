@@ -1,12 +1,10 @@
 package org.lpf4j.bsmp;
 
-import org.lpf4j.Args;
 import org.lpf4j.Context;
-import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
-import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.ForwardingContext;
 
 import java.lang.foreign.MemorySegment;
 
@@ -15,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * gets per superstep (the largest seen), registrations. Lets tests check the "LPF usage" a
  * Bsmp call documents.
  */
-final class CountingContext implements Context {
+final class CountingContext extends ForwardingContext {
     private final Context real;
     int syncs;
     int puts;
@@ -28,20 +26,17 @@ final class CountingContext implements Context {
     /** The largest number of requests queued in one superstep so far. */
     int maxQueued;
 
-    CountingContext(Context real) { this.real = real; }
+    CountingContext(Context real) {
+        super(real);
+        this.real = real;
+    }
 
     /** Forgets all counts. */
     void reset() {
         syncs = puts = gets = globalRegistrations = localRegistrations = deregistrations = queuedNow = maxQueued = 0;
     }
 
-    @Override public int pid() { return real.pid(); }
-    @Override public int nprocs() { return real.nprocs(); }
-    @Override public Args args() { return real.args(); }
 
-    @Override public long superstep() { return real.superstep(); }
-    @Override public void exec(int p, Spmd spmd, Args args) { real.exec(p, spmd, args); }
-    @Override public void rehook(Spmd spmd, Args args) { real.rehook(spmd, args); }
 
     @Override public Memslot registerGlobal(MemorySegment segment) {
         Memslot slot = real.registerGlobal(segment);
@@ -78,7 +73,4 @@ final class CountingContext implements Context {
         queuedNow = 0;
     }
 
-    @Override public Machine probe() { return real.probe(); }
-    @Override public void resizeMemoryRegister(long maxRegs) { real.resizeMemoryRegister(maxRegs); }
-    @Override public void resizeMessageQueue(long maxMsgs) { real.resizeMessageQueue(maxMsgs); }
 }

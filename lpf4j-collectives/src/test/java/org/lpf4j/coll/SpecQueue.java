@@ -1,14 +1,11 @@
 package org.lpf4j.coll;
 
-import org.lpf4j.Args;
 import org.lpf4j.Context;
-import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
-import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.ForwardingContext;
 
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -57,10 +54,13 @@ final class SpecQueue {
         return new Counted(ctx);
     }
 
-    private final class Counted implements Context {
+    private final class Counted extends ForwardingContext {
         private final Context c;
 
-        Counted(Context c) { this.c = c; }
+        Counted(Context c) {
+            super(c);
+            this.c = c;
+        }
 
         private void count(int remotePid) {
             int parity = (int) (c.superstep() & 1);
@@ -68,18 +68,6 @@ final class SpecQueue {
             entries.incrementAndGet(parity * nprocs + remotePid);
         }
 
-        @Override public int pid() { return c.pid(); }
-        @Override public int nprocs() { return c.nprocs(); }
-        @Override public Args args() { return c.args(); }
-        @Override public void exec(int p, Spmd spmd, Args args) { c.exec(p, spmd, args); }
-        @Override public void rehook(Spmd spmd, Args args) { c.rehook(spmd, args); }
-        @Override public Memslot registerGlobal(MemorySegment segment) { return c.registerGlobal(segment); }
-        @Override public Memslot registerLocal(MemorySegment segment) { return c.registerLocal(segment); }
-        @Override public void deregister(Memslot slot) { c.deregister(slot); }
-        @Override public long superstep() { return c.superstep(); }
-        @Override public Machine probe() { return c.probe(); }
-        @Override public void resizeMemoryRegister(long maxRegs) { c.resizeMemoryRegister(maxRegs); }
-        @Override public void resizeMessageQueue(long maxMsgs) { c.resizeMessageQueue(maxMsgs); }
 
         @Override
         public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,

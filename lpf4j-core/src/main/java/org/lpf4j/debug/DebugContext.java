@@ -4,11 +4,13 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
-import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.ForwardingContext;
+import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ import java.util.Objects;
  * conflicts on this process's memory. Used by one thread at a time, like any context; other
  * processes' decorators read its state only between that barrier and the sync that follows.
  */
-final class DebugContext implements Context {
+final class DebugContext extends ForwardingContext {
     private final Context engine;
     private final DebugSection section;
     private final int pid;
@@ -53,6 +55,7 @@ final class DebugContext implements Context {
     private long rehooks;
 
     DebugContext(Context engine, DebugSection section) {
+        super(engine);
         this.engine = engine;
         this.section = section;
         this.pid = engine.pid();
@@ -72,12 +75,8 @@ final class DebugContext implements Context {
 
     @Override public int nprocs() { return nprocs; }
 
-    @Override public Args args() { return engine.args(); }
-
     /** The user's supersteps: the engine makes more syncs than the program under this layer. */
     @Override public long superstep() { return step; }
-
-    @Override public Machine probe() { return engine.probe(); }
 
     // =====================================================================================
     // reports
@@ -102,65 +101,77 @@ final class DebugContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         Request r = new Request(true, pid, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, Site.caller());
-        enqueue(r, "srcSlot", "dstSlot", "source", "destination");
+        enqueue(r);
     }
 
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         Request r = new Request(false, pid, dstSlot, dstOffset, srcPid, srcSlot, srcOffset, size, attr, Site.caller());
-        enqueue(r, "dstSlot", "srcSlot", "destination", "source");
+        enqueue(r);
     }
 
-    private void enqueue(Request r, String localName, String remoteName, String localRole, String remoteRole) {
+    private void enqueue(Request r) {
         failIfSectionFailed();
-        String call = r.call();
-        if (r.attr == null) throw report(Check.BAD_ARGUMENT, call, r.site, "attr is null (use MsgAttr.DEFAULT)", null);
-        if (r.attr.isCombining() && (!r.put || r.size % r.attr.elementSize() != 0)) {
-            throw report(Check.BAD_ARGUMENT, call, r.site, r.put ? "size " + r.size + " is not a multiple of the element size "
-                    + r.attr.elementSize() + " of " + r.attr : "a get cannot take the combining attribute " + r.attr, null);
+        RequestChecks.Violation v = r.put
+                ? RequestChecks.putViolation(slotView, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
+                        r.remoteOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE))
+                : RequestChecks.getViolation(slotView, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
+                        r.localOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE));
+        if (v != null) {
+            String problem = v.kind() == RequestChecks.Kind.OUT_OF_BOUNDS
+                    ? (r.put ? "source" : "destination") + " area [" + v.offset() + ", " + (v.offset() + v.size())
+                    + ") exceeds the " + v.registered() + " bytes registered for " + r.localSlot
+                    : v.problem();
+            throw report(checkOf(v.kind()), r.call(), r.site, problem, null);
         }
-        if (r.remotePid < 0 || r.remotePid >= nprocs) {
-            throw report(Check.BAD_ARGUMENT, call, r.site, (r.put ? "dstPid " : "srcPid ") + r.remotePid
-                    + " not in [0, " + nprocs + ")", null);
-        }
-        if (r.size < 0 || r.localOffset < 0 || r.remoteOffset < 0) {
-            throw report(Check.BAD_ARGUMENT, call, r.site, "negative size or offset", null);
-        }
-        SlotInfo local = usable(r.localSlot, localName, call, r.site);
-        if (r.remoteSlot != null && slots.get(r.remoteSlot) != null && !r.remoteSlot.isGlobal()) {
-            throw report(Check.LOCAL_SLOT_AS_REMOTE, call, r.site, remoteName + " " + r.remoteSlot
-                    + " is a local slot; a remote " + remoteRole + " must be registered with registerGlobal", null);
-        }
-        usable(r.remoteSlot, remoteName, call, r.site);
-        long registered = local.segment.byteSize();
-        if (r.localOffset > registered - r.size) {
-            throw report(Check.OUT_OF_BOUNDS, call, r.site, localRole + " area [" + r.localOffset + ", "
-                    + (r.localOffset + r.size) + ") exceeds the " + registered + " bytes registered for " + r.localSlot, null);
-        }
-        if (requests.size() >= queueCapacity) {
-            throw report(Check.QUEUE_CAPACITY, call, r.site, "message queue full: " + requests.size() + " of "
-                    + queueCapacity + " requests this superstep (resizeMessageQueue, then sync, to raise it)", null);
-        }
-        r.capture(local.segment.asSlice(r.localOffset, r.size));
+        r.capture(slots.get(r.localSlot).segment.asSlice(r.localOffset, r.size));
         requests.add(r);
         if (requestsTo[r.remotePid] == null) requestsTo[r.remotePid] = new ArrayList<>();
         requestsTo[r.remotePid].add(r);
     }
 
-    /** The slot's registration if this process may use it now, else a report. */
-    private SlotInfo usable(Memslot slot, String name, String call, String site) {
-        if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, name + " is null", null);
-        SlotInfo info = slots.get(slot);
-        if (info == null) {
-            throw report(Check.BAD_SLOT, call, site, name + " " + slot + (slot.owner() == slotOwner
-                    ? " is deregistered" : " belongs to another context (slots are per context and process)"), null);
-        }
-        if (info.activeFrom > step) {
-            throw report(Check.INACTIVE_SLOT, call, site, name + " " + slot + " was registered globally at " + info.site
-                    + " in this superstep; it is usable only after the next sync", null);
-        }
-        return info;
+    private static Check checkOf(RequestChecks.Kind kind) {
+        return switch (kind) {
+            case BAD_PID, BAD_ARGUMENT -> Check.BAD_ARGUMENT;
+            case BAD_SLOT -> Check.BAD_SLOT;
+            case INACTIVE_SLOT -> Check.INACTIVE_SLOT;
+            case LOCAL_SLOT_AS_REMOTE -> Check.LOCAL_SLOT_AS_REMOTE;
+            case OUT_OF_BOUNDS -> Check.OUT_OF_BOUNDS;
+            case QUEUE_FULL -> Check.QUEUE_CAPACITY;
+        };
     }
+
+    /** This process's registrations as the argument rules see them. */
+    private final SlotView slotView = new SlotView() {
+        @Override public MemorySegment localArea(Memslot slot, long superstep, boolean source) {
+            SlotInfo info = slot == null ? null : slots.get(slot);
+            return info == null || info.activeFrom > superstep ? null : info.segment;
+        }
+
+        @Override public boolean isUsableGlobal(Memslot slot, long superstep) {
+            SlotInfo info = slot == null ? null : slots.get(slot);
+            return info != null && slot.isGlobal() && info.activeFrom <= superstep;
+        }
+
+        @Override public boolean isOwnLocal(Memslot slot) {
+            return slot != null && !slot.isGlobal() && slots.get(slot) != null;
+        }
+
+        @Override public boolean isPending(Memslot slot, long superstep) {
+            SlotInfo info = slot == null ? null : slots.get(slot);
+            return info != null && info.activeFrom > superstep;
+        }
+
+        @Override public String describeUnusable(Memslot slot, long superstep) {
+            if (slot == null) return "is null";
+            SlotInfo info = slots.get(slot);
+            if (info == null) {
+                return slot + (slot.owner() == slotOwner ? " is deregistered"
+                        : " belongs to another context (slots are per context and process)");
+            }
+            return slot + " was registered globally at " + info.site + " in this superstep; it is usable only after the next sync";
+        }
+    };
 
     // =====================================================================================
     // sync: local checks, barrier, cross-process checks, then the real superstep
@@ -327,8 +338,7 @@ final class DebugContext implements Context {
         String call = (global ? "registerGlobal(" : "registerLocal(") + segment + ")";
         if (segment == null) throw report(Check.BAD_ARGUMENT, call, site, "segment is null", null);
         if (regUsed >= regCapacity) {
-            throw report(Check.REGISTER_CAPACITY, call, site, "memory register full: " + regUsed + " of " + regCapacity
-                    + " slots in use (resizeMemoryRegister, then sync, to raise it)", null);
+            throw report(Check.REGISTER_CAPACITY, call, site, RequestChecks.registerFull(regUsed, regCapacity), null);
         }
         Memslot slot;
         try {

@@ -3,15 +3,18 @@ package org.lpf4j.engine.threads;
 import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
-import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
+import org.lpf4j.spi.kit.ProbeHarness;
+import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.StagedCapacity;
+
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -29,7 +32,6 @@ import java.util.Objects;
  * done. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
-    private static final long REGISTER_ENTRY_BYTES = 48;
     /** An unstarted thread: segments it cannot access are confined to some other thread. */
     private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
@@ -40,28 +42,11 @@ final class ThreadsContext implements Context {
     private final Args args;
     private final boolean root;
 
-    // ---- memory register: global and local slots are numbered independently ----
-    private int regCapacity;          // effective this superstep
-    private int regPendingCapacity;   // effective after the next sync
-    private int regUsed;
-    Memslot[] globalSlots = new Memslot[0];
-    MemorySegment[] globalSegments = new MemorySegment[0];
-    /** Read-only twins of the registered segments: what puts read from (and combiners see). */
-    private MemorySegment[] globalSources = new MemorySegment[0];
-    private long[] globalActiveFromSync = new long[0];
-    private int[] freeGlobalIds = new int[0];
-    private int freeGlobalCount;
-    private int nextGlobalId;
-    private Memslot[] localSlots = new Memslot[0];
-    private MemorySegment[] localSegments = new MemorySegment[0];
-    private MemorySegment[] localSources = new MemorySegment[0];
-    private int[] freeLocalIds = new int[0];
-    private int freeLocalCount;
-    private int nextLocalId;
+    /** This process's memory register (global and local slots, staged capacity). */
+    final SlotRegister register = new SlotRegister();
 
     // ---- message queue: two RequestQueues, alternating by superstep parity ----
-    private int queueCapacity;
-    private int queuePendingCapacity;
+    private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     /** queues[syncs & 1] takes this superstep's requests; the other may still be read by peers. */
     final RequestQueue[] queues;
     /** A larger replacement for the other queue, swapped in when it becomes current. */
@@ -103,124 +88,19 @@ final class ThreadsContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        MemorySegment src = localArea(srcSlot, "put", "srcSlot", true);
-        if (dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
-                || srcOffset > src.byteSize() - size || !isUsableGlobal(dstSlot)
-                || queues[(int) syncs & 1].count >= queueCapacity
-                || attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
-            throw putError(srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr, src);
-        }
-        queues[(int) syncs & 1].addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
+        RequestQueue q = queues[(int) syncs & 1];
+        MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                dstOffset, size, attr, q.count, queueCapacity.current());
+        q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
     }
 
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        MemorySegment dst = localArea(dstSlot, "get", "dstSlot", false);
-        if (srcPid < 0 || srcPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
-                || dstOffset > dst.byteSize() - size || !isUsableGlobal(srcSlot)
-                || queues[(int) syncs & 1].count >= queueCapacity
-                || attr != MsgAttr.DEFAULT || dst.isReadOnly()) {
-            throw getError(srcPid, srcSlot, srcOffset, dstSlot, dstOffset, size, attr, dst);
-        }
-        queues[(int) syncs & 1].addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
-    }
-
-    /**
-     * The segment of a slot this process may use locally now (its read-only twin when it is a
-     * source), or an exception naming the call.
-     */
-    private MemorySegment localArea(Memslot slot, String call, String what, boolean source) {
-        if (slot != null && slot.owner() == this) {
-            int id = slot.id();
-            if (slot.isGlobal()) {
-                if (id >= 0 && id < globalSlots.length && globalSlots[id] == slot && globalActiveFromSync[id] <= syncs) {
-                    return source ? globalSources[id] : globalSegments[id];
-                }
-            } else if (id >= 0 && id < localSlots.length && localSlots[id] == slot) {
-                return source ? localSources[id] : localSegments[id];
-            }
-        }
-        throw new IllegalArgumentException(call + " at pid " + pid + ": " + what + " " + describeUnusable(slot));
-    }
-
-    /** A combining put (see {@link MsgAttr#combining}) of whole elements. */
-    private static boolean isValidCombining(MsgAttr attr, long size) {
-        return attr != null && attr.isCombining() && size % attr.elementSize() == 0;
-    }
-
-    private boolean isUsableGlobal(Memslot slot) {
-        if (slot == null || slot.owner() != this || !slot.isGlobal()) return false;
-        int id = slot.id();
-        return id >= 0 && id < globalSlots.length && globalSlots[id] == slot && globalActiveFromSync[id] <= syncs;
-    }
-
-    private String describeUnusable(Memslot slot) {
-        if (slot == null) return "is null";
-        if (slot.owner() != this) return slot + " belongs to another context (slots are per context and process)";
-        int id = slot.id();
-        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
-            return slot + " has an id this context never issued";
-        }
-        if (slot.isGlobal()) {
-            if (globalSlots[id] != slot) return slot + " is deregistered";
-            if (globalActiveFromSync[id] > syncs) {
-                return slot + " was registered globally in this superstep and is usable only after the next sync";
-            }
-        } else if (localSlots[id] != slot) {
-            return slot + " is deregistered";
-        }
-        return slot + " is valid";
-    }
-
-    private RuntimeException putError(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset,
-                                      long size, MsgAttr attr, MemorySegment src) {
-        String call = "put(srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstPid=" + dstPid + ", dstSlot="
-                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
-        if (dstPid < 0 || dstPid >= nprocs) return new IndexOutOfBoundsException(call + "dstPid not in [0, " + nprocs + ")");
-        if (size < 0) return new IllegalArgumentException(call + "negative size");
-        if (srcOffset < 0) return new IllegalArgumentException(call + "negative srcOffset");
-        if (dstOffset < 0) return new IllegalArgumentException(call + "negative dstOffset");
-        if (srcOffset > src.byteSize() - size) {
-            return new IndexOutOfBoundsException(call + "source area [" + srcOffset + ", " + (srcOffset + size)
-                    + ") exceeds the " + src.byteSize() + " registered bytes");
-        }
-        if (dstSlot != null && dstSlot.owner() == this && !dstSlot.isGlobal()) {
-            return new IllegalArgumentException(call + "dstSlot is a local slot; a remote destination must be registered globally");
-        }
-        if (!isUsableGlobal(dstSlot)) return new IllegalArgumentException(call + "dstSlot " + describeUnusable(dstSlot));
-        if (attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
-            return new IllegalArgumentException(call + (attr != null && attr.isCombining()
-                    ? "size is not a multiple of the element size " + attr.elementSize() + " of " + attr
-                    : "unsupported message attribute " + attr));
-        }
-        return new IllegalStateException(call + "message queue full: " + queueCapacity
-                + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
-    }
-
-    private RuntimeException getError(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset,
-                                      long size, MsgAttr attr, MemorySegment dst) {
-        String call = "get(srcPid=" + srcPid + ", srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstSlot="
-                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
-        if (srcPid < 0 || srcPid >= nprocs) return new IndexOutOfBoundsException(call + "srcPid not in [0, " + nprocs + ")");
-        if (size < 0) return new IllegalArgumentException(call + "negative size");
-        if (srcOffset < 0) return new IllegalArgumentException(call + "negative srcOffset");
-        if (dstOffset < 0) return new IllegalArgumentException(call + "negative dstOffset");
-        if (dstOffset > dst.byteSize() - size) {
-            return new IndexOutOfBoundsException(call + "destination area [" + dstOffset + ", " + (dstOffset + size)
-                    + ") exceeds the " + dst.byteSize() + " registered bytes");
-        }
-        if (dst.isReadOnly()) return new IllegalArgumentException(call + "dstSlot is a read-only segment");
-        if (srcSlot != null && srcSlot.owner() == this && !srcSlot.isGlobal()) {
-            return new IllegalArgumentException(call + "srcSlot is a local slot; a remote source must be registered globally");
-        }
-        if (!isUsableGlobal(srcSlot)) return new IllegalArgumentException(call + "srcSlot " + describeUnusable(srcSlot));
-        if (attr != MsgAttr.DEFAULT) {
-            return new IllegalArgumentException(call + "unsupported message attribute " + attr
-                    + (attr != null && attr.isCombining() ? " (combining applies to put only)" : ""));
-        }
-        return new IllegalStateException(call + "message queue full: " + queueCapacity
-                + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
+        RequestQueue q = queues[(int) syncs & 1];
+        MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
+                dstOffset, size, attr, q.count, queueCapacity.current());
+        q.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
 
     // =====================================================================================
@@ -258,8 +138,8 @@ final class ThreadsContext implements Context {
         }
         queues[next].startSuperstep(syncs);
         pendingOther = null;
-        regCapacity = regPendingCapacity;
-        queueCapacity = queuePendingCapacity;
+        register.capacity().applyAtSync();
+        queueCapacity.applyAtSync();
     }
 
     /** Executes every put whose destination is this process and every get this process made. */
@@ -272,7 +152,7 @@ final class ThreadsContext implements Context {
                 long size = from.size(r);
                 if (size == 0) continue;
                 int slot = from.slot(r);
-                MemorySegment dst = slot < globalSegments.length ? globalSegments[slot] : null;
+                MemorySegment dst = register.globalSegment(slot);
                 long dstOffset = from.dstOffset(r);
                 if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
                     throw putTooFar(s, slot, dstOffset, size, dst);
@@ -293,7 +173,7 @@ final class ThreadsContext implements Context {
             int owner = own.getPid(g);
             ThreadsContext from = members[owner];
             int slot = own.getSlot(g);
-            MemorySegment src = slot < from.globalSegments.length ? from.globalSegments[slot] : null;
+            MemorySegment src = from.register.globalSegment(slot);
             long srcOffset = own.getSrcOffset(g);
             if (src == null || srcOffset > src.byteSize() - size) {
                 throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
@@ -321,35 +201,17 @@ final class ThreadsContext implements Context {
     @Override
     public Memslot registerGlobal(MemorySegment segment) {
         checkRegistrable(segment, "registerGlobal");
-        int id = freeGlobalCount > 0 ? freeGlobalIds[--freeGlobalCount] : nextGlobalId++;
-        Memslot slot = new Memslot(this, id, true, segment.byteSize());
-        globalSlots[id] = slot;
-        globalSegments[id] = segment;
-        globalSources[id] = segment.asReadOnly();
-        globalActiveFromSync[id] = syncs + 1;
-        regUsed++;
-        return slot;
+        return register.registerGlobal(segment, syncs);
     }
 
     @Override
     public Memslot registerLocal(MemorySegment segment) {
         checkRegistrable(segment, "registerLocal");
-        int id = freeLocalCount > 0 ? freeLocalIds[--freeLocalCount] : nextLocalId++;
-        Memslot slot = new Memslot(this, id, false, segment.byteSize());
-        localSlots[id] = slot;
-        localSegments[id] = segment;
-        localSources[id] = segment.asReadOnly();
-        regUsed++;
-        return slot;
+        return register.registerLocal(segment);
     }
 
     private void checkRegistrable(MemorySegment segment, String call) {
-        if (segment == null) throw new NullPointerException(call + " at pid " + pid + ": segment is null");
-        if (regUsed >= regCapacity) {
-            throw new IllegalStateException(call + "(" + segment + ") at pid " + pid + " of " + nprocs
-                    + ": memory register full: " + regUsed + " of " + regCapacity
-                    + " slots in use (resizeMemoryRegister, then sync, to raise it)");
-        }
+        register.checkRegistrable(segment, call, pid, nprocs);
         if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
             throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
                     + ": the segment is confined to one thread; the threads engine copies on every process's"
@@ -359,28 +221,7 @@ final class ThreadsContext implements Context {
 
     @Override
     public void deregister(Memslot slot) {
-        if (slot == null || slot.owner() != this) {
-            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": "
-                    + (slot == null ? "slot is null" : "the slot belongs to another context"));
-        }
-        int id = slot.id();
-        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
-            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": " + describeUnusable(slot));
-        }
-        if (slot.isGlobal()) {
-            if (globalSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
-            globalSlots[id] = null;
-            globalSegments[id] = null;
-            globalSources[id] = null;
-            freeGlobalIds[freeGlobalCount++] = id;
-        } else {
-            if (localSlots[id] != slot) throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
-            localSlots[id] = null;
-            localSegments[id] = null;
-            localSources[id] = null;
-            freeLocalIds[freeLocalCount++] = id;
-        }
-        regUsed--;
+        register.deregister(slot, pid, syncs);
     }
 
     // =====================================================================================
@@ -389,36 +230,14 @@ final class ThreadsContext implements Context {
 
     @Override
     public void resizeMemoryRegister(long maxRegs) {
-        if (maxRegs < 0) throw new IllegalArgumentException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": negative capacity");
-        if (maxRegs > globalSlots.length) {
-            int n = checkedCapacity("resizeMemoryRegister", maxRegs, REGISTER_ENTRY_BYTES * 2, Integer.MAX_VALUE - 16);
-            try {
-                Memslot[] gs = Arrays.copyOf(globalSlots, n);
-                MemorySegment[] gseg = Arrays.copyOf(globalSegments, n);
-                MemorySegment[] gsrc = Arrays.copyOf(globalSources, n);
-                long[] gact = Arrays.copyOf(globalActiveFromSync, n);
-                int[] gfree = Arrays.copyOf(freeGlobalIds, n);
-                Memslot[] ls = Arrays.copyOf(localSlots, n);
-                MemorySegment[] lseg = Arrays.copyOf(localSegments, n);
-                MemorySegment[] lsrc = Arrays.copyOf(localSources, n);
-                int[] lfree = Arrays.copyOf(freeLocalIds, n);
-                globalSlots = gs; globalSegments = gseg; globalSources = gsrc; globalActiveFromSync = gact;
-                freeGlobalIds = gfree;
-                localSlots = ls; localSegments = lseg; localSources = lsrc; freeLocalIds = lfree;
-            } catch (OutOfMemoryError e) {
-                throw new LpfOutOfMemoryException("resizeMemoryRegister(" + maxRegs + ") at pid " + pid + ": out of memory", e);
-            }
-        }
-        regPendingCapacity = (int) maxRegs; // shrinking (or staying) always succeeds
+        register.resize(pid, maxRegs);
     }
 
     @Override
     public void resizeMessageQueue(long maxMsgs) {
-        if (maxMsgs < 0) throw new IllegalArgumentException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": negative capacity");
+        int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.bytesFor(1), RequestQueue.MAX_CAPACITY);
         int current = (int) syncs & 1;
-        if (maxMsgs > queues[current].capacity || maxMsgs > queues[1 - current].capacity) {
-            int n = checkedCapacity("resizeMessageQueue", maxMsgs, 2 * RequestQueue.bytesFor(1),
-                    RequestQueue.MAX_CAPACITY);
+        if (n > queues[current].capacity || n > queues[1 - current].capacity) {
             try {
                 RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
                 RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
@@ -429,26 +248,10 @@ final class ThreadsContext implements Context {
                 // Peers may still read the other queue (last superstep's): replace it at the next sync.
                 if (other != null) pendingOther = other;
             } catch (OutOfMemoryError e) {
-                throw new LpfOutOfMemoryException("resizeMessageQueue(" + maxMsgs + ") at pid " + pid + ": out of memory", e);
+                throw queueCapacity.outOfMemory(pid, maxMsgs, e);
             }
         }
-        queuePendingCapacity = (int) maxMsgs; // shrinking (or staying) always succeeds
-    }
-
-    /**
-     * Refuses, before allocating, a capacity that cannot exist: more entries than the arrays can
-     * index, or more bytes than this JVM's whole heap. Anything else is tried, and an
-     * OutOfMemoryError becomes LpfOutOfMemoryException with no effect.
-     */
-    private int checkedCapacity(String call, long requested, long bytesPerEntry, int maxEntries) {
-        long heap = Runtime.getRuntime().maxMemory();
-        if (requested > maxEntries || requested > heap / bytesPerEntry) {
-            throw new LpfOutOfMemoryException(call + "(" + requested + ") at pid " + pid + ": needs about "
-                    + (requested > Long.MAX_VALUE / bytesPerEntry ? "more than 2^63" : String.valueOf(requested * bytesPerEntry))
-                    + " bytes (at most " + maxEntries + " entries), this JVM's heap is " + heap
-                    + " bytes; nothing changed", null);
-        }
-        return (int) requested;
+        queueCapacity.stage(n); // shrinking (or staying) always succeeds
     }
 
     // =====================================================================================
@@ -458,7 +261,15 @@ final class ThreadsContext implements Context {
     @Override
     public Machine probe() {
         int p = root ? freeP : nprocs;
-        Probe.Fit fit = Probe.fitFor(p);
+        ProbeHarness.Fit fit = ProbeHarness.fitFor(ThreadsEngineProvider.NAME, p, () -> {
+            ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
+            long budget = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
+            Sections.exec(p, p, ctx -> {
+                ProbeHarness.Fit f = ProbeHarness.measure(ctx, budget);
+                if (ctx.pid() == 0) result[0] = f;
+            }, Args.NONE);
+            return result[0];
+        });
         return new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
     }
 

@@ -22,7 +22,10 @@ public final class ThreadsEngineProvider implements EngineProvider {
     /** Used by {@link java.util.ServiceLoader}. */
     public ThreadsEngineProvider() {}
 
-    @Override public String name() { return "threads"; }
+    /** The engine's name. */
+    public static final String NAME = "threads";
+
+    @Override public String name() { return NAME; }
 
     @Override public Version frameworkApiVersion() { return new Version(1, 0, 0); }
 

@@ -36,11 +36,4 @@ class MachineTest {
     void noFreeProcessorIsAValidReport() {
         assertEquals(0, new Machine(3, 0, new long[] {8}, new double[] {1}, new double[] {1}).freeP());
     }
-
-    @Test
-    void leastSquaresRecoversALine() {
-        double[] fit = Probe.leastSquares(new double[] {1, 2, 4, 8}, new double[] {3 + 2, 3 + 4, 3 + 8, 3 + 16});
-        assertEquals(3, fit[0], 1e-12);
-        assertEquals(2, fit[1], 1e-12);
-    }
 }

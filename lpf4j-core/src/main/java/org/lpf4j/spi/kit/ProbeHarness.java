@@ -1,6 +1,5 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.spi.kit;
 
-import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 
@@ -8,45 +7,65 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
- * Measures the BSP parameters g and l of the threads engine for p processes, once per p per JVM.
+ * For engines only: the probe harness. Measures the BSP parameters g and l over the public
+ * {@link Context} of any engine, and caches them per engine and p for the life of the JVM.
  *
  * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
  * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
- * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over the lower quartiles of the batches. l is never
- * reported below the measured cost of an empty superstep, g never at or below zero. The
- * measurement aims at the time budget {@code lpf.engine.threads.probeMillis}, split evenly over
- * the cells; every cell runs at least 3 batches, so a slow machine may take longer. Each process
- * allocates two buffers of 4 MiB for it. Results are cached per p for the life of the JVM.
- * Caveat, measured on 2 cores: a probe in the first second of a JVM runs while the JIT compiler
- * holds a core for long stretches, so at p = cores it reports l of a few microseconds where a
- * warmed-up empty sync costs 0.15 µs; the figures describe the machine as the program meets it
- * then, and err on the pessimistic side.
+ * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over
+ * the lower quartiles of the batches. l is never reported below the measured cost of an empty
+ * superstep, g never at or below zero. Pid 0's clock is the one used, and pid 0's figures are
+ * sent to every process with a put before {@link #measure} returns, so <em>every process gets
+ * the identical result</em> (libraries choose algorithms from it: all processes must choose the
+ * same). Every cell runs at least 3 batches, so a slow machine may take longer than the budget.
+ * Each process allocates two buffers of 4 MiB and registers 4 slots. Caveat, measured on 2
+ * cores: a probe in the first second of a JVM runs while the JIT compiler holds a core for long
+ * stretches, so the figures err on the pessimistic side.
  */
-final class Probe {
-    private Probe() {}
+public final class ProbeHarness {
+    private ProbeHarness() {}
 
+    /** The message sizes measured. */
     static final long[] SIZES = {8, 128, 2048, 32768, 524288};
+    /** The h-relations measured. */
     static final int[] H = {1, 2, 4, 8};
     /** The most supersteps one timed batch may have. */
     private static final int MAX_BATCH = 1 << 16;
     private static final int MAX_BATCHES = 64;
 
-    /** One measurement: g (s/B) and l (s) per message size. */
-    record Fit(long[] sizes, double[] g, double[] l) {}
+    /**
+     * One measurement: g (s/B) and l (s) per message size.
+     *
+     * @param sizes message sizes in bytes
+     * @param g     seconds per byte at each size
+     * @param l     seconds per superstep at each size
+     */
+    public record Fit(long[] sizes, double[] g, double[] l) {}
 
-    private static final ConcurrentHashMap<Integer, Fit> CACHE = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<String, Fit> CACHE = new ConcurrentHashMap<>();
 
-    static Fit fitFor(int p) {
-        Fit fit = CACHE.get(p);
+    /**
+     * The cached fit of {@code engine} at {@code p}, measuring it first if needed (one
+     * measurement at a time per JVM: they would disturb each other).
+     *
+     * @param engine  the engine's name (the cache key with p)
+     * @param p       the number of processes
+     * @param measure runs {@link #measure} on a fresh section of p processes and returns pid 0's result
+     * @throws org.lpf4j.LpfOutOfMemoryException if the buffers did not fit (no effect; may be retried)
+     */
+    public static Fit fitFor(String engine, int p, Supplier<Fit> measure) {
+        String key = engine + "/" + p;
+        Fit fit = CACHE.get(key);
         if (fit != null) return fit;
-        synchronized (Probe.class) { // one measurement at a time: they would disturb each other
+        synchronized (ProbeHarness.class) {
             try {
-                return CACHE.computeIfAbsent(p, Probe::measure);
+                return CACHE.computeIfAbsent(key, k -> Objects.requireNonNull(measure.get(), "probe result"));
             } catch (org.lpf4j.FatalException e) {
-                // The measurement's buffers did not fit: probe had no effect and may be retried.
                 if (e.getCause() instanceof OutOfMemoryError oom) {
                     throw new org.lpf4j.LpfOutOfMemoryException("probe for p=" + p
                             + ": no memory for the measurement buffers (4 MiB per process)", oom);
@@ -56,13 +75,20 @@ final class Probe {
         }
     }
 
-    private static Fit measure(int p) {
-        long budgetNanos = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
+    /**
+     * Measures g and l, collectively: every process of {@code ctx} calls it at the start of a
+     * fresh section (it sets the capacities to what it needs and leaves nothing registered).
+     *
+     * @param ctx         a context of a fresh section of the engine
+     * @param budgetNanos the time to aim at, split evenly over the cells
+     * @return the fit, identical on every process
+     */
+    public static Fit measure(Context ctx, long budgetNanos) {
         int cells = SIZES.length * H.length + 1 + 1 + H.length; // + the warm-up cells
         long cellNanos = Math.max(1, budgetNanos / cells);
         double[][] seconds = new double[SIZES.length][H.length];
         double[] empty = new double[1];
-        Sections.exec(p, p, ctx -> run(ctx, cellNanos, seconds, empty), Args.NONE);
+        run(ctx, cellNanos, seconds, empty);
         double[] g = new double[SIZES.length];
         double[] l = new double[SIZES.length];
         for (int s = 0; s < SIZES.length; s++) {
@@ -83,12 +109,15 @@ final class Probe {
             MemorySegment src = arena.allocate(maxBytes);
             MemorySegment dst = arena.allocate(maxBytes);
             MemorySegment control = arena.allocate(4);
-            ctx.resizeMemoryRegister(3);
+            int figures = SIZES.length * H.length + 1;
+            MemorySegment results = arena.allocate(ValueLayout.JAVA_DOUBLE, figures);
+            ctx.resizeMemoryRegister(4);
             ctx.resizeMessageQueue(hMax + p);
             ctx.sync();
             Memslot srcSlot = ctx.registerGlobal(src);
             Memslot dstSlot = ctx.registerGlobal(dst);
             Memslot controlSlot = ctx.registerGlobal(control);
+            Memslot resultsSlot = ctx.registerGlobal(results);
             ctx.sync();
             // Warm-up, not recorded: the empty and smallest cells once, so that the JIT has compiled
             // the put and sync paths before anything is timed (else the first cells time the
@@ -101,7 +130,7 @@ final class Probe {
             }
             // Every process takes part; pid 0's clock is the one reported (it also decides when to stop).
             double emptySeconds = cell(ctx, controlSlot, control, cellNanos, () -> { });
-            if (pid == 0) empty[0] = emptySeconds;
+            results.setAtIndex(ValueLayout.JAVA_DOUBLE, 0, emptySeconds);
             for (int s = 0; s < SIZES.length; s++) {
                 long m = SIZES[s];
                 for (int k = 0; k < H.length; k++) {
@@ -111,9 +140,21 @@ final class Probe {
                             ctx.put(srcSlot, j * m, (pid + 1 + j) % p, dstSlot, j * m, m);
                         }
                     });
-                    if (pid == 0) seconds[s][k] = cellSeconds;
+                    results.setAtIndex(ValueLayout.JAVA_DOUBLE, 1 + s * H.length + k, cellSeconds);
                 }
             }
+            // Pid 0's figures, to everyone: all processes must fit the same g and l.
+            if (pid == 0) {
+                for (int q = 1; q < p; q++) ctx.put(resultsSlot, 0, q, resultsSlot, 0, results.byteSize());
+            }
+            ctx.sync();
+            empty[0] = results.getAtIndex(ValueLayout.JAVA_DOUBLE, 0);
+            for (int s = 0; s < SIZES.length; s++) {
+                for (int k = 0; k < H.length; k++) {
+                    seconds[s][k] = results.getAtIndex(ValueLayout.JAVA_DOUBLE, 1 + s * H.length + k);
+                }
+            }
+            ctx.deregister(resultsSlot);
             ctx.deregister(controlSlot);
             ctx.deregister(dstSlot);
             ctx.deregister(srcSlot);
@@ -160,7 +201,7 @@ final class Probe {
     }
 
     /** @return {intercept, slope} of the least-squares line through (x, y) */
-    static double[] leastSquares(double[] x, double[] y) {
+    public static double[] leastSquares(double[] x, double[] y) {
         int n = x.length;
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
         for (int i = 0; i < n; i++) {

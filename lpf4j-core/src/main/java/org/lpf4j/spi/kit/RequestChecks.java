@@ -1,0 +1,195 @@
+package org.lpf4j.spi.kit;
+
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * For engines and decorators only: the argument rules of {@code put} and {@code get} and their
+ * messages, in one place. Engines call {@link #checkPut} / {@link #checkGet} on every request
+ * (a few compares on the fast path, inlined; the message is built only when a rule is broken);
+ * the debug layer calls {@link #putViolation} / {@link #getViolation} and reports the
+ * {@link Violation} with its own tag. What only the target can check (the remote area's bounds,
+ * its activation there) is checked by the engine at the sync.
+ *
+ * <p>The rules, in the order they are reported: the remote pid in {@code [0, nprocs)}; size and
+ * offsets not negative; the local slot usable now (registered by this context, not deregistered,
+ * a global one only from the sync after its registration); the local area inside the registered
+ * bytes; a get's destination writable; the remote slot global and usable now; the attribute
+ * {@link MsgAttr#DEFAULT} or, for a put, a combining one of whole elements; and a free entry in
+ * the message queue.
+ */
+public final class RequestChecks {
+    private RequestChecks() {}
+
+    /** What kind of rule a request broke. */
+    public enum Kind {
+        /** the remote pid is not in [0, nprocs) */
+        BAD_PID,
+        /** a negative size or offset, a read-only destination, or an unsupported attribute */
+        BAD_ARGUMENT,
+        /** the local slot or remote slot cannot be used (null, foreign, deregistered) */
+        BAD_SLOT,
+        /** a global slot used before the sync that activates it */
+        INACTIVE_SLOT,
+        /** a local slot named as the remote end */
+        LOCAL_SLOT_AS_REMOTE,
+        /** the local area exceeds the registered bytes */
+        OUT_OF_BOUNDS,
+        /** the message queue is full */
+        QUEUE_FULL
+    }
+
+    /**
+     * A broken rule.
+     *
+     * @param kind     which rule
+     * @param problem  the message's explanation, e.g. "negative size"
+     * @param offset   for {@link Kind#OUT_OF_BOUNDS}: the local offset, else 0
+     * @param size     for {@link Kind#OUT_OF_BOUNDS}: the size, else 0
+     * @param registered for {@link Kind#OUT_OF_BOUNDS}: the registered bytes, else 0
+     */
+    public record Violation(Kind kind, String problem, long offset, long size, long registered) {
+        Violation(Kind kind, String problem) { this(kind, problem, 0, 0, 0); }
+
+        /** @return the exception an engine throws: {@code call + problem}, of the type the API documents */
+        public RuntimeException exception(String call) {
+            String m = call + problem;
+            return switch (kind) {
+                case BAD_PID, OUT_OF_BOUNDS -> new IndexOutOfBoundsException(m);
+                case QUEUE_FULL -> new IllegalStateException(m);
+                default -> new IllegalArgumentException(m);
+            };
+        }
+    }
+
+    /**
+     * The put rules, fast: the read-only source area when every rule holds, else the
+     * exception of the first broken one (nothing queued).
+     *
+     * @param queued the requests queued in this superstep so far
+     * @param queueCapacity the message queue's current capacity
+     */
+    public static MemorySegment checkPut(SlotRegister reg, long superstep, int pid, int nprocs,
+                                         Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset,
+                                         long size, MsgAttr attr, int queued, int queueCapacity) {
+        MemorySegment src = reg.localArea(srcSlot, superstep, true);
+        if (src == null || dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
+                || srcOffset > src.byteSize() - size || !reg.isUsableGlobal(dstSlot, superstep)
+                || queued >= queueCapacity || attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
+            throw putViolation(reg, superstep, nprocs, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr,
+                    queued, queueCapacity).exception(putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size));
+        }
+        return src;
+    }
+
+    /** The get rules, fast: the destination area when every rule holds, else the exception of the first broken one. */
+    public static MemorySegment checkGet(SlotRegister reg, long superstep, int pid, int nprocs,
+                                         int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset,
+                                         long size, MsgAttr attr, int queued, int queueCapacity) {
+        MemorySegment dst = reg.localArea(dstSlot, superstep, false);
+        if (dst == null || srcPid < 0 || srcPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
+                || dstOffset > dst.byteSize() - size || !reg.isUsableGlobal(srcSlot, superstep)
+                || queued >= queueCapacity || attr != MsgAttr.DEFAULT || dst.isReadOnly()) {
+            throw getViolation(reg, superstep, nprocs, srcPid, srcSlot, srcOffset, dstSlot, dstOffset, size, attr,
+                    queued, queueCapacity).exception(getCall(pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot, dstOffset, size));
+        }
+        return dst;
+    }
+
+    /** @return "put(srcSlot=…, …) at pid 1 of 4: ", the start of every put message */
+    public static String putCall(int pid, int nprocs, Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot,
+                                 long dstOffset, long size) {
+        return "put(srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstPid=" + dstPid + ", dstSlot="
+                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
+    }
+
+    /** @return "get(srcPid=…, …) at pid 1 of 4: ", the start of every get message */
+    public static String getCall(int pid, int nprocs, int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot,
+                                 long dstOffset, long size) {
+        return "get(srcPid=" + srcPid + ", srcSlot=" + srcSlot + ", srcOffset=" + srcOffset + ", dstSlot="
+                + dstSlot + ", dstOffset=" + dstOffset + ", size=" + size + ") at pid " + pid + " of " + nprocs + ": ";
+    }
+
+    /** @return the first put rule the arguments break, or null if they break none */
+    public static Violation putViolation(SlotView view, long superstep, int nprocs, Memslot srcSlot, long srcOffset,
+                                         int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr,
+                                         int queued, int queueCapacity) {
+        Violation v = common(view, superstep, nprocs, "dstPid", dstPid, size, "srcOffset", srcOffset, "dstOffset",
+                dstOffset, "srcSlot", srcSlot, true, "source");
+        if (v != null) return v;
+        v = remote(view, superstep, "dstSlot", dstSlot, "destination");
+        if (v != null) return v;
+        if (attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
+            return new Violation(Kind.BAD_ARGUMENT, attr != null && attr.isCombining()
+                    ? "size is not a multiple of the element size " + attr.elementSize() + " of " + attr
+                    : "unsupported message attribute " + attr);
+        }
+        return queued >= queueCapacity ? queueFull(queued, queueCapacity) : null;
+    }
+
+    /** @return the first get rule the arguments break, or null if they break none */
+    public static Violation getViolation(SlotView view, long superstep, int nprocs, int srcPid, Memslot srcSlot,
+                                         long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr,
+                                         int queued, int queueCapacity) {
+        Violation v = common(view, superstep, nprocs, "srcPid", srcPid, size, "srcOffset", srcOffset, "dstOffset",
+                dstOffset, "dstSlot", dstSlot, false, "destination");
+        if (v != null) return v;
+        if (view.localArea(dstSlot, superstep, false).isReadOnly()) {
+            return new Violation(Kind.BAD_ARGUMENT, "dstSlot is a read-only segment");
+        }
+        v = remote(view, superstep, "srcSlot", srcSlot, "source");
+        if (v != null) return v;
+        if (attr != MsgAttr.DEFAULT) {
+            return new Violation(Kind.BAD_ARGUMENT, "unsupported message attribute " + attr
+                    + (attr != null && attr.isCombining() ? " (combining applies to put only)" : ""));
+        }
+        return queued >= queueCapacity ? queueFull(queued, queueCapacity) : null;
+    }
+
+    private static Violation common(SlotView view, long superstep, int nprocs, String pidName, int remotePid, long size,
+                                    String srcOffsetName, long srcOffset, String dstOffsetName, long dstOffset,
+                                    String localName, Memslot localSlot, boolean localIsSource, String localRole) {
+        if (remotePid < 0 || remotePid >= nprocs) return new Violation(Kind.BAD_PID, pidName + " not in [0, " + nprocs + ")");
+        if (size < 0) return new Violation(Kind.BAD_ARGUMENT, "negative size");
+        if (srcOffset < 0) return new Violation(Kind.BAD_ARGUMENT, "negative " + srcOffsetName);
+        if (dstOffset < 0) return new Violation(Kind.BAD_ARGUMENT, "negative " + dstOffsetName);
+        MemorySegment local = view.localArea(localSlot, superstep, localIsSource);
+        if (local == null) return unusable(view, superstep, localName, localSlot);
+        long offset = localIsSource ? srcOffset : dstOffset;
+        if (offset > local.byteSize() - size) {
+            return new Violation(Kind.OUT_OF_BOUNDS, localRole + " area [" + offset + ", " + (offset + size)
+                    + ") exceeds the " + local.byteSize() + " registered bytes", offset, size, local.byteSize());
+        }
+        return null;
+    }
+
+    private static Violation remote(SlotView view, long superstep, String name, Memslot slot, String role) {
+        if (view.isOwnLocal(slot)) {
+            return new Violation(Kind.LOCAL_SLOT_AS_REMOTE, name + " " + slot + " is a local slot; a remote " + role
+                    + " must be registered globally");
+        }
+        return view.isUsableGlobal(slot, superstep) ? null : unusable(view, superstep, name, slot);
+    }
+
+    private static Violation unusable(SlotView view, long superstep, String name, Memslot slot) {
+        return new Violation(view.isPending(slot, superstep) ? Kind.INACTIVE_SLOT : Kind.BAD_SLOT,
+                name + " " + view.describeUnusable(slot, superstep));
+    }
+
+    private static Violation queueFull(int queued, int capacity) {
+        return new Violation(Kind.QUEUE_FULL, "message queue full: " + queued + " of " + capacity
+                + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
+    }
+
+    /** @return the explanation of a full memory register */
+    public static String registerFull(long used, long capacity) {
+        return "memory register full: " + used + " of " + capacity + " slots in use (resizeMemoryRegister, then sync, to raise it)";
+    }
+
+    /** @return whether {@code attr} is a combining attribute and {@code size} whole elements of it */
+    public static boolean isValidCombining(MsgAttr attr, long size) {
+        return attr != null && attr.isCombining() && size % attr.elementSize() == 0;
+    }
+}
