@@ -6,4 +6,6 @@
 module org.lpf4j.engine.mpi {
     requires transitive org.lpf4j.core;
     exports org.lpf4j.engine.mpi;
+
+    provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.mpi.MpiEngineProvider;
 }

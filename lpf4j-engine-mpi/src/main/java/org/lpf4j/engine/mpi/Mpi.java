@@ -47,7 +47,7 @@ public final class Mpi {
     private final MethodHandle initialized, finalized, initThread, queryThread, finalizeH, abort, commRank, commSize,
             commSetErrhandler, commSplit, commDup, commFree, barrier, alltoall, allreduce, bcast, isend, irecv,
             waitall, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
-            errorString, wtime, openPort, closePort, commAccept, commConnect, intercommMerge;
+            errorString, wtime, iprobe, openPort, closePort, commAccept, commConnect, intercommMerge;
 
     private Mpi(MpiLibrary library) {
         this.library = library;
@@ -75,6 +75,7 @@ public final class Mpi {
         waitall = fn("MPI_Waitall", JAVA_INT, ADDRESS, ADDRESS);
         send = fn("MPI_Send", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H);
         recv = fn("MPI_Recv", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H, ADDRESS);
+        iprobe = fn("MPI_Iprobe", JAVA_INT, JAVA_INT, H, ADDRESS, ADDRESS);
         winCreate = fn("MPI_Win_create", ADDRESS, JAVA_LONG, JAVA_INT, H, H, ADDRESS);
         winSetErrhandler = fn("MPI_Win_set_errhandler", H, H);
         put = fn("MPI_Put", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_LONG, JAVA_INT, H, H);
@@ -315,6 +316,9 @@ public final class Mpi {
         }
     }
 
+    /** @return {@code MPI_COMM_SELF} */
+    public long commSelf() { return c.commSelf(); }
+
     /** @return {@code MPI_COMM_NULL} */
     public long commNull() { return c.commNull(); }
 
@@ -385,6 +389,16 @@ public final class Mpi {
                     (int) recv.invokeExact(buf, count, c.byteType(), source, tag, comm, statusesIgnore));
         } catch (Throwable t) {
             throw rethrow("MPI_Recv", t);
+        }
+    }
+
+    /** @return whether a message from {@code source} with {@code tag} can be received now ({@code MPI_Iprobe}) */
+    public boolean iprobe(int source, int tag, long comm) {
+        try {
+            check("MPI_Iprobe(source=" + source + ", tag=" + tag + ")", (int) iprobe.invokeExact(source, tag, comm, outInt, statusesIgnore));
+            return outInt.get(JAVA_INT, 0) != 0;
+        } catch (Throwable t) {
+            throw rethrow("MPI_Iprobe", t);
         }
     }
 

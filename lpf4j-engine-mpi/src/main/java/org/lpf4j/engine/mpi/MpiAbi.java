@@ -16,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  *       {@code MPI_MODE_NOPRECEDE} is 2.</li>
  *   <li><b>MPICH</b> (libmpich.so.12, and its ABI family): a handle is an {@code int}; predefined handles
  *       are constants of MPICH's {@code mpi.h} (MPICH 4.0.2, {@code /usr/include/x86_64-linux-gnu/mpich/mpi.h}:
- *       {@code MPI_COMM_WORLD ((MPI_Comm)0x44000000)}, {@code MPI_BYTE ((MPI_Datatype)0x4c00010d)},
+ *       {@code MPI_COMM_WORLD ((MPI_Comm)0x44000000)}, {@code MPI_COMM_SELF ((MPI_Comm)0x44000001)}, {@code MPI_BYTE ((MPI_Datatype)0x4c00010d)},
  *       {@code MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)}, {@code MPI_INFO_NULL ((MPI_Info)0x1c000000)},
  *       {@code MPI_SUM (MPI_Op)(0x58000003)}, {@code MPI_STATUS_IGNORE (MPI_Status *)1},
  *       {@code MPI_MODE_NOPRECEDE 8192}).</li>
@@ -57,14 +57,14 @@ enum MpiAbi {
     Constants constants(SymbolLookup lookup) {
         return switch (this) {
             case OPEN_MPI -> new Constants(
-                    global(lookup, "ompi_mpi_comm_world"), global(lookup, "ompi_mpi_comm_null"),
+                    global(lookup, "ompi_mpi_comm_world"), global(lookup, "ompi_mpi_comm_self"), global(lookup, "ompi_mpi_comm_null"),
                     global(lookup, "ompi_mpi_byte"), global(lookup, "ompi_mpi_long"),
                     global(lookup, "ompi_mpi_op_sum"), global(lookup, "ompi_mpi_op_bor"), global(lookup, "ompi_mpi_op_max"),
                     global(lookup, "ompi_mpi_errors_return"), global(lookup, "ompi_mpi_info_null"),
                     global(lookup, "ompi_request_null"),
                     0L, 2, 16, 8, 4, 256, 256, 1024);
             case MPICH -> new Constants(
-                    0x44000000L, 0x04000000L, 0x4c00010dL, 0x4c000807L,
+                    0x44000000L, 0x44000001L, 0x04000000L, 0x4c00010dL, 0x4c000807L,
                     0x58000003L, 0x58000008L, 0x58000001L,
                     0x54000001L, 0x1c000000L, 0x2c000000L,
                     1L, 8192, 16384, 2048, 4096, 8192, 512, 256);
@@ -87,7 +87,7 @@ enum MpiAbi {
     }
 
     /** The predefined handles and constants (handles as longs). */
-    record Constants(long commWorld, long commNull, long byteType, long longType,
+    record Constants(long commWorld, long commSelf, long commNull, long byteType, long longType,
                      long opSum, long opBor, long opMax, long errorsReturn, long infoNull, long requestNull,
                      long statusesIgnore, int modeNoPrecede, int modeNoSucceed, int modeNoStore, int modeNoPut,
                      int maxLibraryVersionString, int maxErrorString, int maxPortName) {}
