@@ -38,8 +38,10 @@ import java.util.Objects;
  * <p>Not thread-safe (a context belongs to its process's thread, as in every engine).
  */
 final class MpiContext implements Context {
-    static final long HAS_MESSAGES = 1, ENDING = 2;
-    static final long SYNCING = 0, RETURNED = 1, THREW = 2;
+    /** Bits of the word every process contributes to a round. */
+    static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
+    /** A process's status in the end round. */
+    static final long SYNCING = 0, RETURNED = 1, THREW = 2, REHOOKING = 3;
     static final int TAG_CAUSE = 21;
 
     private final Mpi mpi;
@@ -47,6 +49,7 @@ final class MpiContext implements Context {
     private final int pid, nprocs;
     private final Args args;
     private final String engineKey;
+    private final int freeP;
     private final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     private final Requests queue = new Requests();
@@ -61,9 +64,11 @@ final class MpiContext implements Context {
     /**
      * @param comm      the section's own communicator (this context frees it at {@link #close})
      * @param engineKey the probe cache key: processes that share it measure together
+     * @param freeP     the processors this process has for nested sections (its share of the job)
      */
-    MpiContext(Mpi mpi, long comm, Args args, String engineKey) {
+    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP) {
         this.mpi = mpi;
+        this.freeP = freeP;
         this.comm = comm;
         this.pid = mpi.rank(comm);
         this.nprocs = mpi.size(comm);
@@ -84,15 +89,31 @@ final class MpiContext implements Context {
     @Override
     public Memslot registerGlobal(MemorySegment segment) {
         live("registerGlobal");
-        register.checkRegistrable(segment, "registerGlobal", pid, nprocs);
+        checkRegistrable(segment, "registerGlobal");
         return register.registerGlobal(segment, superstep);
     }
 
     @Override
     public Memslot registerLocal(MemorySegment segment) {
         live("registerLocal");
-        register.checkRegistrable(segment, "registerLocal", pid, nprocs);
+        checkRegistrable(segment, "registerLocal");
         return register.registerLocal(segment);
+    }
+
+    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-mpi-access-check");
+
+    /**
+     * The kit's rules, and the same refusal of thread-confined segments as on the threads engine:
+     * this engine could use them (it copies on the owner's thread), but a program that works here
+     * must work on every engine.
+     */
+    private void checkRegistrable(MemorySegment segment, String call) {
+        register.checkRegistrable(segment, call, pid, nprocs);
+        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
+            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
+                    + ": the segment is confined to one thread; engines may copy on other threads (the threads engine"
+                    + " does), so register heap segments or segments of shared, global or automatic arenas");
+        }
     }
 
     @Override
@@ -143,8 +164,8 @@ final class MpiContext implements Context {
         if (ended) throw fatal("sync");
         RuntimeException broken = null;
         try {
-            long all = allreduceWord(queue.count() > 0 ? HAS_MESSAGES : 0);
-            if ((all & ENDING) != 0) {
+            long all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0));
+            if ((all & (ENDING | IN_REHOOK)) != 0) {
                 endRound(SYNCING, null);
                 throw fatal("sync");
             }
@@ -171,9 +192,32 @@ final class MpiContext implements Context {
      * @param threw what the SPMD function threw, or null if it returned
      */
     void finish(Throwable threw) {
-        if (ended) return;
-        allreduceWord(ENDING);
-        endRound(threw == null ? RETURNED : THREW, threw);
+        if (!ended) {
+            allreduceWord(ENDING);
+            endRound(threw == null ? RETURNED : THREW, threw);
+            if (failure != null) lateRound(null); // everyone makes it after a failure
+        } else if (failure != null) {
+            lateRound(threw instanceof FatalException ? null : threw);
+        }
+    }
+
+    /**
+     * After a failed section every process ends with this round, so that what a process threw
+     * after the failure (an assertion about the failure, say) still reaches pid 0 as a cause.
+     */
+    private void lateRound(Throwable late) {
+        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
+        out.fill((byte) 0);
+        out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
+        mpi.allreduceLongs(out, in, nprocs, mpi.opMax(), comm);
+        long[] status = in.toArray(ValueLayout.JAVA_LONG);
+        if (late != null) {
+            if (pid == 0) causes.add(late);
+            else Causes.send(mpi, late, pid, comm, TAG_CAUSE);
+        }
+        if (pid == 0) {
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE));
+        }
     }
 
     /** Everyone learns everyone's status; throwers send their exception to pid 0. */
@@ -195,12 +239,20 @@ final class MpiContext implements Context {
     }
 
     private static String describe(long[] status) {
-        List<String> threw = new ArrayList<>(), syncing = new ArrayList<>();
+        List<String> threw = new ArrayList<>(), syncing = new ArrayList<>(), rehooking = new ArrayList<>();
         for (int q = 0; q < status.length; q++) {
             if (status[q] == THREW) threw.add(Integer.toString(q));
             else if (status[q] == SYNCING) syncing.add(Integer.toString(q));
+            else if (status[q] == REHOOKING) rehooking.add(Integer.toString(q));
         }
-        if (threw.isEmpty() && syncing.isEmpty()) return null;
+        if (threw.isEmpty() && syncing.isEmpty() && rehooking.isEmpty()) return null;
+        if (!rehooking.isEmpty()) {
+            return "pid " + String.join(", ", rehooking) + " called rehook while "
+                    + (syncing.isEmpty() ? "" : "pid " + String.join(", ", syncing) + " called sync")
+                    + (!syncing.isEmpty() && !threw.isEmpty() ? " and " : "")
+                    + (threw.isEmpty() ? "" : "pid " + String.join(", ", threw) + " threw")
+                    + (syncing.isEmpty() && threw.isEmpty() ? "the others had returned" : "");
+        }
         StringBuilder b = new StringBuilder();
         if (!threw.isEmpty()) b.append("pid ").append(String.join(", ", threw)).append(" threw");
         if (!syncing.isEmpty()) {
@@ -241,7 +293,7 @@ final class MpiContext implements Context {
     public Machine probe() {
         ProbeHarness.Fit fit = ProbeHarness.fitFor(engineKey, nprocs,
                 () -> Sections.measure(mpi, comm, engineKey));
-        return new Machine(nprocs, 1, fit.sizes(), fit.g(), fit.l());
+        return new Machine(nprocs, freeP, fit.sizes(), fit.g(), fit.l());
     }
 
     @Override
@@ -250,9 +302,7 @@ final class MpiContext implements Context {
         Objects.requireNonNull(args, "exec: args");
         if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
         live("exec");
-        // freeP = 1: the nested section runs on this process alone.
-        FatalException f = Sections.run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", "exec(p=" + p + ")");
-        if (f != null) throw f;
+        Sections.nested(mpi, Math.min(p, freeP), spmd, args, engineKey);
     }
 
     @Override
@@ -260,7 +310,13 @@ final class MpiContext implements Context {
         Objects.requireNonNull(spmd, "rehook: spmd");
         Objects.requireNonNull(args, "rehook: args");
         live("rehook");
-        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook");
+        // A round of the parent first: everyone must be entering rehook (else the section fails).
+        long all = allreduceWord(IN_REHOOK);
+        if ((all & (ENDING | IN_SYNC)) != 0) {
+            endRound(REHOOKING, null);
+            throw fatal("rehook");
+        }
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP);
         if (f != null) throw f;
     }
 

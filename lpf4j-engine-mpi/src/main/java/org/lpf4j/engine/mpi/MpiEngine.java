@@ -53,7 +53,7 @@ public final class MpiEngine {
                 throw new IllegalStateException("hook(MpiEngine.init(" + comm + ")): MPI is not initialised"
                         + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
             }
-            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook");
+            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1);
             if (f != null) throw f;
         };
     }
@@ -66,14 +66,5 @@ public final class MpiEngine {
     /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
     public static long commWorld() {
         return Mpi.load(LIBRARY.get()).commWorld();
-    }
-
-    /**
-     * Runs {@code spmd} on every rank of {@code MPI_COMM_WORLD} under a launcher, initialising
-     * MPI if needed: a convenience for programs that call it on every rank.
-     */
-    static void hookWorld(Spmd spmd, Args args) {
-        MpiRuntime.get();
-        init().hook(spmd, args);
     }
 }

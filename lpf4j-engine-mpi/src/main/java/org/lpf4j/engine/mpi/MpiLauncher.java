@@ -131,6 +131,8 @@ public final class MpiLauncher {
     }
 
     /**
+     * @param n          the number of processes of the job (nested sections on the threads engine may
+     *                   use up to n threads: {@code lpf.engine.threads.procs}, unless jvmOptions say otherwise)
      * @param javaHome   the JDK to run
      * @param jvmOptions options such as {@code -Xmx} or {@code -D...}
      * @param classPath  the class path
@@ -138,11 +140,12 @@ public final class MpiLauncher {
      * @param args       its arguments
      * @return a java command line for every rank, with native access enabled and the MPI library chosen
      */
-    public List<String> javaCommand(Path javaHome, List<String> jvmOptions, String classPath, String mainClass, List<String> args) {
+    public List<String> javaCommand(int n, Path javaHome, List<String> jvmOptions, String classPath, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaHome.resolve("bin").resolve("java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         if (library() != null) cmd.add("-Dlpf.engine.mpi.library=" + library());
+        cmd.add("-Dlpf.engine.threads.procs=" + n);
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(classPath);

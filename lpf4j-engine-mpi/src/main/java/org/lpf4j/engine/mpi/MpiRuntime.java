@@ -129,7 +129,7 @@ final class MpiRuntime {
         int n = Math.min(p, size);
         long comm = firstRanks(n);
         for (int r = 1; r < n; r++) command(r, EXEC, n, shipment);
-        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")");
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0));
         if (f != null) throw f;
     }
 
@@ -239,6 +239,6 @@ final class MpiRuntime {
             args = Args.NONE;
         }
         long comm = n == size ? control : firstRanks.get(n);
-        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")");
+        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank));
     }
 }

@@ -1,6 +1,8 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Lpf;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.ProbeHarness;
@@ -20,9 +22,9 @@ final class Sections {
      *
      * @return the section's failure (with the causes on pid 0), or null
      */
-    static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call) {
+    static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP) {
         mpi.setErrorsReturn(comm);
-        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey);
+        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP);
         Throwable threw = null;
         try {
             spmd.run(ctx);
@@ -41,8 +43,35 @@ final class Sections {
     static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey) {
         ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
         FatalException f = run(mpi, mpi.dup(comm), ctx -> result[0] = ProbeHarness.measure(ctx, probeNanos()),
-                org.lpf4j.Args.NONE, engineKey, "probe");
+                org.lpf4j.Args.NONE, engineKey, "probe", 1);
         if (f != null) throw f;
         return result[0];
+    }
+
+    /** @return the processors pid {@code i} of a section of {@code n} over a job of {@code size} ranks gets */
+    static int share(int size, int n, int i) {
+        return size / n + (i < size % n ? 1 : 0);
+    }
+
+    /**
+     * A nested {@code exec} inside a section: it runs in this process's JVM, on the threads engine
+     * when it is installed and {@code p > 1} (as many threads as this process has processors), else
+     * as a one-process MPI section over {@code MPI_COMM_SELF}.
+     */
+    static void nested(Mpi mpi, int p, Spmd spmd, Args args, String engineKey) {
+        if (p > 1) {
+            Context threads = null;
+            try {
+                threads = Lpf.root("threads");
+            } catch (RuntimeException e) {
+                // not installed or cannot run: one process below
+            }
+            if (threads != null) {
+                threads.exec(p, spmd, args);
+                return;
+            }
+        }
+        FatalException f = run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", "exec(p=" + p + ")", 1);
+        if (f != null) throw f;
     }
 }

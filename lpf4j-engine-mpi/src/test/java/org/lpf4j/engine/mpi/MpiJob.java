@@ -60,7 +60,7 @@ final class MpiJob {
         String marker = UUID.randomUUID().toString();
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);
-        List<String> cmd = launcher.command(n, launcher.javaCommand(Path.of(System.getProperty("java.home")), jvm,
+        List<String> cmd = launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
                 testClassPath(), mainClass.getName(), List.of(args)));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
