@@ -4,6 +4,7 @@
  */
 module org.lpf4j.tools {
     requires org.lpf4j.core;
+    requires java.management;
     requires org.lpf4j.examples;
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;

@@ -57,7 +57,7 @@ public interface Context {
      * the processors assigned to the calling process. Process 0 gets {@code args}' input and
      * output, the others only its symbols.
      *
-     * <p>Cost: starting and joining {@code p} threads (on the threads engine), plus the section.
+     * <p>Cost: starting and ending {@code p} processes (threads, for an in-process engine), plus the section.
      *
      * @param p    the number of processes asked for, ≥ 1
      * @param spmd the function every process runs
@@ -82,8 +82,8 @@ public interface Context {
      * no queue, independent of this one. Collective: every process of this section calls it.
      * Each process passes its own {@code args}.
      *
-     * <p>Cost: starting and joining a thread per process (on the threads engine), plus the
-     * section.
+     * <p>Cost: starting and ending a process per member (a thread, for an in-process engine),
+     * plus the section.
      *
      * @param spmd the function every process runs
      * @param args this process's arguments
@@ -137,8 +137,8 @@ public interface Context {
      * ({@code lpf_put}). Takes one message-queue entry. Allocates nothing.
      *
      * <p>Cost: O(1) and allocation-free; one queue entry. An engine may copy the payload when
-     * called (the threads engine copies a put of at most 256 bytes into its queue at once, so
-     * the source may be reused right away; do not rely on that across engines), which costs
+     * called (an engine may copy small puts into its queue at once; do not rely on reusing the
+     * source early: it is an engine's optimisation, not a rule), which costs
      * O(size) then instead of during the sync.
      *
      * @param srcSlot   a local or global slot of this process
@@ -201,10 +201,8 @@ public interface Context {
      * activates pending global registrations and resized capacities. Allocates nothing.
      *
      * <p>Cost: the BSP cost {@code l + g·h} of the superstep, h being the most bytes any process
-     * sends or receives in it. On the threads engine a superstep in which no process queued
-     * anything costs one barrier; one whose requests are all puts of at most 256 bytes costs one
-     * barrier (their payloads were copied when queued); any other costs two barriers, with the
-     * copies between them.
+     * sends or receives in it; an engine documents its own constants (e.g. how many barriers an
+     * empty superstep or one of small puts costs) in its module.
      *
      * @param attr synchronisation hints
      * @throws FatalException if the section is in the failure state (another process returned
@@ -247,8 +245,8 @@ public interface Context {
      * Sets the number of registrations this process may hold ({@code lpf_resize_memory_register}),
      * effective after the next sync; until then the old capacity holds (also when shrinking).
      *
-     * <p>Cost: Θ(maxRegs) time and allocation when it grows the register (the threads engine
-     * allocates at the call, so the sync that activates it cannot run out of memory).
+     * <p>Cost: Θ(maxRegs) time and allocation when it grows the register (engines allocate at the
+     * call, so the sync that activates it cannot run out of memory).
      *
      * @param maxRegs the new capacity, ≥ 0
      * @throws LpfOutOfMemoryException if the memory cannot be had; the call then had no effect
@@ -261,8 +259,8 @@ public interface Context {
      * ({@code lpf_resize_message_queue}), effective after the next sync; until then the old
      * capacity holds (also when shrinking).
      *
-     * <p>Cost: Θ(maxMsgs) time and allocation when it grows the queue (the threads engine
-     * allocates at the call, so the sync that activates it cannot run out of memory).
+     * <p>Cost: Θ(maxMsgs) time and allocation when it grows the queue (engines allocate at the
+     * call, so the sync that activates it cannot run out of memory).
      *
      * @param maxMsgs the new capacity, ≥ 0
      * @throws LpfOutOfMemoryException if the memory cannot be had; the call then had no effect

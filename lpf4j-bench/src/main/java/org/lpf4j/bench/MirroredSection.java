@@ -4,7 +4,6 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
-import org.lpf4j.engine.threads.ThreadsEngine;
 import org.lpf4j.spi.Parameters;
 
 import java.lang.foreign.Arena;
@@ -17,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An SPMD section of p processes on the threads engine whose process 0 is driven by the
+ * An SPMD section of p processes on the selected engine whose process 0 is driven by the
  * benchmark thread: {@link #open} starts the section on a helper thread and returns once every
  * process has registered its memory; process 0's context ({@link #ctx()}) is then handed to the
  * caller, while processes 1..p-1 mirror its supersteps (they only sync, in a loop) until
@@ -59,7 +58,7 @@ public final class MirroredSection implements AutoCloseable {
     private record Handoff(Context ctx, Memslot src, Memslot dst, Memslot control, MemorySegment controlWord) {}
 
     /**
-     * Starts the section; raises the threads engine's machine size to {@code p} if needed.
+     * Starts the section on the selected engine, which is asked to provide {@code p} processes.
      *
      * @param p     processes, ≥ 1
      * @param bytes size of each process's source and destination areas
@@ -68,8 +67,8 @@ public final class MirroredSection implements AutoCloseable {
      */
     public static MirroredSection open(int p, long bytes) {
         if (p < 1) throw new IllegalArgumentException("MirroredSection.open(p=" + p + "): p must be at least 1");
-        if (ThreadsEngine.PROCS.get() < p) Parameters.set(ThreadsEngine.PROCS.key(), Integer.toString(p));
-        Context root = Lpf.root("threads");
+        Lpf.engine().settingsForProcesses(p).forEach(Parameters::set);
+        Context root = Lpf.root();
         CompletableFuture<Handoff> ready = new CompletableFuture<>();
         CompletableFuture<Void> ended = new CompletableFuture<>();
         CountDownLatch released = new CountDownLatch(1);

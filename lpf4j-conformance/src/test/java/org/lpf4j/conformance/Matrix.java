@@ -16,9 +16,11 @@ import java.util.stream.Stream;
  * The test matrix of the conformance suite: every installed engine (found by ServiceLoader, so
  * an engine module that puts itself on the test class path runs the same suite) × the process
  * counts 1, 2, 3, 4, 5, 8. The engine's machine size must allow 8 processes (the build sets
- * {@code lpf.engine.threads.procs=8} for tests). The system property {@code lpf.conformance.engines}
- * (a comma-separated list) limits the engines, e.g. to {@code mpi} when the suite runs inside an
- * MPI job.
+ * {@code lpf.engine.threads.procs=8} for tests). This test tree installs its own engine,
+ * {@link org.lpf4j.conformance.simple.SimpleEngine} (written only against the engine kit), so
+ * every test runs on it too: the proof that the kit is enough to write an engine. The system property
+ * {@code lpf.conformance.engines} (a comma-separated list) limits the engines, e.g. to {@code mpi}
+ * when the suite runs inside an MPI job.
  */
 final class Matrix {
     private Matrix() {}

@@ -2,9 +2,16 @@ package org.lpf4j.spi;
 
 import org.lpf4j.Context;
 
+import java.util.Map;
+import java.util.Optional;
+
 /**
  * A module of the {@code engine} framework: what an engine implements to be found by
- * {@link java.util.ServiceLoader} and chosen at run time by {@link Components}.
+ * {@link java.util.ServiceLoader} and chosen at run time by {@link Components}. Tools
+ * ({@code lpf run}, {@code lpf probe}, {@code lpf bench}) use only this interface, never an
+ * engine's name or classes: how big the machine is ({@link #machineSize()}), how to get p
+ * processes ({@link #settingsForProcesses} in this JVM, or a {@link #launcher()} that starts
+ * them as separate processes), and {@link #shutdown()}.
  */
 public interface EngineProvider extends Component {
     @Override default Framework framework() { return Framework.ENGINE; }
@@ -15,4 +22,41 @@ public interface EngineProvider extends Component {
      * @return a new root context: one process, the whole machine for {@code exec}
      */
     Context root();
+
+    /**
+     * The machine size without measuring: the most processes an {@code exec} from a root made
+     * now gets (what {@code probe().p()} on it reports). O(1); measures nothing.
+     *
+     * @return the machine size, ≥ 1
+     */
+    int machineSize();
+
+    /**
+     * Parameter settings (key → value, launcher precedence) under which roots made afterwards in
+     * this JVM provide at least {@code n} processes, e.g. a larger machine size for an in-process
+     * engine (as {@code lpfrun -n} in C LPF). Empty when {@code n} already fits or when the engine
+     * cannot grow in-process (then its processes come from {@link #launcher()}). Tools apply the
+     * settings in a scope and undo them afterwards. No side effects.
+     *
+     * @param n the processes wanted, ≥ 1
+     * @return the settings to apply
+     */
+    default Map<String, String> settingsForProcesses(int n) { return Map.of(); }
+
+    /**
+     * How to start this engine's processes as separate JVMs (e.g. under {@code mpirun}), for an
+     * engine whose processes are not threads of one JVM. Empty for in-process engines, and empty
+     * in a JVM that is already one of the launched processes (so a launched {@code lpf run}
+     * runs the program instead of launching again).
+     *
+     * @return the launcher, if {@code lpf run -p N} must delegate to one
+     */
+    default Optional<ProcessLauncher> launcher() { return Optional.empty(); }
+
+    /**
+     * Releases what the engine holds for the life of the JVM (native libraries, connections,
+     * threads). Called at most once, by a tool at its end or by a shutdown hook, when no context
+     * of the engine is in use any more; later roots are not supported. Default: nothing to do.
+     */
+    default void shutdown() {}
 }

@@ -170,19 +170,6 @@ class ComponentsTest {
     }
 
     @Test
-    void installedModulesAreFoundWithServiceLoader() {
-        Components c = Components.installed();
-        assertEquals(List.of("threads"), c.modules(Framework.ENGINE).stream().map(Component::name).toList());
-        assertEquals(List.of("env", "local"), c.modules(Framework.BOOT).stream().map(Component::name).toList());
-        assertEquals("costmodel", c.select(Framework.COLL).name());
-        assertEquals("none", c.select(Framework.CR).name());
-        assertEquals("threads", Engines.selected().name());
-        assertTrue(ParameterRegistry.global().find("lpf.engine.threads.priority").isPresent());
-        assertTrue(c.parametersOf(c.byName(Framework.ENGINE, "threads")).stream()
-                .anyMatch(p -> p.key().equals("lpf.engine.threads.spin")));
-    }
-
-    @Test
     void costModelFollowsPredictionsUnlessForced() {
         Components c = new Components(registry, List.of(new org.lpf4j.builtin.CostModelColl()));
         CollModule m = c.select(Framework.COLL, CollModule.class);

@@ -26,8 +26,8 @@ import java.util.concurrent.Callable;
  * {@code Lpf.root()}, the engine's own root and the debug layer — then the ratio rows (put vs
  * copy bandwidth, allreduce vs empty sync, broadcast vs put bandwidth, BSMP vs raw put rate,
  * Lpf.root() and debug layer vs engine root) — as a table over the process counts. Each cell is
- * the median of R repetitions (default 9) after a warm-up, in its own {@code exec}. Raises the
- * threads engine's machine size to the largest process count. Takes about 30 s
+ * the median of R repetitions (default 9) after a warm-up, in its own {@code exec}. Asks the
+ * selected engine for the largest process count. Takes about 30 s
  * ({@code --quick}: a few seconds, mostly the first probe of each p by the collectives).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,

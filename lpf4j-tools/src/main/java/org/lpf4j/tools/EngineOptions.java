@@ -17,15 +17,16 @@ final class EngineOptions {
     String engine;
 
     @Option(names = "--param", paramLabel = "KEY=VALUE", mapFallbackValue = "",
-            description = "sets an LPF parameter with launcher precedence, e.g. --param lpf.engine.threads.spin=0 "
+            description = "sets an LPF parameter with launcher precedence, e.g. --param lpf.debug=true "
                     + "(repeatable)")
     Map<String, String> params = new LinkedHashMap<>();
 
     /**
-     * Applies {@code --param}s, then the machine size, then {@code --engine} (explicit flags win).
+     * Applies {@code --param}s, then {@code --engine}, then asks the engine so chosen for
+     * {@code procs} processes.
      *
      * @param command the command's name for error messages, e.g. {@code "lpf run"}
-     * @param procs   the command's {@code -p}: processes it needs on the threads engine's root
+     * @param procs   the command's {@code -p}: processes it needs on the selected engine's root
      *                ({@code null}: no requirement)
      * @return the scope whose {@code close()} undoes the settings
      * @throws UsageException if {@code procs < 1}, a key is unknown or a value invalid
@@ -37,10 +38,10 @@ final class EngineOptions {
         ParameterScope scope = new ParameterScope();
         try {
             params.forEach(scope::set);
-            if (procs != null) scope.atLeastProcs(procs);
             if (engine != null) scope.set("lpf.engine", engine);
+            if (procs != null) scope.atLeastProcs(procs);
             return scope;
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             scope.close();
             throw new UsageException(command + ": " + e.getMessage());
         }

@@ -1,6 +1,5 @@
 package org.lpf4j.tools;
 
-import org.lpf4j.engine.threads.ThreadsEngine;
 import org.lpf4j.spi.Engines;
 import org.lpf4j.spi.Parameters;
 
@@ -21,8 +20,7 @@ final class ParameterScope implements AutoCloseable {
      * {@link #set} can validate any of them.
      */
     ParameterScope() {
-        Engines.installed();
-        ThreadsEngine.PROCS.key(); // initialises the threads engine's parameters
+        Engines.installed(); // opening the engines registers their parameters
     }
 
     /**
@@ -36,12 +34,14 @@ final class ParameterScope implements AutoCloseable {
     }
 
     /**
-     * Raises the threads engine's machine size to at least {@code procs}; never lowers it.
+     * Asks the selected engine for the settings under which its roots provide at least
+     * {@code procs} processes ({@link org.lpf4j.spi.EngineProvider#settingsForProcesses}) and
+     * applies them; never lowers anything.
      *
-     * @param procs the number of processes that must fit on the root of the threads engine
+     * @param procs the number of processes that must fit on the root of the selected engine
      */
     void atLeastProcs(int procs) {
-        if (procs > ThreadsEngine.PROCS.get()) set(ThreadsEngine.PROCS.key(), Integer.toString(procs));
+        Engines.selected().settingsForProcesses(procs).forEach(this::set);
     }
 
     /** Restores every touched key to its programmatic value before this scope (or to none). */

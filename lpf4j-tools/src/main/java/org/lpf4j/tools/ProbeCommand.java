@@ -16,9 +16,9 @@ import java.util.concurrent.Callable;
 /**
  * {@code lpf probe [-p N] [--engine E] [--param k=v]...}: prints what {@code probe()} measures —
  * g in seconds and nanoseconds per byte and l in microseconds for each message size — either on
- * the root context or, with {@code -p N}, inside an {@code exec} of N processes (which raises the
- * threads engine's machine size to at least N). The first probe per process count measures (about
- * {@code lpf.engine.threads.probeMillis}); the result is cached for the JVM.
+ * the root context or, with {@code -p N}, inside an {@code exec} of N processes (the selected
+ * engine is asked to provide N). The first probe per process count measures (within the engine's
+ * probe budget, see {@code lpf info}); the result is cached for the JVM.
  */
 @Command(name = "probe", mixinStandardHelpOptions = true,
         description = "Prints the measured BSP parameters g and l per message size.")

@@ -4,7 +4,8 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
-import org.lpf4j.engine.threads.ThreadsEngine;
+import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.ProcessLauncher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,8 +37,12 @@ import java.util.concurrent.Callable;
  * count and time per superstep. Any other class with {@code public static void main(String[])}
  * has its {@code main} called with the remaining arguments.
  *
- * <p>{@code -p N} raises the threads engine's machine size ({@code lpf.engine.threads.procs}) to
- * at least N, so N may exceed the core count. Exit status: 0 on success,
+ * <p>{@code -p N} asks the selected engine for N processes: an in-process engine gets the
+ * settings it names ({@link EngineProvider#settingsForProcesses}, e.g. a machine size of at least
+ * N, so N may exceed the core count); an engine with a {@link EngineProvider#launcher() launcher}
+ * gets the whole run delegated: {@code lpf run} starts the launcher's command for N processes,
+ * each running this {@code lpf run} without {@code -p}, forwards its output and returns its exit
+ * status (and kills the process tree if it is itself interrupted). Exit status: 0 on success,
  * {@value ProgramFailure#EXIT_CODE} if the program failed, {@value UsageException#EXIT_CODE} for a
  * usage error (unknown class, bad option or parameter).
  */
@@ -50,7 +55,7 @@ public class RunCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = {"-p", "--procs"}, paramLabel = "N",
-            description = "number of processes; raises the threads engine's machine size to at least N "
+            description = "number of processes: the selected engine is asked to provide N "
                     + "(default: the machine size)")
     Integer procs;
 
@@ -79,6 +84,8 @@ public class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
+            java.util.Optional<ProcessLauncher> launcher = procs == null ? java.util.Optional.empty() : selected().launcher();
+            if (launcher.isPresent()) return Launched.run(launcher.get(), launch(procs), out);
             ClassLoader loader = loader();
             Thread thread = Thread.currentThread();
             ClassLoader saved = thread.getContextClassLoader();
@@ -108,7 +115,7 @@ public class RunCommand implements Callable<Integer> {
     private void runSpmd(Program.SpmdProgram program, PrintWriter out) {
         Context root = EngineOptions.root("lpf run");
         String engine = Lpf.engine().name();
-        int p = procs != null ? procs : machineSize(engine, root);
+        int p = procs != null ? procs : Lpf.engine().machineSize();
         SectionTiming timing = new SectionTiming(p);
         MemorySegment output;
         try (Arena arena = Arena.ofShared()) {
@@ -132,9 +139,27 @@ public class RunCommand implements Callable<Integer> {
         out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: " + timing.summary());
     }
 
-    /** The threads engine's size is a parameter; other engines are asked (which may measure). */
-    private static int machineSize(String engine, Context root) {
-        return "threads".equals(engine) ? ThreadsEngine.PROCS.get() : root.probe().p();
+    private static EngineProvider selected() {
+        try {
+            return Lpf.engine();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new UsageException("lpf run: " + e.getMessage());
+        }
+    }
+
+    /** What each launched process runs: this command again, without {@code -p}. */
+    ProcessLauncher.Launch launch(int p) {
+        List<String> args = new ArrayList<>(List.of("run"));
+        if (engineOptions.engine != null) args.addAll(List.of("--engine", engineOptions.engine));
+        engineOptions.params.forEach((k, v) -> args.addAll(List.of("--param", k + "=" + v)));
+        if (debug) args.add("--debug");
+        if (classPath != null) args.addAll(List.of("--class-path", classPath));
+        args.add(className);
+        args.addAll(programArgs);
+        String javaCommand = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        return new ProcessLauncher.Launch(p, javaCommand, System.getProperty("java.class.path"),
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                LpfCommand.class.getName(), args);
     }
 
     private ClassLoader loader() {

@@ -31,6 +31,7 @@ class InfoCommandTest {
         }
         @Override public Query query() { return answer; }
         @Override public org.lpf4j.Context root() { throw new UnsupportedOperationException(); }
+        @Override public int machineSize() { return 1; }
     }
 
     private final Map<String, String> env = new HashMap<>();

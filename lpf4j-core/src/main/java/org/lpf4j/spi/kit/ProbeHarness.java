@@ -75,6 +75,35 @@ public final class ProbeHarness {
         }
     }
 
+    /** Runs an SPMD function on a fresh section of exactly p processes of an engine. */
+    @FunctionalInterface
+    public interface FreshSection {
+        /** @throws org.lpf4j.FatalException if the section failed */
+        void run(int p, org.lpf4j.Spmd spmd);
+    }
+
+    /**
+     * What {@code probe()} returns: the cached fit of {@code engine} at p ({@link #fitFor}),
+     * measured when needed on a fresh section ({@link #measure}), as a {@link org.lpf4j.Machine}.
+     *
+     * @param engine      the engine's name
+     * @param p           the processes of the context (its free processors, on a root)
+     * @param freeP       the context's free processors
+     * @param budgetNanos the measurement's time budget
+     * @param section     starts a fresh section of the engine
+     */
+    public static org.lpf4j.Machine machine(String engine, int p, int freeP, long budgetNanos, FreshSection section) {
+        Fit fit = fitFor(engine, p, () -> {
+            Fit[] result = new Fit[1];
+            section.run(p, ctx -> {
+                Fit f = measure(ctx, budgetNanos);
+                if (ctx.pid() == 0) result[0] = f;
+            });
+            return result[0];
+        });
+        return new org.lpf4j.Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+    }
+
     /**
      * Measures g and l, collectively: every process of {@code ctx} calls it at the start of a
      * fresh section (it sets the capacities to what it needs and leaves nothing registered).

@@ -183,6 +183,28 @@ public final class RequestChecks {
                 + " requests this superstep (resizeMessageQueue, then sync, to raise it)");
     }
 
+    /**
+     * The argument checks of {@code exec}.
+     *
+     * @throws NullPointerException     if spmd or args is null
+     * @throws IllegalArgumentException if p &lt; 1
+     */
+    public static void checkExec(int pid, int p, org.lpf4j.Spmd spmd, org.lpf4j.Args args) {
+        java.util.Objects.requireNonNull(spmd, "exec: spmd");
+        java.util.Objects.requireNonNull(args, "exec: args");
+        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+    }
+
+    /**
+     * The argument checks of {@code rehook}.
+     *
+     * @throws NullPointerException if spmd or args is null
+     */
+    public static void checkRehook(org.lpf4j.Spmd spmd, org.lpf4j.Args args) {
+        java.util.Objects.requireNonNull(spmd, "rehook: spmd");
+        java.util.Objects.requireNonNull(args, "rehook: args");
+    }
+
     /** @return the explanation of a full memory register */
     public static String registerFull(long used, long capacity) {
         return "memory register full: " + used + " of " + capacity + " slots in use (resizeMemoryRegister, then sync, to raise it)";

@@ -96,6 +96,23 @@ public final class SlotRegister implements SlotView {
         }
     }
 
+    /** An unstarted thread: segments it cannot access are confined to some other thread. */
+    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
+
+    /**
+     * The check of engines that copy on other threads than the registering one (every engine
+     * that executes a request at its target): the segment must be accessible from any thread.
+     *
+     * @throws IllegalArgumentException naming the call if the segment is confined to one thread
+     */
+    public static void requireShareable(MemorySegment segment, String call, int pid) {
+        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
+            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
+                    + ": the segment is confined to one thread; the engine copies on other processes' threads,"
+                    + " so register heap segments or segments of shared, global or automatic arenas");
+        }
+    }
+
     /**
      * Registers a segment globally (after {@link #checkRegistrable}).
      *

@@ -31,8 +31,12 @@ public final class MpiEngine {
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
             400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
 
+    /** {@code lpf.engine.mpi.launcherOptions}: options {@code lpf run} passes to mpirun/srun (e.g. {@code --hostfile f}). */
+    public static final Parameters.Parameter<String> LAUNCHER_OPTIONS = ParameterRegistry.global().string(PREFIX + "launcherOptions",
+            "", "options lpf run passes to mpirun/mpiexec/srun, space-separated (e.g. --hostfile hosts or --host a,b)");
+
     /** @return this engine's parameters, for the provider's {@code open} */
-    static List<Parameters.Parameter<?>> parameters() { return List.of(LIBRARY, PROBE_MILLIS); }
+    static List<Parameters.Parameter<?>> parameters() { return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS); }
 
     /**
      * An {@link Init} over an existing MPI communicator: every member of {@code comm} calls

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.spi.ProcessLauncher;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import java.util.Objects;
  *
  * <p>Cost: builds lists; starts nothing.
  */
-public final class MpiLauncher {
+public final class MpiLauncher implements ProcessLauncher {
     /** Which launcher to use. */
     public enum Kind {
         /** Open MPI's {@code mpirun}. */
@@ -55,6 +57,15 @@ public final class MpiLauncher {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, exe))) return true;
         }
         return false;
+    }
+
+    /** @return whether this launcher's executable is on the PATH */
+    public boolean available() {
+        return switch (kind) {
+            case OPEN_MPI -> onPath("mpirun.openmpi") || onPath("mpirun");
+            case MPICH -> onPath("mpiexec.mpich") || onPath("mpiexec");
+            case SRUN -> onPath("srun");
+        };
     }
 
     /** @return the launcher kind */
@@ -151,6 +162,36 @@ public final class MpiLauncher {
         cmd.add(classPath);
         cmd.add(mainClass);
         cmd.addAll(args);
+        return cmd;
+    }
+
+    /**
+     * The command {@code lpf run --engine mpi -p N} runs: {@code env} with the variables of
+     * {@link #environment}, then the launcher, then the JVM command with native access enabled.
+     * Options for the launcher itself (hosts, hostfile) come from {@code lpf.engine.mpi.launcherOptions}.
+     */
+    @Override
+    public List<String> command(Launch launch) {
+        List<String> opts = MpiEngine.LAUNCHER_OPTIONS.get().isBlank() ? List.of()
+                : List.of(MpiEngine.LAUNCHER_OPTIONS.get().strip().split("\\s+"));
+        launcherOptions(opts);
+        Map<String, String> env = new java.util.TreeMap<>();
+        environment(env);
+        List<String> cmd = new ArrayList<>();
+        cmd.add("env");
+        env.forEach((k, v) -> cmd.add(k + "=" + v));
+        List<String> jvm = new ArrayList<>(launch.jvmOptions());
+        List<String> program = new ArrayList<>();
+        program.add(launch.javaCommand());
+        program.add("--enable-native-access=ALL-UNNAMED");
+        if (library() != null) program.add("-Dlpf.engine.mpi.library=" + library());
+        program.add("-Dlpf.engine.threads.procs=" + launch.processes());
+        program.addAll(jvm);
+        program.add("-cp");
+        program.add(launch.classPath());
+        program.add(launch.mainClass());
+        program.addAll(launch.args());
+        cmd.addAll(command(launch.processes(), program));
         return cmd;
     }
 

@@ -74,6 +74,36 @@ final class MpiLibrary {
                 + " (set lpf.engine.mpi.library to the path of libmpi)");
     }
 
+    /** The directories {@link #locate} searches after {@code LD_LIBRARY_PATH}. */
+    private static final List<String> SYSTEM_DIRS = List.of("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+            "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64", "/lib", "/usr/local/lib",
+            "/usr/lib64/openmpi/lib", "/usr/lib64/mpich/lib", "/opt/openmpi/lib", "/opt/mpich/lib");
+
+    /**
+     * Finds libmpi without loading it (for {@code query}, which must have no side effects).
+     *
+     * @param path the configured path or soname, or empty
+     * @return the file found, or null
+     */
+    static String locate(String path) {
+        List<String> names = path == null || path.isBlank() ? SONAMES : List.of(path);
+        List<String> dirs = new ArrayList<>();
+        String ld = System.getenv("LD_LIBRARY_PATH");
+        if (ld != null) for (String d : ld.split(":")) if (!d.isEmpty()) dirs.add(d);
+        dirs.addAll(SYSTEM_DIRS);
+        for (String n : names) {
+            if (n.contains("/")) {
+                if (java.nio.file.Files.isReadable(java.nio.file.Path.of(n))) return n;
+                continue;
+            }
+            for (String d : dirs) {
+                java.nio.file.Path f = java.nio.file.Path.of(d, n);
+                if (java.nio.file.Files.isReadable(f)) return f.toString();
+            }
+        }
+        return null;
+    }
+
     /** libc's dynamic loader calls. */
     private static final class Dl {
         private static final Linker LINKER = Linker.nativeLinker();

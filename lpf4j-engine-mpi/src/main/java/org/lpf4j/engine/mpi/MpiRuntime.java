@@ -69,8 +69,14 @@ final class MpiRuntime {
         return instance;
     }
 
-    /** @return whether the runtime has started in this JVM */
-    static synchronized boolean started() { return instance != null; }
+    /** Stops the runtime if it started in this JVM (rank 0: the other ranks exit). */
+    static void shutdown() {
+        MpiRuntime r;
+        synchronized (MpiRuntime.class) {
+            r = instance;
+        }
+        if (r != null && r.rank == 0) r.stop();
+    }
 
     /** The engine's root: rank 0 gets the root context; other ranks serve and never return. */
     Context root() {

@@ -13,8 +13,7 @@ import java.util.function.Supplier;
  * The debug-layer rows of {@code lpf bench} (issue 5): an empty sync and an 8-byte put + sync
  * started from three roots — {@link Lpf#root()} (which wraps the engine only when
  * {@code lpf.debug} is true, default false), the engine's own root
- * ({@link org.lpf4j.spi.EngineProvider#root()}, for the threads engine
- * {@code ThreadsEngine.root()}), and the engine's root wrapped in the checking layer
+ * ({@link org.lpf4j.spi.EngineProvider#root()}), and the engine's root wrapped in the checking layer
  * ({@link Debug#wrap(Context)}, as {@code lpf.debug=true} does) — with the ratios to the engine's
  * own root: debug off must cost nothing (ratio ≈ 1); debug on is shown for information.
  */

@@ -1,6 +1,11 @@
 package org.lpf4j.engine.threads;
 
 import org.lpf4j.FatalException;
+import org.lpf4j.engine.threads.kit.Barrier;
+import org.lpf4j.engine.threads.kit.Participants;
+import org.lpf4j.engine.threads.kit.RequestQueue;
+import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.engine.threads.kit.ThreadsPolicy;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -20,12 +25,13 @@ import java.util.concurrent.locks.LockSupport;
  * waits in the child, one returns or throws instead of calling rehook), and both sides detect
  * that instead of hanging.
  */
-final class Team {
+final class Team implements Participants {
     private static final AtomicInteger IDS = new AtomicInteger();
 
     final int id = IDS.incrementAndGet();
     final int p;
-    final ThreadsPolicy policy;
+    final ThreadsSettings settings;
+    private final ThreadsPolicy policy;
     final SuperstepBarrier barrier;
     final ThreadsContext[] members;
     /**
@@ -53,28 +59,31 @@ final class Team {
     /** The teams of successive {@code rehook} calls, shared by all processes. */
     final Rounds rehooks;
 
-    Team(int p) {
-        this(p, null);
+    Team(int p, ThreadsSettings settings) {
+        this(p, null, settings);
     }
 
-    Team(int p, Team parent) {
+    Team(int p, Team parent, ThreadsSettings settings) {
         if (p > Barrier.MAX_PARTIES) {
             throw new IllegalArgumentException("the threads engine runs at most " + Barrier.MAX_PARTIES
                     + " processes in one section, not " + p);
         }
         this.p = p;
         this.parent = parent;
-        this.policy = ThreadsPolicy.forProcesses(p);
-        this.barrier = SuperstepBarrier.create(this, p);
+        this.settings = settings;
+        this.policy = ThreadsPolicy.forProcesses(p, settings.spin(), settings.yield());
+        this.barrier = SuperstepBarrier.create(this, p, settings.barrier());
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];
         this.threads = new AtomicReferenceArray<>(p);
         this.rehookedAfter = new java.util.concurrent.atomic.AtomicLongArray(p);
         for (int i = 0; i < p; i++) rehookedAfter.set(i, Long.MAX_VALUE);
-        this.rehooks = new Rounds(p, this);
+        this.rehooks = new Rounds(p, this, settings);
     }
 
-    Thread thread(int pid) { return threads.get(pid); }
+    @Override public ThreadsPolicy policy() { return policy; }
+
+    @Override public Thread thread(int pid) { return threads.get(pid); }
 
     /** Called by each process on its own thread before it runs the SPMD function. */
     void attach(int pid) { threads.set(pid, Thread.currentThread()); }
@@ -87,7 +96,8 @@ final class Team {
      * @param reason what happened
      * @param cause  the exception behind it, or {@code null}
      */
-    void fail(String reason, Throwable cause) {
+    @Override
+    public void fail(String reason, Throwable cause) {
         synchronized (this) {
             if (cause != null && !(cause instanceof TeamFailure)) {
                 if (firstCause == null) firstCause = cause;
@@ -99,7 +109,8 @@ final class Team {
     }
 
     /** The exception a process gets from a sync or collective call of a failed team. */
-    FatalException fatal(int pid) {
+    @Override
+    public FatalException fatal(int pid) {
         return new TeamFailure("pid " + pid + " of " + p + ": the SPMD section is in the failure state: " + failure);
     }
 
@@ -116,7 +127,8 @@ final class Team {
      * or {@code null} while it still may be. Allocates only when it returns a reason. A process
      * that left after completing {@code round} does not count: it took part.
      */
-    String abandonment(int pid, long round) {
+    @Override
+    public String abandonment(int pid, long round) {
         // A failed team's syncs throw on entry: whoever has not entered this round never will.
         String failed = failure;
         if (failed != null && !barrier.allEntered(round)) return failed;

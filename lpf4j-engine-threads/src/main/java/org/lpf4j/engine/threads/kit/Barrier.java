@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -32,7 +32,7 @@ abstract class BarrierPadAfter extends BarrierRelease {
 }
 
 /**
- * The central barrier: a reusable counting barrier for the processes of one {@link Team} that
+ * The central barrier: a reusable counting barrier for the processes of one group of {@link Participants} that
  * also sums the processes' flags, so that the last arriver learns at no extra cost whether the
  * superstep has any communication at all (and whether it needs a second barrier). Used when
  * processes outnumber cores or are many ({@link DisseminationBarrier} otherwise).
@@ -48,10 +48,10 @@ abstract class BarrierPadAfter extends BarrierRelease {
  * everything each party did before arriving to everything each party does after leaving.
  * Allocation-free.
  */
-final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
+public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     static final int COUNT_BITS = 20;
     /** The most parties a barrier (and so a threads-engine section) can have. */
-    static final int MAX_PARTIES = (1 << COUNT_BITS) - 1;
+    public static final int MAX_PARTIES = (1 << COUNT_BITS) - 1;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     private static final VarHandle ARRIVALS;
 
@@ -67,7 +67,7 @@ final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     private final Waiting waiting;
     private final Waiting.Release released = (gen, unused) -> generation != gen;
 
-    Barrier(Team team, int parties) {
+    public Barrier(Participants team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
             throw new IllegalArgumentException("Barrier: parties=" + parties + " not in [1, " + MAX_PARTIES + "]");
         }

@@ -21,10 +21,10 @@ final class Sections {
      * @throws FatalException           if the section failed
      * @throws LpfOutOfMemoryException  if its threads could not be started (none ran the SPMD function)
      */
-    static void exec(int p, int processors, Spmd spmd, Args args) {
+    static void exec(int p, int processors, Spmd spmd, Args args, ThreadsSettings settings) {
         Team team;
         try {
-            team = new Team(p);
+            team = new Team(p, settings);
             int base = processors / p, extra = processors % p;
             for (int i = 0; i < p; i++) {
                 team.members[i] = new ThreadsContext(team, i, base + (i < extra ? 1 : 0),

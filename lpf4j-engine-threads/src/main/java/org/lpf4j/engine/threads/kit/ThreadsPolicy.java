@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 /**
  * The waiting policy of the threads engine's barrier, resolved once per section from the
@@ -13,7 +13,7 @@ package org.lpf4j.engine.threads;
  * a loaded 2-core machine, p = 2 empty syncs took 32 µs with 20 000 spin iterations and 2 µs
  * with 100. When processes outnumber cores the waiter hardly spins at all.
  */
-final class ThreadsPolicy {
+public final class ThreadsPolicy {
     /** Parked waiters re-check at this period even if nobody wakes them: a hang cannot last. */
     static final long PARK_SAFETY_NANOS = 10_000_000L;
     /** Default spin time when every process can have a core. */
@@ -26,18 +26,22 @@ final class ThreadsPolicy {
     /** Default yield time when processes outnumber cores. */
     static final long OVERSUBSCRIBED_YIELD_NANOS = 50_000L;
 
-    final long spinNanos;
-    final long yieldNanos;
+    public final long spinNanos;
+    public final long yieldNanos;
 
     private ThreadsPolicy(long spinNanos, long yieldNanos) {
         this.spinNanos = spinNanos;
         this.yieldNanos = yieldNanos;
     }
 
-    static ThreadsPolicy forProcesses(int p) {
+    /**
+     * @param p     the processes of the group
+     * @param spin  nanoseconds to spin, or -1 to choose from p vs cores
+     * @param yield nanoseconds to yield, or -1 to choose from p vs cores
+     * @return the policy
+     */
+    public static ThreadsPolicy forProcesses(int p, long spin, long yield) {
         int cores = Runtime.getRuntime().availableProcessors();
-        long spin = ThreadsEngine.SPIN.get();
-        long yield = ThreadsEngine.YIELD.get();
         boolean oversubscribed = p > cores;
         if (spin < 0) spin = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : DEFAULT_SPIN_NANOS;
         if (yield < 0) yield = oversubscribed ? OVERSUBSCRIBED_YIELD_NANOS : DEFAULT_YIELD_NANOS;

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 /**
  * How long each process of a team spins before it yields, adapted per process: the budget
@@ -11,7 +11,7 @@ package org.lpf4j.engine.threads;
  * <p>Each budget is written only by its own process, on a cache line of its own. It never
  * drops below {@link #FLOOR_NANOS}.
  */
-final class SpinBudgets {
+public final class SpinBudgets {
     private static final int STRIDE = 16;
     /**
      * Never spin less than this (or the policy's maximum, if smaller): about one release from

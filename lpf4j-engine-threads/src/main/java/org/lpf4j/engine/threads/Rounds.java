@@ -16,7 +16,10 @@ final class Rounds {
      * @param p      processes per round
      * @param parent the team whose processes start the rounds (rehook), or null (hook)
      */
-    Rounds(int p, Team parent) {
+    private final ThreadsSettings settings;
+
+    Rounds(int p, Team parent, ThreadsSettings settings) {
+        this.settings = settings;
         this.p = p;
         this.parent = parent;
     }
@@ -24,7 +27,7 @@ final class Rounds {
     synchronized Team teamFor(long r) {
         if (r > round) {
             round = r;
-            team = new Team(p, parent);
+            team = new Team(p, parent, settings);
         }
         return team;
     }

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,8 +18,8 @@ import java.lang.invoke.VarHandle;
  * slots, so this barrier is for moderate p ({@link #MAX_PARTIES}); the engine uses it when every
  * process has a core, and the central barrier otherwise.
  */
-final class DisseminationBarrier implements SuperstepBarrier {
-    static final int MAX_PARTIES = 256;
+public final class DisseminationBarrier implements SuperstepBarrier {
+    public static final int MAX_PARTIES = 256;
     /** One slot per 128 bytes: a cache line and its adjacent-line prefetch partner. */
     private static final int STRIDE = 16;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
@@ -33,7 +33,7 @@ final class DisseminationBarrier implements SuperstepBarrier {
     private final Waiting waiting;
     private final Waiting.Release signalled = this::signalled;
 
-    DisseminationBarrier(Team team, int parties) {
+    public DisseminationBarrier(Participants team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
             throw new IllegalArgumentException("DisseminationBarrier: parties=" + parties + " not in [1, " + MAX_PARTIES + "]");
         }

@@ -9,6 +9,7 @@ import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Engine module {@code threads}: makes the threads engine available to
@@ -44,4 +45,13 @@ public final class ThreadsEngineProvider implements EngineProvider {
     @Override public Query query() { return Query.run(50); }
 
     @Override public Context root() { return ThreadsEngine.root(); }
+
+    /** @return {@code lpf.engine.threads.procs} */
+    @Override public int machineSize() { return ThreadsEngine.PROCS.get(); }
+
+    /** Raises {@code lpf.engine.threads.procs} to {@code n} (more processes than cores is allowed). */
+    @Override
+    public Map<String, String> settingsForProcesses(int n) {
+        return n <= machineSize() ? Map.of() : Map.of(ThreadsEngine.PROCS.key(), Integer.toString(n));
+    }
 }

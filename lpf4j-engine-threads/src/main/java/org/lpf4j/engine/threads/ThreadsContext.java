@@ -9,6 +9,8 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
+import org.lpf4j.engine.threads.kit.RequestQueue;
+import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -32,8 +34,6 @@ import java.util.Objects;
  * done. Nothing here allocates on put, get or sync.
  */
 final class ThreadsContext implements Context {
-    /** An unstarted thread: segments it cannot access are confined to some other thread. */
-    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
     final Team team;
     private final int pid;
@@ -90,7 +90,7 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, q.count, queueCapacity.current());
+                dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
     }
 
@@ -99,7 +99,7 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
-                dstOffset, size, attr, q.count, queueCapacity.current());
+                dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
 
@@ -114,8 +114,8 @@ final class ThreadsContext implements Context {
         RequestQueue mine = queues[(int) syncs & 1];
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.
-        int all = team.barrier.await(pid, (mine.count > 0 ? SuperstepBarrier.QUEUED : 0)
-                | (mine.unbuffered > 0 ? SuperstepBarrier.UNBUFFERED : 0));
+        int all = team.barrier.await(pid, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
+                | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0));
         if (all != 0) {
             try {
                 executeRequestsToMe((int) syncs & 1);
@@ -212,11 +212,7 @@ final class ThreadsContext implements Context {
 
     private void checkRegistrable(MemorySegment segment, String call) {
         register.checkRegistrable(segment, call, pid, nprocs);
-        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
-            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
-                    + ": the segment is confined to one thread; the threads engine copies on every process's"
-                    + " thread, so register heap segments or segments of shared, global or automatic arenas");
-        }
+        SlotRegister.requireShareable(segment, call, pid);
     }
 
     @Override
@@ -260,32 +256,20 @@ final class ThreadsContext implements Context {
 
     @Override
     public Machine probe() {
-        int p = root ? freeP : nprocs;
-        ProbeHarness.Fit fit = ProbeHarness.fitFor(ThreadsEngineProvider.NAME, p, () -> {
-            ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-            long budget = ThreadsEngine.PROBE_MILLIS.get() * 1_000_000L;
-            Sections.exec(p, p, ctx -> {
-                ProbeHarness.Fit f = ProbeHarness.measure(ctx, budget);
-                if (ctx.pid() == 0) result[0] = f;
-            }, Args.NONE);
-            return result[0];
-        });
-        return new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+        return ProbeHarness.machine(ThreadsEngineProvider.NAME, root ? freeP : nprocs, freeP,
+                team.settings.probeMillis() * 1_000_000L, (p, spmd) -> Sections.exec(p, p, spmd, Args.NONE, team.settings));
     }
 
     @Override
     public void exec(int p, Spmd spmd, Args args) {
-        Objects.requireNonNull(spmd, "exec: spmd");
-        Objects.requireNonNull(args, "exec: args");
-        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+        RequestChecks.checkExec(pid, p, spmd, args);
         if (team.failed()) throw team.fatal(pid);
-        Sections.exec(Math.min(p, freeP), freeP, spmd, args);
+        Sections.exec(Math.min(p, freeP), freeP, spmd, args, team.settings);
     }
 
     @Override
     public void rehook(Spmd spmd, Args args) {
-        Objects.requireNonNull(spmd, "rehook: spmd");
-        Objects.requireNonNull(args, "rehook: args");
+        RequestChecks.checkRehook(spmd, args);
         if (team.failed()) throw team.fatal(pid);
         Team child = team.rehooks.teamFor(++rehooks);
         // While inside, this process takes part in no sync of this team: a peer waiting in one

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -8,11 +8,11 @@ import java.util.concurrent.locks.LockSupport;
  * time ({@link SpinBudgets}), then yield for a bounded time, then park until whoever releases it
  * unparks it ({@link ThreadsPolicy}); and, once past spinning, give up with a
  * {@link org.lpf4j.FatalException} as soon as the round can no longer complete
- * ({@link Team#abandonment}). Allocation-free.
+ * ({@link Participants#abandonment}). Allocation-free.
  */
-final class Waiting {
+public final class Waiting {
     /** The condition a barrier waits for: one poll of shared memory, no side effects. */
-    interface Release {
+    public interface Release {
         /**
          * @param a the barrier's first token (e.g. a generation or a slot index)
          * @param b the barrier's second token (e.g. a round), or unused
@@ -24,26 +24,26 @@ final class Waiting {
     /** The clock is read once per this many polls while spinning. */
     private static final int SPINS_PER_CLOCK_READ = 16;
 
-    private final Team team;
+    private final Participants team;
     /** The thread parked for each process, or null: wakers unpark exactly these. */
     private final AtomicReferenceArray<Thread> parked;
     private final SpinBudgets spin;
 
-    Waiting(Team team, int parties) {
+    public Waiting(Participants team, int parties) {
         this.team = team;
         this.parked = new AtomicReferenceArray<>(parties);
-        this.spin = new SpinBudgets(parties, team.policy.spinNanos);
+        this.spin = new SpinBudgets(parties, team.policy().spinNanos);
     }
 
     /**
      * Returns once {@code release.released(a, b)}.
      *
      * @param pid   the waiting process
-     * @param round the barrier round it waits in (for {@link Team#abandonment})
+     * @param round the barrier round it waits in (for {@link Participants#abandonment})
      * @throws org.lpf4j.FatalException if the round can no longer complete
      */
-    void await(Release release, int pid, long round, long a, long b) {
-        final ThreadsPolicy policy = team.policy;
+    public void await(Release release, int pid, long round, long a, long b) {
+        final ThreadsPolicy policy = team.policy();
         final long spinUntil = System.nanoTime() + spin.nanos(pid);
         do {
             for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
@@ -93,13 +93,13 @@ final class Waiting {
     }
 
     /** Unparks {@code pid} if it is parked. */
-    void wake(int pid) {
+    public void wake(int pid) {
         Thread t = parked.get(pid);
         if (t != null) LockSupport.unpark(t);
     }
 
     /** Unparks every parked process, and every process's own thread (the team failed). */
-    void wakeAll() {
+    public void wakeAll() {
         for (int i = 0; i < parked.length(); i++) {
             wake(i);
             Thread t = team.thread(i);
@@ -108,7 +108,7 @@ final class Waiting {
     }
 
     /** Unparks every parked process (a round was released). */
-    void wakeParked() {
+    public void wakeParked() {
         for (int i = 0; i < parked.length(); i++) wake(i);
     }
 }

@@ -24,6 +24,10 @@ import org.lpf4j.spi.Parameters;
  *     central counter otherwise), central or dissemination.</li>
  * </ul>
  *
+ * <p>Sync: a superstep in which no process queued anything costs one barrier; one whose
+ * requests are all puts of at most 256 bytes costs one barrier (their payloads were copied into
+ * the queue when the put was made); any other costs two barriers, with the copies between them.
+ *
  * <p>Costs: a section of p processes starts p − 1 platform threads and keeps, per process, two
  * request queues with one 64-byte mailbox per destination, so 128·p² bytes in all (p = 64:
  * 512 KiB; p = 1024: 128 MiB) besides the queues' capacity. At most 2^20 − 1 processes.
@@ -63,7 +67,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {
-        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, Barrier.MAX_PARTIES,
+        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.engine.threads.kit.Barrier.MAX_PARTIES,
                 "machine size: processes an exec from the root may start (default: the core count)");
     }
 
@@ -82,8 +86,13 @@ public final class ThreadsEngine {
 
     /** @return a new root context: one process whose {@code exec} may use the whole machine */
     public static Context root() {
-        Team team = new Team(1);
-        ThreadsContext ctx = new ThreadsContext(team, 0, PROCS.get(), Args.NONE, true);
+        return root(ThreadsSettings.resolve());
+    }
+
+    /** @return a new root context with these settings */
+    static Context root(ThreadsSettings settings) {
+        Team team = new Team(1, settings);
+        ThreadsContext ctx = new ThreadsContext(team, 0, settings.procs(), Args.NONE, true);
         team.members[0] = ctx;
         return ctx;
     }
@@ -109,7 +118,7 @@ public final class ThreadsEngine {
 
         private Group(int nprocs) {
             this.nprocs = nprocs;
-            this.rounds = new Rounds(nprocs, null);
+            this.rounds = new Rounds(nprocs, null, ThreadsSettings.resolve());
             this.memberRounds = new long[nprocs];
         }
 

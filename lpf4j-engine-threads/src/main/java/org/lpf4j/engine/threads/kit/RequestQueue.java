@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 import org.lpf4j.MsgAttr;
 
@@ -30,12 +30,12 @@ import java.util.Arrays;
  * allocates nothing. The sender's counters live here, apart from the outbox that receivers
  * read, so receivers do not pull the sender's bookkeeping across cores.
  */
-final class RequestQueue {
-    static final long NONE = -1;
+public final class RequestQueue {
+    public static final long NONE = -1;
     /** Puts up to this size are buffered; larger ones are read from their source during the sync. */
-    static final long BUFFERED_MAX = 256;
+    public static final long BUFFERED_MAX = 256;
     /** The first put to a pid rides in its mailbox line when it is at most this large. */
-    static final long INLINE_MAX = 24;
+    public static final long INLINE_MAX = 24;
     /** Buffered payload room never exceeds this; further small puts are then read from their source. */
     private static final long MAX_PAYLOAD_BYTES = 1 << 20;
     private static final long LINE = 64;
@@ -52,7 +52,7 @@ final class RequestQueue {
      * What other processes read from this queue during a sync. Its references never change, so
      * reading them costs no transfer of the cache lines the sender writes.
      */
-    static final class Outbox {
+    public static final class Outbox {
         /** Mailboxes (one line per pid), then records. */
         final MemorySegment mem;
         /** The same, read-only: what receivers (and combining operators) read payloads from. */
@@ -70,40 +70,40 @@ final class RequestQueue {
         }
 
         /** @return the record in {@code dstPid}'s mailbox if it was filled in {@code superstep}, else NONE */
-        long first(int dstPid, long superstep) {
+        public long first(int dstPid, long superstep) {
             long box = LINE * dstPid;
             return mem.get(WORD, box) == superstep ? box + 8 : NONE;
         }
 
-        long next(long r) { return mem.get(WORD, r + 16); }
+        public long next(long r) { return mem.get(WORD, r + 16); }
 
-        long dstOffset(long r) { return mem.get(WORD, r); }
+        public long dstOffset(long r) { return mem.get(WORD, r); }
 
         /** @return the size in bytes; 0 also for a mailbox that only heads a chain */
-        long size(long r) { return mem.get(WORD, r + 8); }
+        public long size(long r) { return mem.get(WORD, r + 8); }
 
-        int slot(long r) { return (int) (mem.get(WORD, r + 24) >>> 32); }
+        public int slot(long r) { return (int) (mem.get(WORD, r + 24) >>> 32); }
 
         /** @return the segment a record's data is copied from */
-        MemorySegment source(long r) {
+        public MemorySegment source(long r) {
             long meta = mem.get(WORD, r + 24);
             return (meta & BUFFERED) != 0 ? readOnly : sources[(int) (meta & INDEX_MASK)];
         }
 
         /** @return the offset in {@link #source} of a record's data */
-        long sourceOffset(long r) {
+        public long sourceOffset(long r) {
             return (mem.get(WORD, r + 24) & BUFFERED) != 0 ? r + HEADER : mem.get(WORD, r + HEADER);
         }
 
         /** @return the record's non-default attribute, or {@code null} for a plain copy */
-        MsgAttr attr(long r) {
+        public MsgAttr attr(long r) {
             long meta = mem.get(WORD, r + 24);
             return (meta & HAS_ATTR) != 0 ? attrs[(int) (meta & INDEX_MASK)] : null;
         }
     }
 
-    final int capacity;
-    final Outbox outbox;
+    public final int capacity;
+    public final Outbox outbox;
     private final int nprocs;
     /** Per destination pid: its last record this superstep, or NONE (then its mailbox is free). */
     private final long[] tail;
@@ -111,14 +111,14 @@ final class RequestQueue {
     /** The superstep whose requests this queue takes; mailboxes stamped otherwise are stale. */
     private long superstep;
     /** Requests queued (puts and gets), the number the message queue capacity limits. */
-    int count;
+    private int count;
     /** Requests that read their source during the sync (so the sync needs its second barrier). */
-    int unbuffered;
+    private int unbuffered;
     private final long[] getWords;
     private final MemorySegment[] getDestinations;
     private int gets;
 
-    RequestQueue(int capacity, int nprocs) {
+    public RequestQueue(int capacity, int nprocs) {
         this.capacity = capacity;
         this.nprocs = nprocs;
         long bytes = LINE * nprocs + capacity * UNBUFFERED_RECORD + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
@@ -132,16 +132,22 @@ final class RequestQueue {
     }
 
     /** The largest capacity: request indices fit below HAS_ATTR, and the get stripes fit an int array. */
-    static final int MAX_CAPACITY = (int) Math.min(HAS_ATTR - 1, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
+    /** @return requests queued (puts and gets) this superstep: what the message queue capacity limits */
+    public int count() { return count; }
+
+    /** @return requests that read their source during the sync (the sync then needs its second barrier) */
+    public int unbuffered() { return unbuffered; }
+
+    public static final int MAX_CAPACITY = (int) Math.min(HAS_ATTR - 1, (Integer.MAX_VALUE - 16L) / GET_STRIPE);
 
     /** Bytes a queue of {@code capacity} requests occupies besides its p mailbox lines. */
-    static long bytesFor(long capacity) {
+    public static long bytesFor(long capacity) {
         return capacity * (UNBUFFERED_RECORD + 4 + 4 + 8L * GET_STRIPE + 4)
                 + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
     }
 
     /** @return a queue of {@code newCapacity} holding this queue's requests at the same offsets */
-    RequestQueue grownTo(int newCapacity) {
+    public RequestQueue grownTo(int newCapacity) {
         RequestQueue q = new RequestQueue(newCapacity, nprocs);
         MemorySegment.copy(outbox.mem, 0, q.outbox.mem, 0, used);
         System.arraycopy(outbox.sources, 0, q.outbox.sources, 0, count);
@@ -157,7 +163,7 @@ final class RequestQueue {
         return q;
     }
 
-    void addPut(MemorySegment src, long srcOffset, int dstPid, int dstSlot, long dstOffset, long size, MsgAttr attr) {
+    public void addPut(MemorySegment src, long srcOffset, int dstPid, int dstSlot, long dstOffset, long size, MsgAttr attr) {
         final MemorySegment mem = outbox.mem;
         final long last = tail[dstPid];
         long payload = (size + 7) & ~7L;
@@ -202,7 +208,7 @@ final class RequestQueue {
         tail[dstPid] = r;
     }
 
-    void addGet(int srcPid, int srcSlot, long srcOffset, MemorySegment dst, long dstOffset, long size) {
+    public void addGet(int srcPid, int srcSlot, long srcOffset, MemorySegment dst, long dstOffset, long size) {
         count++;
         unbuffered++;
         int g = gets++;
@@ -214,25 +220,25 @@ final class RequestQueue {
         getDestinations[g] = dst;
     }
 
-    int gets() { return gets; }
+    public int gets() { return gets; }
 
-    long getSrcOffset(int g) { return getWords[GET_STRIPE * g]; }
+    public long getSrcOffset(int g) { return getWords[GET_STRIPE * g]; }
 
-    long getDstOffset(int g) { return getWords[GET_STRIPE * g + 1]; }
+    public long getDstOffset(int g) { return getWords[GET_STRIPE * g + 1]; }
 
-    long getSize(int g) { return getWords[GET_STRIPE * g + 2]; }
+    public long getSize(int g) { return getWords[GET_STRIPE * g + 2]; }
 
-    int getSlot(int g) { return (int) (getWords[GET_STRIPE * g + 3] >>> 32); }
+    public int getSlot(int g) { return (int) (getWords[GET_STRIPE * g + 3] >>> 32); }
 
-    int getPid(int g) { return (int) getWords[GET_STRIPE * g + 3]; }
+    public int getPid(int g) { return (int) getWords[GET_STRIPE * g + 3]; }
 
-    MemorySegment getDestination(int g) { return getDestinations[g]; }
+    public MemorySegment getDestination(int g) { return getDestinations[g]; }
 
     /**
      * Empties the queue for the requests of {@code superstep}; only when no other process can
      * still be reading it.
      */
-    void startSuperstep(long superstep) {
+    public void startSuperstep(long superstep) {
         this.superstep = superstep;
         if (count == 0) return;
         Arrays.fill(outbox.sources, 0, count, null);

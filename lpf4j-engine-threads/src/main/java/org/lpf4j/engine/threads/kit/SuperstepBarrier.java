@@ -1,17 +1,17 @@
-package org.lpf4j.engine.threads;
+package org.lpf4j.engine.threads.kit;
 
 /**
- * What a sync needs from a barrier: all processes of a {@link Team} arrive, each with a few
+ * What a sync needs from a barrier: all processes of a group of {@link Participants} arrive, each with a few
  * flag bits, and leave knowing the OR of everybody's bits (so that an empty superstep costs one
  * barrier and nobody has to ask twice whether anyone queued anything).
  *
  * <p>Contract of every implementation: a happens-before edge from everything each process did
  * before arriving to everything each process does after leaving; no allocation; a waiter spins,
  * yields and parks as {@link ThreadsPolicy} says and never waits for ever: it fails the team
- * (and throws {@link org.lpf4j.FatalException}) as soon as {@link Team#abandonment} gives a
+ * (and throws {@link org.lpf4j.FatalException}) as soon as {@link Participants#abandonment} gives a
  * reason and the round has still not completed.
  */
-interface SuperstepBarrier {
+public interface SuperstepBarrier {
     /** Flag: the process queued at least one request this superstep. */
     int QUEUED = 1;
     /** Flag: some request reads its source during the sync (a second barrier is needed). */
@@ -46,12 +46,13 @@ interface SuperstepBarrier {
     void wakeAll();
 
     /**
-     * @param team the team
+     * @param team the group
      * @param p    its processes
-     * @return the barrier the engine's parameters choose for p processes
+     * @param kind auto (dissemination while every process has a core and p is at most
+     *             {@link DisseminationBarrier#MAX_PARTIES}, central otherwise), central or dissemination
+     * @return the barrier for p processes
      */
-    static SuperstepBarrier create(Team team, int p) {
-        String kind = ThreadsEngine.BARRIER.get();
+    static SuperstepBarrier create(Participants team, int p, String kind) {
         boolean dissemination = switch (kind) {
             case "dissemination" -> true;
             case "central" -> false;

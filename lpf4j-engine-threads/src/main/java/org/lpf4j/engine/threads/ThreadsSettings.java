@@ -1,0 +1,24 @@
+package org.lpf4j.engine.threads;
+
+/**
+ * The threads engine's parameters, resolved once when a root context or a hook group is made
+ * (so sections, barriers and probes never read global parameters on their paths). Immutable.
+ *
+ * @param procs       the machine size: the most processes an exec from the root gets
+ * @param spin        nanoseconds a waiter spins, or -1 (chosen from processes vs cores)
+ * @param yield       nanoseconds a waiter yields before parking, or -1
+ * @param probeMillis time budget of the first probe per p
+ * @param barrier     auto, central or dissemination
+ */
+record ThreadsSettings(int procs, int spin, int yield, int probeMillis, String barrier) {
+    /** @return the current values of the engine's parameters */
+    static ThreadsSettings resolve() {
+        return new ThreadsSettings(ThreadsEngine.PROCS.get(), ThreadsEngine.SPIN.get(), ThreadsEngine.YIELD.get(),
+                ThreadsEngine.PROBE_MILLIS.get(), ThreadsEngine.BARRIER.get());
+    }
+
+    /** @return these settings with a machine size of at least {@code n} */
+    ThreadsSettings withProcsAtLeast(int n) {
+        return n <= procs ? this : new ThreadsSettings(n, spin, yield, probeMillis, barrier);
+    }
+}

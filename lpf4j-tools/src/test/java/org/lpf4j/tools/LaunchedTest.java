@@ -1,0 +1,67 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lpf4j.spi.ProcessLauncher;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code lpf run} delegated to a launcher: the command each process runs is this {@code lpf run}
+ * without {@code -p}, and the launcher's exit status is the run's. The launcher here starts one
+ * real JVM (the command of one process, as a launcher with a single process would).
+ */
+@Timeout(120)
+class LaunchedTest {
+    /** A launcher that runs the per-process command once and remembers what it was asked. */
+    private static final class OneJvm implements ProcessLauncher {
+        ProcessLauncher.Launch asked;
+
+        @Override
+        public List<String> command(Launch launch) {
+            asked = launch;
+            return launch.javaCommandLine();
+        }
+    }
+
+    private static RunCommand parsed(String... args) {
+        RunCommand run = new RunCommand();
+        new CommandLine(run).parseArgs(args);
+        return run;
+    }
+
+    @Test
+    void eachLaunchedProcessRunsTheSameCommandWithoutProcs() {
+        RunCommand run = parsed("-p", "3", "--debug", "--engine", "threads", "--param", "lpf.debug=false",
+                "org.lpf4j.examples.InnerProduct", "100");
+        ProcessLauncher.Launch launch = run.launch(3);
+        assertEquals(3, launch.processes());
+        assertEquals(LpfCommand.class.getName(), launch.mainClass());
+        assertEquals(List.of("run", "--engine", "threads", "--param", "lpf.debug=false", "--debug",
+                "org.lpf4j.examples.InnerProduct", "100"), launch.args());
+        assertFalse(launch.args().contains("-p"));
+    }
+
+    @Test
+    void theLaunchersExitStatusAndOutputAreTheRuns() throws Exception {
+        OneJvm launcher = new OneJvm();
+        StringWriter sink = new StringWriter();
+        int ok = Launched.run(launcher, parsed("-p", "2", "org.lpf4j.examples.InnerProduct", "100").launch(2),
+                new PrintWriter(sink));
+        assertEquals(0, ok);
+        int bad = Launched.run(launcher, parsed("-p", "2", "org.lpf4j.examples.NoSuchProgram").launch(2),
+                new PrintWriter(sink));
+        assertEquals(UsageException.EXIT_CODE, bad);
+        List<ProcessHandle> left = new ArrayList<>(ProcessHandle.current().descendants().toList());
+        left.removeIf(h -> !h.isAlive());
+        assertTrue(left.isEmpty(), "processes left behind: " + left);
+    }
+}
