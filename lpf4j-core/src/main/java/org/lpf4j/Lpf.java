@@ -2,6 +2,7 @@ package org.lpf4j;
 
 import org.lpf4j.debug.Debug;
 import org.lpf4j.spi.Components;
+import org.lpf4j.spi.CoreParameters;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
 import org.lpf4j.spi.Parameters;
@@ -29,8 +30,7 @@ public final class Lpf {
     public static final int MAX_P = (1 << 24) - 1;
 
     /** Whether contexts are wrapped in the checking layer, {@code lpf.debug}. */
-    public static final Parameters.Parameter<Boolean> DEBUG = Parameters.bool("lpf.debug", false,
-            "check for programming errors (slow): wrap every context in the debug layer");
+    public static final Parameters.Parameter<Boolean> DEBUG = CoreParameters.DEBUG;
 
     /**
      * @return a valid one-process context of the selected engine: register, put, get, sync and

@@ -120,7 +120,7 @@ public final class Components {
             synchronized (Components.class) {
                 c = installed;
                 if (c == null) {
-                    java.util.Objects.requireNonNull(org.lpf4j.Lpf.DEBUG); // registers the core's own parameters
+                    java.util.Objects.requireNonNull(CoreParameters.DEBUG); // registers the core's own parameters
                     List<Component> found = new ArrayList<>();
                     for (Framework f : Framework.values()) {
                         ServiceLoader.load(f.serviceType(), Components.class.getClassLoader()).forEach(found::add);
