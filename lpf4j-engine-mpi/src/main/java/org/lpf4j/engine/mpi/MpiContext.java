@@ -79,6 +79,12 @@ final class MpiContext implements Context {
         this.statuses = arena.allocate(16L * nprocs);
     }
 
+    /** @return the section's communicator (for the side-by-side benchmark's raw MPI rows) */
+    long comm() { return comm; }
+
+    /** @return the binding */
+    Mpi mpi() { return mpi; }
+
     @Override public int pid() { return pid; }
     @Override public int nprocs() { return nprocs; }
     @Override public Args args() { return args; }
@@ -142,11 +148,7 @@ final class MpiContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, queue.count(), queueCapacity.current());
-        if (attr != MsgAttr.DEFAULT) {
-            throw new UnsupportedOperationException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                    dstOffset, size) + "the MPI engine does not implement combining puts (" + attr + ")");
-        }
+                dstOffset, size, attr, queue.count(), queueCapacity.current(), false);
         queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size);
     }
 
