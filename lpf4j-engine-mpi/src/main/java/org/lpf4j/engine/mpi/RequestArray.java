@@ -22,11 +22,8 @@ final class RequestArray implements AutoCloseable {
         this.segment = mpi.requests(arena, this.capacity);
     }
 
-    /** @return the array (valid until the next {@link #next()}) */
-    MemorySegment segment() { return segment; }
-
-    /** @return the index for the next request, growing the array if needed */
-    int next() {
+    /** @return the address where the next request handle goes, growing the array if needed (valid until the next call) */
+    long next() {
         if (count == capacity) {
             Arena grownArena = Arena.ofShared();
             MemorySegment grown = mpi.requests(grownArena, capacity * 2);
@@ -36,14 +33,14 @@ final class RequestArray implements AutoCloseable {
             segment = grown;
             capacity *= 2;
         }
-        return count++;
+        return segment.address() + handleSize * count++;
     }
 
     /** Waits for every request posted since the last wait. */
     void waitAll() {
         int n = count;
         count = 0;
-        mpi.waitall(n, segment);
+        mpi.waitall(n, segment.address());
     }
 
     @Override

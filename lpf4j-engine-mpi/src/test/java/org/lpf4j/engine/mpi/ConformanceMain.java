@@ -24,7 +24,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPacka
  * runs on the first p ranks. Prints {@code FAILED <test>: <reason>} per failure and a final
  * {@code CONFORMANCE tests=N succeeded=S failed=F} line; exits 0 only if nothing failed.
  *
- * <p>Arguments: optional test class names (default: the whole package {@code org.lpf4j.conformance}).
+ * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
+ * {@code org.lpf4j.conformance}).
  */
 public final class ConformanceMain {
     private ConformanceMain() {}
@@ -36,7 +37,10 @@ public final class ConformanceMain {
         if (args.length == 0) {
             request.selectors(selectPackage("org.lpf4j.conformance"));
         } else {
-            for (String c : args) request.selectors(selectClass(Class.forName(c)));
+            for (String c : args) {
+                if (c.startsWith("package:")) request.selectors(selectPackage(c.substring("package:".length())));
+                else request.selectors(selectClass(Class.forName(c)));
+            }
         }
         LauncherDiscoveryRequest discovery = request.build();
         Launcher launcher = LauncherFactory.create();
