@@ -13,7 +13,8 @@ import org.lpf4j.spi.Parameters;
  *
  * <p>The engine is chosen at run time from the engines on the class or module path: the one the
  * parameter {@code lpf.engine} names (system property or {@code LPF_ENGINE}), otherwise the
- * usable engine of highest priority (the threads engine when nothing else is installed); see
+ * usable engine of highest priority (engines are modules, e.g. {@code lpf4j-engine-threads}; the
+ * core has none); see
  * {@link org.lpf4j.spi.Components}.
  *
  * <p>With the parameter {@code lpf.debug} true ({@code -Dlpf.debug=true}, {@code LPF_DEBUG=true},

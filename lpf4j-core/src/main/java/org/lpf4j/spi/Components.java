@@ -234,7 +234,9 @@ public final class Components {
         }
         List<Verdict> verdicts = verdicts(framework);
         if (!verdicts.isEmpty() && verdicts.get(0).canRun()) return verdicts.get(0).module();
-        throw new IllegalStateException("no usable " + framework + " module: " + (verdicts.isEmpty() ? "none installed"
+        throw new IllegalStateException("no usable " + framework + " module: " + (verdicts.isEmpty()
+                ? "none installed" + (framework == Framework.ENGINE
+                        ? " (the core has no engine: put an engine module, e.g. lpf4j-engine-threads, on the class or module path)" : "")
                 : verdicts.stream().map(v -> v.module().name() + " (" + v.reason() + ")").toList()));
     }
 
