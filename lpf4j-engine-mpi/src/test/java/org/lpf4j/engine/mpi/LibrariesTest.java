@@ -4,12 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The BSMP and collectives test suites (their own tests, unchanged) on the MPI engine, in one
@@ -21,7 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EnabledIfSystemProperty(named = "lpf.test.long", matches = "true")
 class LibrariesTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
-    private static final Pattern SUMMARY = Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
     static final String COLL_EXCLUDED = ".*withoutCombiningPutsReductionsAreRefusedAndDataMovementWorks.*,"
             + ".*badCallsAreRefusedWithoutEffect.*,.*theParameterForcesOneOperationsVariantAndAnExplicitChoiceWins.*";
 
@@ -29,25 +23,13 @@ class LibrariesTest {
     void bsmpSuiteOnEightRanks() {
         // Excluded: a threads-engine test (ThreadsEngine.root() under the debug layer) whose report
         // names pid 0's or pid 1's call site, whichever the debug layer sees first (flaky under load).
-        check(MpiJob.openMpi().jvm("-Dlpf.engine=mpi", "-Dlpf.test.exclude=.*aMisuseInsideBsmpIsReportedAtTheCallersLine.*")
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine=mpi", "-Dlpf.test.exclude=.*aMisuseInsideBsmpIsReportedAtTheCallersLine.*")
                 .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsmp"), 100);
     }
 
     @Test
     void collectivesSuiteOnEightRanks() {
-        check(MpiJob.openMpi().jvm("-Dlpf.engine=mpi", "-Dlpf.test.exclude=" + COLL_EXCLUDED)
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine=mpi", "-Dlpf.test.exclude=" + COLL_EXCLUDED)
                 .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.coll"), 100);
-    }
-
-    private static void check(MpiJob.Result r, int atLeast) {
-        assertFalse(r.timedOut(), r::both);
-        Matcher m = SUMMARY.matcher(r.out());
-        assertTrue(m.find(), () -> "no summary line: " + r.both());
-        StringBuilder failures = new StringBuilder();
-        r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
-        assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
-        assertTrue(Integer.parseInt(m.group(1)) >= atLeast, () -> "too few tests found: " + m.group(0));
-        assertEquals(0, r.exitCode(), r::both);
-        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }
 }

@@ -144,4 +144,23 @@ final class MpiJob {
         } while (System.nanoTime() < deadline);
         return left;
     }
+
+    private static final java.util.regex.Pattern SUMMARY =
+            java.util.regex.Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
+
+    /**
+     * Asserts that a {@link ConformanceMain} job ran at least {@code atLeast} tests, none failed,
+     * it exited 0 and left nothing behind; the failures are listed in the message otherwise.
+     */
+    static void assertSuitePassed(Result r, int atLeast) {
+        org.junit.jupiter.api.Assertions.assertFalse(r.timedOut(), r::both);
+        java.util.regex.Matcher m = SUMMARY.matcher(r.out());
+        org.junit.jupiter.api.Assertions.assertTrue(m.find(), () -> "no summary line: " + r.both());
+        StringBuilder failures = new StringBuilder();
+        r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
+        org.junit.jupiter.api.Assertions.assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
+        org.junit.jupiter.api.Assertions.assertTrue(Integer.parseInt(m.group(1)) >= atLeast, () -> "too few tests found: " + m.group(0));
+        org.junit.jupiter.api.Assertions.assertEquals(0, r.exitCode(), r::both);
+        org.junit.jupiter.api.Assertions.assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
 }
