@@ -39,7 +39,7 @@ final class CombiningAttrs {
     }
 
     /** Applies a reducer to each arriving element: {@code dst[k] = reduce(dst[k], src[k])}. */
-    private record ReducerAsCombiner(Reducer reducer, long size) implements MsgAttr.ElementCombiner {
+    private record ReducerAsCombiner(Reducer reducer, long size) implements MsgAttr.ElementCombiner, java.io.Serializable {
         @Override
         public void combine(long count, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset) {
             for (long k = 0; k < count; k++) {

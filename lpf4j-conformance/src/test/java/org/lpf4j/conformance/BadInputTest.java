@@ -33,15 +33,17 @@ class BadInputTest {
     @ParameterizedTest(name = "{0} p={1}")
     @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
     void badPutsAndGetsAreRefusedWithoutEffect(String engine, int p) {
-        AtomicReference<Memslot> foreign = new AtomicReference<>();
-        // A slot of another context: registered on a root context of the same engine.
-        Context other = Lpf.root(engine);
-        other.resizeMemoryRegister(1);
-        other.sync();
-        foreign.set(other.registerGlobal(Arena.ofAuto().allocate(8)));
-        other.sync();
         Matrix.exec(engine, p, ctx -> {
             int s = ctx.pid();
+            // A slot of another context: registered in a nested section of this process (in the
+            // same JVM as this process on every engine).
+            AtomicReference<Memslot> foreign = new AtomicReference<>();
+            ctx.exec(1, other -> {
+                other.resizeMemoryRegister(1);
+                other.sync();
+                foreign.set(other.registerGlobal(Arena.ofAuto().allocate(8)));
+                other.sync();
+            });
             ctx.resizeMemoryRegister(2);
             ctx.resizeMessageQueue(2);
             ctx.sync();

@@ -18,7 +18,9 @@ import java.util.stream.Stream;
  * counts 1, 2, 3, 4, 5, 8. The engine's machine size must allow 8 processes (the build sets
  * {@code lpf.engine.threads.procs=8} for tests). This test tree installs its own engine,
  * {@link org.lpf4j.conformance.simple.SimpleEngine} (written only against the engine kit), so
- * every test runs on it too: the proof that the kit is enough to write an engine.
+ * every test runs on it too: the proof that the kit is enough to write an engine. The system property
+ * {@code lpf.conformance.engines} (a comma-separated list) limits the engines, e.g. to {@code mpi}
+ * when the suite runs inside an MPI job.
  */
 final class Matrix {
     private Matrix() {}
@@ -28,8 +30,8 @@ final class Matrix {
     /** @return (engine name, p) for every engine and every p */
     static Stream<Arguments> engineAndP() {
         List<Arguments> list = new ArrayList<>();
-        for (EngineProvider e : org.lpf4j.spi.Engines.installed()) {
-            for (int p : PROCS) list.add(Arguments.of(e.name(), p));
+        for (String e : engines().toList()) {
+            for (int p : PROCS) list.add(Arguments.of(e, p));
         }
         return list.stream();
     }
@@ -41,7 +43,10 @@ final class Matrix {
 
     /** @return every engine name */
     static Stream<String> engines() {
-        return org.lpf4j.spi.Engines.installed().stream().map(EngineProvider::name);
+        String only = System.getProperty("lpf.conformance.engines", "").strip();
+        List<String> wanted = only.isEmpty() ? List.of() : List.of(only.split("\\s*,\\s*"));
+        return org.lpf4j.spi.Engines.installed().stream().map(EngineProvider::name)
+                .filter(n -> wanted.isEmpty() || wanted.contains(n));
     }
 
     /**
@@ -66,5 +71,38 @@ final class Matrix {
 
     static void exec(String engine, int p, Spmd spmd) {
         exec(engine, p, spmd, Args.NONE);
+    }
+
+    /**
+     * Rethrows the first {@link AssertionError} a process threw in a failed section (as the cause or
+     * a suppressed cause of {@code e}). Failure tests assert inside each process, because the
+     * processes of a multi-process engine share no memory; this makes such an assertion fail the test
+     * even when another exception is the section's first cause.
+     *
+     * @return {@code e}, if no process failed an assertion
+     */
+    static FatalException rethrowAssertions(FatalException e) {
+        if (e.getCause() instanceof AssertionError a) {
+            a.addSuppressed(e);
+            throw a;
+        }
+        for (Throwable t : e.getSuppressed()) {
+            if (t instanceof AssertionError a) {
+                a.addSuppressed(e);
+                throw a;
+            }
+        }
+        return e;
+    }
+
+    /**
+     * Asserts that {@code actual} is {@code expected}, or, when the process that threw it lives in
+     * another JVM, its copy: same class, same message.
+     */
+    static void assertSameFailure(Throwable expected, Throwable actual) {
+        if (actual == expected) return;
+        org.junit.jupiter.api.Assertions.assertNotNull(actual, "no cause, expected " + expected);
+        org.junit.jupiter.api.Assertions.assertEquals(expected.getClass(), actual.getClass(), "cause " + actual);
+        org.junit.jupiter.api.Assertions.assertEquals(expected.getMessage(), actual.getMessage(), "cause " + actual);
     }
 }

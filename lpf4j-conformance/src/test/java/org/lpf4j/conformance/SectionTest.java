@@ -12,7 +12,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -73,15 +72,17 @@ class SectionTest {
         Context root = Lpf.root(engine);
         int machine = root.probe().freeP();
         int outer = 2;
-        ConcurrentHashMap<Integer, Integer> innerSizes = new ConcurrentHashMap<>();
-        ConcurrentHashMap<Integer, Integer> freeOf = new ConcurrentHashMap<>();
+        // Each outer process checks its own inner section; the machine total travels to pid 0
+        // by a put (the outer processes may live in different JVMs).
+        MemorySegment total = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
         root.exec(outer, ctx -> {
             int free = ctx.probe().freeP();
-            freeOf.put(ctx.pid(), free);
+            assertTrue(free >= 1);
+            AtomicInteger innerSize = new AtomicInteger();
             MemorySegment ones = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, free);
             // Each outer process runs an inner section on all of its processors, asking for more.
             ctx.exec(free + 3, inner -> {
-                innerSizes.merge(ctx.pid(), 1, Integer::sum);
+                innerSize.incrementAndGet();
                 inner.resizeMemoryRegister(2);
                 inner.resizeMessageQueue(1);
                 inner.sync();
@@ -97,15 +98,26 @@ class SectionTest {
                 inner.deregister(src);
             }, Args.of(MemorySegment.NULL, ones));
             for (int k = 0; k < free; k++) assertEquals(1, ones.getAtIndex(ValueLayout.JAVA_INT, k), "inner pid " + k);
+            assertEquals(free, innerSize.get(), "inner processes of outer pid " + ctx.pid());
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(1);
             ctx.sync();
-        });
-        int total = 0;
-        for (int k = 0; k < outer; k++) {
-            assertEquals(freeOf.get(k), innerSizes.get(k), "inner processes of outer pid " + k);
-            assertTrue(freeOf.get(k) >= 1);
-            total += freeOf.get(k);
-        }
-        assertEquals(machine, total, "the outer processes share the machine");
+            MemorySegment frees = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, ctx.nprocs());
+            MemorySegment mine = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 1);
+            mine.set(ValueLayout.JAVA_INT, 0, free);
+            Memslot all = ctx.registerGlobal(frees), own = ctx.registerLocal(mine);
+            ctx.sync();
+            ctx.put(own, 0, 0, all, 4L * ctx.pid(), 4);
+            ctx.sync();
+            if (ctx.pid() == 0) {
+                int sum = 0;
+                for (int k = 0; k < ctx.nprocs(); k++) sum += frees.getAtIndex(ValueLayout.JAVA_INT, k);
+                ctx.args().output().set(ValueLayout.JAVA_INT, 0, sum);
+            }
+            ctx.deregister(all);
+            ctx.deregister(own);
+        }, Args.of(MemorySegment.NULL, total));
+        assertEquals(machine, total.get(ValueLayout.JAVA_INT, 0), "the outer processes share the machine");
     }
 
     @ParameterizedTest(name = "{0} p={1}")

@@ -21,8 +21,10 @@ class SegmentKindsTest {
 
     @ParameterizedTest(name = "{0} p={1}")
     @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
-    void heapNativeAndMappedSegmentsExchangeData(String engine, int p, @TempDir Path dir) {
+    void heapNativeAndMappedSegmentsExchangeData(String engine, int p, @TempDir Path tempDir) {
+        String dirName = tempDir.toString(); // a String crosses JVMs (multi-process engines ship the lambda)
         Matrix.exec(engine, p, ctx -> {
+            Path dir = Path.of(dirName);
             int s = ctx.pid();
             try (Arena shared = Arena.ofShared();
                  FileChannel file = FileChannel.open(dir.resolve("pid" + s), StandardOpenOption.CREATE,

@@ -1,0 +1,345 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.Args;
+import org.lpf4j.Capability;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Machine;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+import org.lpf4j.Spmd;
+import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.ProbeHarness;
+import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.StagedCapacity;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One process of an SPMD section of the MPI engine, over its own communicator (a duplicate, so
+ * no message of another section can match). Slots, capacities and argument rules come from the
+ * engine kit; {@link #sync} is:
+ *
+ * <ol>
+ *   <li>{@code MPI_Allreduce(BOR)} of one word: "I queued something", "I am ending". If nobody
+ *       queued anything and nobody ends, the sync is done: <b>an empty superstep costs one
+ *       allreduce</b>.</li>
+ *   <li>If someone ends (returned or threw), a second allreduce gives every process everyone's
+ *       status; the section is over, the others' sync throws {@link FatalException}, and the
+ *       exceptions go to pid 0 (so {@code exec} throws them). No process waits for one that left.</li>
+ *   <li>Otherwise the {@link Exchange} moves the data.</li>
+ * </ol>
+ *
+ * <p>Not thread-safe (a context belongs to its process's thread, as in every engine).
+ */
+final class MpiContext implements Context {
+    /** Bits of the word every process contributes to a round. */
+    static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
+    /** A process's status in the end round. */
+    static final long SYNCING = 0, RETURNED = 1, THREW = 2, REHOOKING = 3;
+    static final int TAG_CAUSE = 21;
+
+    private final Mpi mpi;
+    private final long comm;
+    private final int pid, nprocs;
+    private final Args args;
+    private final String engineKey;
+    private final int freeP;
+    private final SlotRegister register = new SlotRegister();
+    private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
+    private final Requests queue = new Requests();
+    private final Exchange exchange;
+    private final CombinerTable combiners;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment word, statuses;
+    private long superstep;
+    private boolean ended;
+    private String failure;
+    private final List<Throwable> causes = new ArrayList<>();
+
+    /**
+     * @param comm      the section's own communicator (this context frees it at {@link #close})
+     * @param engineKey the probe cache key: processes that share it measure together
+     * @param freeP     the processors this process has for nested sections (its share of the job)
+     */
+    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP) {
+        this.mpi = mpi;
+        this.freeP = freeP;
+        this.comm = comm;
+        this.pid = mpi.rank(comm);
+        this.nprocs = mpi.size(comm);
+        this.args = args;
+        this.engineKey = engineKey;
+        this.combiners = new CombinerTable(nprocs);
+        this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
+        this.word = arena.allocate(16);
+        this.statuses = arena.allocate(16L * nprocs);
+    }
+
+    /** @return the section's communicator (for the side-by-side benchmark's raw MPI rows) */
+    long comm() { return comm; }
+
+    /** @return the binding */
+    Mpi mpi() { return mpi; }
+
+    /** Combining puts whose operator is {@link java.io.Serializable}: it is shipped to the destination. */
+    @Override
+    public boolean supports(Capability capability) { return capability == Capability.COMBINING_PUTS; }
+
+    @Override public int pid() { return pid; }
+    @Override public int nprocs() { return nprocs; }
+    @Override public Args args() { return args; }
+    @Override public long superstep() { return superstep; }
+
+    // ---- registration and capacities: the kit ----
+
+    @Override
+    public Memslot registerGlobal(MemorySegment segment) {
+        live("registerGlobal");
+        checkRegistrable(segment, "registerGlobal");
+        return register.registerGlobal(segment, superstep);
+    }
+
+    @Override
+    public Memslot registerLocal(MemorySegment segment) {
+        live("registerLocal");
+        checkRegistrable(segment, "registerLocal");
+        return register.registerLocal(segment);
+    }
+
+    private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-mpi-access-check");
+
+    /**
+     * The kit's rules, and the same refusal of thread-confined segments as on the threads engine:
+     * this engine could use them (it copies on the owner's thread), but a program that works here
+     * must work on every engine.
+     */
+    private void checkRegistrable(MemorySegment segment, String call) {
+        register.checkRegistrable(segment, call, pid, nprocs);
+        if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
+            throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
+                    + ": the segment is confined to one thread; engines may copy on other threads (the threads engine"
+                    + " does), so register heap segments or segments of shared, global or automatic arenas");
+        }
+    }
+
+    @Override
+    public void deregister(Memslot slot) {
+        register.deregister(slot, pid, superstep);
+    }
+
+    @Override
+    public void resizeMemoryRegister(long maxRegs) {
+        register.resize(pid, maxRegs);
+    }
+
+    @Override
+    public void resizeMessageQueue(long maxMsgs) {
+        int n = queueCapacity.entries(pid, maxMsgs, 2 * 48, Integer.MAX_VALUE - 16);
+        try {
+            queue.ensure(n);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, maxMsgs, e);
+        }
+        queueCapacity.stage(n);
+    }
+
+    // ---- requests ----
+
+    @Override
+    public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
+        int id = attr == MsgAttr.DEFAULT ? -1 : combiners.idOf(attr, RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset,
+                dstPid, dstSlot, dstOffset, size));
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, id);
+    }
+
+    @Override
+    public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        MemorySegment dst = RequestChecks.checkGet(register, superstep, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
+                dstOffset, size, attr, queue.count(), queueCapacity.current());
+        queue.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
+    }
+
+    // ---- sync ----
+
+    @Override
+    public void sync(SyncAttr attr) {
+        if (ended) throw fatal("sync");
+        RuntimeException broken = null;
+        try {
+            long all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0));
+            if ((all & (ENDING | IN_REHOOK)) != 0) {
+                endRound(SYNCING, null);
+                throw fatal("sync");
+            }
+            if ((all & HAS_MESSAGES) != 0) broken = exchange.run(queue, register);
+        } finally {
+            queue.clear();
+            register.capacity().applyAtSync();
+            queueCapacity.applyAtSync();
+            superstep++;
+        }
+        if (broken != null) throw broken;
+    }
+
+    private long allreduceWord(long mine) {
+        word.set(ValueLayout.JAVA_LONG, 0, mine);
+        mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
+        return word.get(ValueLayout.JAVA_LONG, 8);
+    }
+
+    /**
+     * Ends this process's part of the section: tells the others (unless the section already
+     * ended) and takes part in the status round.
+     *
+     * @param threw what the SPMD function threw, or null if it returned
+     */
+    void finish(Throwable threw) {
+        if (!ended) {
+            allreduceWord(ENDING);
+            endRound(threw == null ? RETURNED : THREW, threw);
+            if (failure != null) lateRound(null); // everyone makes it after a failure
+        } else if (failure != null) {
+            lateRound(threw instanceof FatalException ? null : threw);
+        }
+    }
+
+    /**
+     * After a failed section every process ends with this round, so that what a process threw
+     * after the failure (an assertion about the failure, say) still reaches pid 0 as a cause.
+     */
+    private void lateRound(Throwable late) {
+        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
+        out.fill((byte) 0);
+        out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
+        mpi.allreduceLongs(out, in, nprocs, mpi.opMax(), comm);
+        long[] status = in.toArray(ValueLayout.JAVA_LONG);
+        if (late != null) {
+            if (pid == 0) causes.add(late);
+            else Causes.send(mpi, late, pid, comm, TAG_CAUSE);
+        }
+        if (pid == 0) {
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE));
+        }
+    }
+
+    /** Everyone learns everyone's status; throwers send their exception to pid 0. */
+    private void endRound(long mine, Throwable threw) {
+        ended = true;
+        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
+        out.fill((byte) 0);
+        out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
+        mpi.allreduceLongs(out, in, nprocs, mpi.opMax(), comm);
+        long[] status = in.toArray(ValueLayout.JAVA_LONG);
+        if (mine == THREW && threw != null) {
+            if (pid == 0) causes.add(threw);
+            else Causes.send(mpi, threw, pid, comm, TAG_CAUSE);
+        }
+        if (pid == 0) {
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE));
+        }
+        failure = describe(status);
+    }
+
+    private static String describe(long[] status) {
+        List<String> threw = new ArrayList<>(), syncing = new ArrayList<>(), rehooking = new ArrayList<>();
+        for (int q = 0; q < status.length; q++) {
+            if (status[q] == THREW) threw.add(Integer.toString(q));
+            else if (status[q] == SYNCING) syncing.add(Integer.toString(q));
+            else if (status[q] == REHOOKING) rehooking.add(Integer.toString(q));
+        }
+        if (threw.isEmpty() && syncing.isEmpty() && rehooking.isEmpty()) return null;
+        if (!rehooking.isEmpty()) {
+            return "pid " + String.join(", ", rehooking) + " called rehook while "
+                    + (syncing.isEmpty() ? "" : "pid " + String.join(", ", syncing) + " called sync")
+                    + (!syncing.isEmpty() && !threw.isEmpty() ? " and " : "")
+                    + (threw.isEmpty() ? "" : "pid " + String.join(", ", threw) + " threw")
+                    + (syncing.isEmpty() && threw.isEmpty() ? "the others had returned" : "");
+        }
+        StringBuilder b = new StringBuilder();
+        if (!threw.isEmpty()) b.append("pid ").append(String.join(", ", threw)).append(" threw");
+        if (!syncing.isEmpty()) {
+            if (!b.isEmpty()) b.append("; ");
+            b.append("pid ").append(String.join(", ", syncing)).append(" still called sync while ")
+                    .append(threw.isEmpty() ? "the others had returned (a process returned early)" : "the others had ended");
+        }
+        return b.toString();
+    }
+
+    private FatalException fatal(String call) {
+        Throwable first = causes.isEmpty() ? null : causes.get(0);
+        FatalException e = new FatalException(call + " at pid " + pid + " of " + nprocs + ": the section failed: "
+                + failure + (first != null ? ": " + first : ""), first);
+        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
+        return e;
+    }
+
+    /**
+     * @param call e.g. {@code "exec(p=4)"}
+     * @return the failure of the ended section (with the causes on pid 0), or null if it ended well
+     */
+    FatalException outcome(String call) {
+        if (failure == null) return null;
+        Throwable first = causes.isEmpty() ? null : causes.get(0);
+        FatalException e = new FatalException(call + " failed: " + failure + (first != null ? ": " + first : ""), first);
+        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
+        return e;
+    }
+
+    private void live(String call) {
+        if (ended) throw fatal(call);
+    }
+
+    // ---- sections ----
+
+    @Override
+    public Machine probe() {
+        ProbeHarness.Fit fit = ProbeHarness.fitFor(engineKey, nprocs,
+                () -> Sections.measure(mpi, comm, engineKey));
+        return new Machine(nprocs, freeP, fit.sizes(), fit.g(), fit.l());
+    }
+
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "exec: spmd");
+        Objects.requireNonNull(args, "exec: args");
+        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+        live("exec");
+        Sections.nested(mpi, Math.min(p, freeP), spmd, args, engineKey);
+    }
+
+    @Override
+    public void rehook(Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "rehook: spmd");
+        Objects.requireNonNull(args, "rehook: args");
+        live("rehook");
+        // A round of the parent first: everyone must be entering rehook (else the section fails).
+        long all = allreduceWord(IN_REHOOK);
+        if ((all & (ENDING | IN_SYNC)) != 0) {
+            endRound(REHOOKING, null);
+            throw fatal("rehook");
+        }
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP);
+        if (f != null) throw f;
+    }
+
+    /** Frees the communicator and the buffers. */
+    void close() {
+        exchange.close();
+        arena.close();
+        mpi.free(comm);
+    }
+
+    @Override
+    public String toString() {
+        return "MpiContext[pid " + pid + " of " + nprocs + ", superstep " + superstep + "]";
+    }
+}

@@ -1,0 +1,74 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.Args;
+import org.lpf4j.FatalException;
+import org.lpf4j.Init;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.ParameterRegistry;
+import org.lpf4j.spi.Parameters;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The MPI engine's public entry points: {@link #init(long)} for {@link org.lpf4j.Lpf#hook} over a
+ * communicator of a program that already uses MPI, and the engine's parameters.
+ *
+ * <p>Under an MPI launcher, {@code Lpf.root()} with this engine initialises MPI; on rank 0 it
+ * returns the root context (its {@code exec(p)} runs on the first p ranks), on every other rank
+ * it does not return: the rank waits for sections and exits (status 0) when rank 0's JVM ends.
+ * Call {@code Lpf.root()} early in {@code main}: code before it runs on every rank.
+ */
+public final class MpiEngine {
+    private MpiEngine() {}
+
+    private static final String PREFIX = "lpf.engine.mpi.";
+
+    /** {@code lpf.engine.mpi.library}: the libmpi to load (a path or soname); empty: the usual sonames. */
+    public static final Parameters.Parameter<String> LIBRARY = ParameterRegistry.global().string(PREFIX + "library", "",
+            "libmpi to load (path or soname); empty: libmpi.so.40 (Open MPI), then libmpich.so.12 (MPICH)");
+    /** {@code lpf.engine.mpi.probeMillis}: the time budget of one probe measurement. */
+    public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
+            400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
+
+    /** {@code lpf.engine.mpi.launcherOptions}: options {@code lpf run} passes to mpirun/srun (e.g. {@code --hostfile f}). */
+    public static final Parameters.Parameter<String> LAUNCHER_OPTIONS = ParameterRegistry.global().string(PREFIX + "launcherOptions",
+            "", "options lpf run passes to mpirun/mpiexec/srun, space-separated (e.g. --hostfile hosts or --host a,b)");
+
+    /** @return this engine's parameters, for the provider's {@code open} */
+    static List<Parameters.Parameter<?>> parameters() { return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS); }
+
+    /**
+     * An {@link Init} over an existing MPI communicator: every member of {@code comm} calls
+     * {@code Lpf.hook(MpiEngine.init(comm), spmd, args)} together; each gets its own {@code args},
+     * pid = its rank in {@code comm}. MPI must already be initialised (by the program) and is left
+     * initialised. The section runs over a duplicate of {@code comm}.
+     *
+     * @param comm the communicator handle as MPI's C API gives it: for Open MPI the pointer value,
+     *             for MPICH the {@code int} value (e.g. {@link #commWorld()})
+     * @return the init object
+     */
+    public static Init init(long comm) {
+        return (spmd, args) -> {
+            Objects.requireNonNull(spmd, "hook: spmd");
+            Objects.requireNonNull(args, "hook: args");
+            Mpi mpi = Mpi.load(LIBRARY.get());
+            if (!mpi.initialized() || mpi.finalized()) {
+                throw new IllegalStateException("hook(MpiEngine.init(" + comm + ")): MPI is not initialised"
+                        + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
+            }
+            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1);
+            if (f != null) throw f;
+        };
+    }
+
+    /** @return an {@link Init} over {@code MPI_COMM_WORLD} (see {@link #init(long)}) */
+    public static Init init() {
+        return init(commWorld());
+    }
+
+    /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
+    public static long commWorld() {
+        return Mpi.load(LIBRARY.get()).commWorld();
+    }
+}

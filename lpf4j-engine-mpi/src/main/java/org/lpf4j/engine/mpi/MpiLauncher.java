@@ -1,0 +1,201 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.spi.ProcessLauncher;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Builds the command line and environment that start {@code n} JVMs as one MPI job: {@code mpirun}
+ * of Open MPI, {@code mpiexec.mpich} of MPICH, or {@code srun} inside a Slurm allocation. It adds
+ * what the JVMs need on every machine: as root {@code --allow-run-as-root}; {@code --oversubscribe}
+ * (more ranks than cores is normal for tests); {@code --bind-to none} (a JVM's GC and JIT threads must
+ * not share one core); {@code UCX_ERROR_SIGNALS=} (UCX, under MPICH, would otherwise replace the JVM's
+ * SIGSEGV handler, which the JVM needs for implicit null checks); native access for the engine.
+ *
+ * <p>Cost: builds lists; starts nothing.
+ */
+public final class MpiLauncher implements ProcessLauncher {
+    /** Which launcher to use. */
+    public enum Kind {
+        /** Open MPI's {@code mpirun}. */
+        OPEN_MPI,
+        /** MPICH's Hydra {@code mpiexec.mpich}. */
+        MPICH,
+        /** Slurm's {@code srun} (inside an allocation). */
+        SRUN
+    }
+
+    private final Kind kind;
+    private final List<String> launcherOptions = new ArrayList<>();
+    private boolean loopbackOnly;
+
+    /** @param kind which launcher */
+    public MpiLauncher(Kind kind) {
+        this.kind = Objects.requireNonNull(kind, "kind");
+    }
+
+    /**
+     * @return the launcher for this machine: {@code srun} inside a Slurm allocation
+     *         ({@code SLURM_JOB_ID} set), else Open MPI if its {@code mpirun} is installed, else MPICH
+     */
+    public static MpiLauncher forThisMachine() {
+        if (System.getenv("SLURM_JOB_ID") != null && onPath("srun")) return new MpiLauncher(Kind.SRUN);
+        if (onPath("mpirun.openmpi") || onPath("ompi_info")) return new MpiLauncher(Kind.OPEN_MPI);
+        return new MpiLauncher(Kind.MPICH);
+    }
+
+    /** @return whether an executable of that name is on the PATH */
+    static boolean onPath(String exe) {
+        String path = System.getenv("PATH");
+        if (path == null) return false;
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, exe))) return true;
+        }
+        return false;
+    }
+
+    /** @return whether this launcher's executable is on the PATH */
+    public boolean available() {
+        return switch (kind) {
+            case OPEN_MPI -> onPath("mpirun.openmpi") || onPath("mpirun");
+            case MPICH -> onPath("mpiexec.mpich") || onPath("mpiexec");
+            case SRUN -> onPath("srun");
+        };
+    }
+
+    /** @return the launcher kind */
+    public Kind kind() { return kind; }
+
+    /**
+     * Keeps MPI's traffic on the loopback interface (for tests on one machine).
+     *
+     * @return this
+     */
+    public MpiLauncher loopbackOnly() {
+        loopbackOnly = true;
+        return this;
+    }
+
+    /**
+     * Adds options for the launcher itself, e.g. {@code --hostfile f} or {@code --host a,b}.
+     *
+     * @param options passed through unchanged, before the program
+     * @return this
+     */
+    public MpiLauncher launcherOptions(List<String> options) {
+        launcherOptions.addAll(options);
+        return this;
+    }
+
+    /** @return the MPI library this launcher's JVMs must load ({@code lpf.engine.mpi.library}), or null for the default */
+    public String library() {
+        return kind == Kind.MPICH ? "libmpich.so.12" : null;
+    }
+
+    /**
+     * @param n       the number of processes
+     * @param program the command every process runs (e.g. from {@link #javaCommand})
+     * @return the full command line
+     */
+    public List<String> command(int n, List<String> program) {
+        if (n < 1) throw new IllegalArgumentException("MpiLauncher.command(n=" + n + "): at least one process");
+        List<String> cmd = new ArrayList<>();
+        switch (kind) {
+            case OPEN_MPI -> {
+                cmd.add(onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun");
+                if (isRoot()) cmd.add("--allow-run-as-root");
+                cmd.addAll(List.of("--oversubscribe", "--bind-to", "none", "-x", "UCX_ERROR_SIGNALS"));
+                if (loopbackOnly) {
+                    cmd.addAll(List.of("--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"));
+                }
+            }
+            case MPICH -> {
+                cmd.add(onPath("mpiexec.mpich") ? "mpiexec.mpich" : "mpiexec");
+                if (loopbackOnly) cmd.addAll(List.of("-iface", "lo"));
+            }
+            case SRUN -> cmd.addAll(List.of("srun", "--mpi=pmix"));
+        }
+        cmd.addAll(launcherOptions);
+        cmd.add("-n");
+        cmd.add(Integer.toString(n));
+        cmd.addAll(program);
+        return cmd;
+    }
+
+    /**
+     * The environment the launcher needs (set it on the launcher's process; Hydra and srun pass the
+     * whole environment on, Open MPI passes the variables named by {@code -x}).
+     *
+     * @param env the environment to complete
+     */
+    public void environment(Map<String, String> env) {
+        env.put("UCX_ERROR_SIGNALS", "");
+        if (kind == Kind.OPEN_MPI && isRoot()) {
+            env.put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+            env.put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+    }
+
+    /**
+     * @param n          the number of processes of the job (nested sections on the threads engine may
+     *                   use up to n threads: {@code lpf.engine.threads.procs}, unless jvmOptions say otherwise)
+     * @param javaHome   the JDK to run
+     * @param jvmOptions options such as {@code -Xmx} or {@code -D...}
+     * @param classPath  the class path
+     * @param mainClass  the class whose {@code main} every process runs
+     * @param args       its arguments
+     * @return a java command line for every rank, with native access enabled and the MPI library chosen
+     */
+    public List<String> javaCommand(int n, Path javaHome, List<String> jvmOptions, String classPath, String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaHome.resolve("bin").resolve("java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        if (library() != null) cmd.add("-Dlpf.engine.mpi.library=" + library());
+        cmd.add("-Dlpf.engine.threads.procs=" + n);
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(classPath);
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /**
+     * The command {@code lpf run --engine mpi -p N} runs: {@code env} with the variables of
+     * {@link #environment}, then the launcher, then the JVM command with native access enabled.
+     * Options for the launcher itself (hosts, hostfile) come from {@code lpf.engine.mpi.launcherOptions}.
+     */
+    @Override
+    public List<String> command(Launch launch) {
+        List<String> opts = MpiEngine.LAUNCHER_OPTIONS.get().isBlank() ? List.of()
+                : List.of(MpiEngine.LAUNCHER_OPTIONS.get().strip().split("\\s+"));
+        launcherOptions(opts);
+        Map<String, String> env = new java.util.TreeMap<>();
+        environment(env);
+        List<String> cmd = new ArrayList<>();
+        cmd.add("env");
+        env.forEach((k, v) -> cmd.add(k + "=" + v));
+        List<String> jvm = new ArrayList<>(launch.jvmOptions());
+        List<String> program = new ArrayList<>();
+        program.add(launch.javaCommand());
+        program.add("--enable-native-access=ALL-UNNAMED");
+        if (library() != null) program.add("-Dlpf.engine.mpi.library=" + library());
+        program.add("-Dlpf.engine.threads.procs=" + launch.processes());
+        program.addAll(jvm);
+        program.add("-cp");
+        program.add(launch.classPath());
+        program.add(launch.mainClass());
+        program.addAll(launch.args());
+        cmd.addAll(command(launch.processes(), program));
+        return cmd;
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+}

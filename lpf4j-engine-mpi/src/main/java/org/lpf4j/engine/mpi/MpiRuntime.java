@@ -1,0 +1,273 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.Agreement;
+import org.lpf4j.spi.Components;
+
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.io.Serializable;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The MPI job as this JVM sees it: MPI initialised once, a control communicator (a duplicate of
+ * {@code MPI_COMM_WORLD}), the version agreement, and the two roles. Rank 0 runs {@code main}
+ * and sends each {@code exec} to the ranks it needs; every other rank waits for commands
+ * ({@link #serve}): {@code SPLIT} (make the communicator of the first n ranks), {@code EXEC}
+ * (run a shipped SPMD function), {@code STOP} (rank 0's JVM is ending: finalize and exit).
+ *
+ * <p>A waiting rank polls with {@code MPI_Iprobe} and sleeps between polls (up to 1 ms), so idle
+ * ranks leave the cores to the busy ones (tests oversubscribe).
+ */
+final class MpiRuntime {
+    static final int TAG_COMMAND = 31;
+    static final long EXEC = 1, SPLIT = 2, STOP = 3;
+    /** MPI's {@code MPI_UNDEFINED}, the same in both ABIs. */
+    static final int UNDEFINED = -32766;
+
+    private static MpiRuntime instance;
+
+    final Mpi mpi;
+    final long control;
+    final int rank, size, threadLevel;
+    final String libraryVersion;
+    private final boolean initializedHere;
+    private final Map<Integer, Long> firstRanks = new HashMap<>();
+    private boolean stopped;
+
+    private MpiRuntime() {
+        mpi = Mpi.load(MpiEngine.LIBRARY.get());
+        if (mpi.initialized()) {
+            initializedHere = false;
+            threadLevel = mpi.queryThread();
+        } else {
+            initializedHere = true;
+            threadLevel = mpi.initThread(Mpi.THREAD_SERIALIZED);
+        }
+        control = mpi.dup(mpi.commWorld());
+        mpi.setErrorsReturn(control);
+        rank = mpi.rank(control);
+        size = mpi.size(control);
+        libraryVersion = mpi.libraryVersion().lines().findFirst().orElse("").strip();
+        agree();
+    }
+
+    /** @return the runtime of this JVM, starting MPI on first use */
+    static synchronized MpiRuntime get() {
+        if (instance == null) instance = new MpiRuntime();
+        return instance;
+    }
+
+    /** Stops the runtime if it started in this JVM (rank 0: the other ranks exit). */
+    static void shutdown() {
+        MpiRuntime r;
+        synchronized (MpiRuntime.class) {
+            r = instance;
+        }
+        if (r != null && r.rank == 0) r.stop();
+    }
+
+    /** The engine's root: rank 0 gets the root context; other ranks serve and never return. */
+    Context root() {
+        if (rank != 0) serve();
+        synchronized (this) {
+            if (!hookInstalled) {
+                hookInstalled = true;
+                Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "lpf-mpi-shutdown"));
+            }
+        }
+        return new MpiRootContext(this);
+    }
+
+    private boolean hookInstalled;
+
+    // ---- version agreement ----
+
+    private void agree() {
+        String mine = Agreement.encode(Agreement.choices(Components.installed())) + "\n" + mpi.abiName() + ": " + libraryVersion;
+        byte[] own = mine.getBytes(StandardCharsets.UTF_8);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment len = a.allocate(16);
+            len.set(ValueLayout.JAVA_LONG, 0, own.length);
+            mpi.allreduceLongs(len, len.asSlice(8), 1, mpi.opMax(), control);
+            int width = Math.toIntExact(len.get(ValueLayout.JAVA_LONG, 8)) + 4;
+            MemorySegment out = a.allocate((long) width * size), in = a.allocate((long) width * size);
+            for (int q = 0; q < size; q++) {
+                out.set(ValueLayout.JAVA_INT_UNALIGNED, (long) width * q, own.length);
+                MemorySegment.copy(MemorySegment.ofArray(own), 0, out, (long) width * q + 4, own.length);
+            }
+            mpi.alltoallBytes(out, in, width, control);
+            List<List<Agreement.Choice>> choices = new ArrayList<>();
+            List<String> libraries = new ArrayList<>();
+            for (int q = 0; q < size; q++) {
+                int n = in.get(ValueLayout.JAVA_INT_UNALIGNED, (long) width * q);
+                String text = new String(in.asSlice((long) width * q + 4, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                int cut = text.indexOf('\n');
+                choices.add(Agreement.decode(text.substring(0, cut)));
+                libraries.add(text.substring(cut + 1));
+            }
+            Agreement.check(choices);
+            if (libraries.stream().distinct().count() > 1) {
+                StringBuilder b = new StringBuilder("the processes of this MPI job loaded different MPI libraries:");
+                for (int q = 0; q < size; q++) b.append(" [pid ").append(q).append(": ").append(libraries.get(q)).append(']');
+                throw new IllegalStateException(b.toString());
+            }
+        }
+    }
+
+    // ---- rank 0 ----
+
+    /** Set while rank 0 runs a section: a shutdown then must not wait for it (see {@link #stop}). */
+    private volatile boolean inSection;
+
+    /** Runs a root {@code exec}: ships the function to ranks 1..n-1 and runs pid 0 here. */
+    synchronized void exec(int p, Spmd spmd, Args args) {
+        if (stopped) throw new IllegalStateException("exec(p=" + p + "): the MPI engine has been shut down");
+        inSection = true;
+        try {
+            run(p, spmd, args);
+        } finally {
+            inSection = false;
+        }
+    }
+
+    private void run(int p, Spmd spmd, Args args) {
+        byte[] shipment = ship(p, spmd, args);
+        int n = Math.min(p, size);
+        long comm = firstRanks(n);
+        for (int r = 1; r < n; r++) command(r, EXEC, n, shipment);
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0));
+        if (f != null) throw f;
+    }
+
+    private static byte[] ship(int p, Spmd spmd, Args args) {
+        List<Object> symbols = new ArrayList<>(args.symbols());
+        try {
+            return Causes.serialize(new Shipment(spmd, symbols));
+        } catch (NotSerializableException e) {
+            throw new IllegalArgumentException("exec(p=" + p + "): the MPI engine ships the SPMD function and the symbols to every"
+                    + " process, but " + e.getMessage() + " is not serializable (SPMD function " + spmd.getClass().getName()
+                    + "); use a named class implementing Spmd, or a lambda whose captured values are serializable", e);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("exec(p=" + p + "): cannot serialize the SPMD function " + spmd.getClass().getName()
+                    + " or the symbols: " + e, e);
+        }
+    }
+
+    /** What an {@code EXEC} carries. */
+    record Shipment(Spmd spmd, List<Object> symbols) implements Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** @return the communicator of ranks 0..n-1 (made once per n, with every rank) */
+    private long firstRanks(int n) {
+        if (n == size) return control;
+        Long comm = firstRanks.get(n);
+        if (comm != null) return comm;
+        for (int r = 1; r < size; r++) command(r, SPLIT, n, new byte[0]);
+        long c = mpi.split(control, 0, 0);
+        mpi.setErrorsReturn(c);
+        firstRanks.put(n, c);
+        return c;
+    }
+
+    private void command(int dest, long kind, int n, byte[] payload) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment h = a.allocate(24);
+            h.setAtIndex(ValueLayout.JAVA_LONG, 0, kind);
+            h.setAtIndex(ValueLayout.JAVA_LONG, 1, n);
+            h.setAtIndex(ValueLayout.JAVA_LONG, 2, payload.length);
+            mpi.sendBytes(h, 24, dest, TAG_COMMAND, control);
+            if (payload.length > 0) mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, payload), payload.length, dest, TAG_COMMAND, control);
+        }
+    }
+
+    /**
+     * Rank 0's JVM is ending: release the other ranks, then finalize. If the JVM ends in the middle
+     * of a section (System.exit inside an SPMD function), MPI is in use by that section's thread:
+     * then nothing is sent, rank 0 exits without finalizing, and the launcher ends the job.
+     */
+    void stop() {
+        if (inSection) return;
+        synchronized (this) {
+            stopNow();
+        }
+    }
+
+    private void stopNow() {
+        if (stopped) return;
+        stopped = true;
+        try {
+            for (int r = 1; r < size; r++) command(r, STOP, 0, new byte[0]);
+            if (initializedHere && !mpi.finalized()) mpi.finish();
+        } catch (RuntimeException e) {
+            System.err.println("lpf4j mpi: shutdown of rank 0 failed: " + e);
+        }
+    }
+
+    // ---- ranks 1.. ----
+
+    /** Waits for commands from rank 0 until STOP, then finalizes and exits the JVM. */
+    private void serve() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment h = a.allocate(24);
+            while (true) {
+                long backoff = 1_000;
+                while (!mpi.iprobe(0, TAG_COMMAND, control)) {
+                    LockSupport.parkNanos(backoff);
+                    backoff = Math.min(1_000_000, backoff * 2);
+                }
+                mpi.recvBytes(h, 24, 0, TAG_COMMAND, control);
+                long kind = h.getAtIndex(ValueLayout.JAVA_LONG, 0);
+                int n = (int) h.getAtIndex(ValueLayout.JAVA_LONG, 1);
+                int length = (int) h.getAtIndex(ValueLayout.JAVA_LONG, 2);
+                if (kind == STOP) {
+                    if (initializedHere) mpi.finish();
+                    System.exit(0);
+                } else if (kind == SPLIT) {
+                    long c = mpi.split(control, rank < n ? 0 : UNDEFINED, rank);
+                    if (rank < n) {
+                        mpi.setErrorsReturn(c);
+                        firstRanks.put(n, c);
+                    }
+                } else if (kind == EXEC) {
+                    byte[] payload = new byte[length];
+                    try (Arena b = Arena.ofConfined()) {
+                        MemorySegment buf = b.allocate(Math.max(1, length));
+                        mpi.recvBytes(buf, length, 0, TAG_COMMAND, control);
+                        MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, payload, 0, length);
+                    }
+                    runShipped(n, payload);
+                }
+            }
+        }
+    }
+
+    private void runShipped(int n, byte[] payload) {
+        Spmd spmd;
+        Args args;
+        try {
+            Shipment s = (Shipment) Causes.deserialize(payload);
+            spmd = s.spmd();
+            args = s.symbols().isEmpty() ? Args.NONE : new Args(MemorySegment.NULL, MemorySegment.NULL, s.symbols());
+        } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            IllegalStateException why = new IllegalStateException("rank " + rank + " could not read the shipped SPMD function"
+                    + " (is the class path the same on every rank?): " + e, e);
+            spmd = ctx -> { throw why; };
+            args = Args.NONE;
+        }
+        long comm = n == size ? control : firstRanks.get(n);
+        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank));
+    }
+}

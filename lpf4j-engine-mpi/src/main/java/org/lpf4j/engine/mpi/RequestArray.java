@@ -1,0 +1,48 @@
+package org.lpf4j.engine.mpi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A growable native array of {@code MPI_Request} handles for one wait: {@link #next()} gives the
+ * index for the next nonblocking call, {@link #waitAll()} completes them all. Growing copies the
+ * handles (they are values, MPI keeps no pointer to the array).
+ */
+final class RequestArray implements AutoCloseable {
+    private final Mpi mpi;
+    private final long handleSize;
+    private Arena arena = Arena.ofShared();
+    private MemorySegment segment;
+    private int capacity, count;
+
+    RequestArray(Mpi mpi, int capacity) {
+        this.mpi = mpi;
+        this.handleSize = mpi.abi.handleLayout.byteSize();
+        this.capacity = Math.max(4, capacity);
+        this.segment = mpi.requests(arena, this.capacity);
+    }
+
+    /** @return the address where the next request handle goes, growing the array if needed (valid until the next call) */
+    long next() {
+        if (count == capacity) {
+            Arena grownArena = Arena.ofShared();
+            MemorySegment grown = mpi.requests(grownArena, capacity * 2);
+            MemorySegment.copy(segment, 0, grown, 0, count * handleSize);
+            arena.close();
+            arena = grownArena;
+            segment = grown;
+            capacity *= 2;
+        }
+        return segment.address() + handleSize * count++;
+    }
+
+    /** Waits for every request posted since the last wait. */
+    void waitAll() {
+        int n = count;
+        count = 0;
+        mpi.waitall(n, segment.address());
+    }
+
+    @Override
+    public void close() { arena.close(); }
+}

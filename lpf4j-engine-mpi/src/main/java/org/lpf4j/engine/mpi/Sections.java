@@ -1,0 +1,77 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Lpf;
+import org.lpf4j.FatalException;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.ProbeHarness;
+
+/**
+ * Running one process's part of a section over a communicator: the context, the SPMD function,
+ * the end round, and freeing everything.
+ */
+final class Sections {
+    private Sections() {}
+
+    /** Probe budget per measurement, {@code lpf.engine.mpi.probeMillis}. */
+    static long probeNanos() { return MpiEngine.PROBE_MILLIS.get() * 1_000_000L; }
+
+    /**
+     * Runs {@code spmd} as this process of a section over {@code comm}, which it owns and frees.
+     *
+     * @return the section's failure (with the causes on pid 0), or null
+     */
+    static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP) {
+        mpi.setErrorsReturn(comm);
+        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP);
+        Throwable threw = null;
+        try {
+            spmd.run(ctx);
+        } catch (Throwable t) {
+            threw = t;
+        }
+        try {
+            ctx.finish(threw);
+        } finally {
+            ctx.close();
+        }
+        return ctx.outcome(call);
+    }
+
+    /** Measures g and l collectively over a duplicate of {@code comm}; every member gets pid 0's figures. */
+    static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey) {
+        ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
+        FatalException f = run(mpi, mpi.dup(comm), ctx -> result[0] = ProbeHarness.measure(ctx, probeNanos()),
+                org.lpf4j.Args.NONE, engineKey, "probe", 1);
+        if (f != null) throw f;
+        return result[0];
+    }
+
+    /** @return the processors pid {@code i} of a section of {@code n} over a job of {@code size} ranks gets */
+    static int share(int size, int n, int i) {
+        return size / n + (i < size % n ? 1 : 0);
+    }
+
+    /**
+     * A nested {@code exec} inside a section: it runs in this process's JVM, on the threads engine
+     * when it is installed and {@code p > 1} (as many threads as this process has processors), else
+     * as a one-process MPI section over {@code MPI_COMM_SELF}.
+     */
+    static void nested(Mpi mpi, int p, Spmd spmd, Args args, String engineKey) {
+        if (p > 1) {
+            Context threads = null;
+            try {
+                threads = Lpf.root("threads");
+            } catch (RuntimeException e) {
+                // not installed or cannot run: one process below
+            }
+            if (threads != null) {
+                threads.exec(p, spmd, args);
+                return;
+            }
+        }
+        FatalException f = run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", "exec(p=" + p + ")", 1);
+        if (f != null) throw f;
+    }
+}

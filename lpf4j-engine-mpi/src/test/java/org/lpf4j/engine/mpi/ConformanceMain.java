@@ -1,0 +1,76 @@
+package org.lpf4j.engine.mpi;
+
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+import org.lpf4j.Lpf;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;
+
+/**
+ * Runs the conformance suite inside an MPI job (run by {@link ConformanceTest}): every rank starts
+ * the MPI engine; ranks ≥ 1 then serve sections (and exit when rank 0 ends); rank 0 runs the suite
+ * with the JUnit Platform, limited to the {@code mpi} engine, so every {@code exec(p)} of a test
+ * runs on the first p ranks. Prints {@code FAILED <test>: <reason>} per failure and a final
+ * {@code CONFORMANCE tests=N succeeded=S failed=F} line; exits 0 only if nothing failed.
+ *
+ * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
+ * {@code org.lpf4j.conformance}).
+ */
+public final class ConformanceMain {
+    private ConformanceMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Lpf.root("mpi"); // ranks >= 1 stay in here, serving rank 0's sections
+        System.setProperty("lpf.conformance.engines", "mpi");
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        if (args.length == 0) {
+            request.selectors(selectPackage("org.lpf4j.conformance"));
+        } else {
+            for (String c : args) {
+                if (c.startsWith("package:")) request.selectors(selectPackage(c.substring("package:".length())));
+                else request.selectors(selectClass(Class.forName(c)));
+            }
+        }
+        String exclude = System.getProperty("lpf.test.exclude", "").strip();
+        if (!exclude.isEmpty()) {
+            // Known test-design limits (a test that captures an unserializable object, say): listed by
+            // the caller, printed here, never silently dropped.
+            System.out.println("EXCLUDED " + exclude);
+            request.filters(org.junit.platform.launcher.MethodFilter.excludeMethodNamePatterns(exclude.split(",")));
+        }
+        LauncherDiscoveryRequest discovery = request.build();
+        Launcher launcher = LauncherFactory.create();
+        SummaryGeneratingListener summary = new SummaryGeneratingListener();
+        TestExecutionListener progress = new TestExecutionListener() {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                if (!id.isTest()) return;
+                if (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+                    System.out.println("PASSED " + id.getLegacyReportingName() + " " + id.getUniqueId());
+                } else {
+                    StringWriter w = new StringWriter();
+                    result.getThrowable().ifPresent(t -> t.printStackTrace(new PrintWriter(w)));
+                    System.out.println("FAILED " + id.getUniqueId() + ": " + w);
+                }
+                System.out.flush();
+            }
+        };
+        launcher.execute(discovery, summary, progress);
+        TestExecutionSummary s = summary.getSummary();
+        System.out.println("CONFORMANCE tests=" + s.getTestsFoundCount() + " succeeded=" + s.getTestsSucceededCount()
+                + " failed=" + (s.getTestsFailedCount() + s.getTestsAbortedCount()));
+        System.out.flush();
+        System.exit(s.getTestsFailedCount() + s.getTestsAbortedCount() == 0 && s.getTestsFoundCount() > 0 ? 0 : 1);
+    }
+}

@@ -1,0 +1,28 @@
+package org.lpf4j.engine.mpi;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.time.Duration;
+
+
+/**
+ * The whole conformance suite ({@code lpf4j-conformance}, unchanged in what it asserts) on the MPI
+ * engine: one MPI job of 8 ranks (oversubscribed on 2 cores) whose rank 0 runs the suite
+ * ({@link ConformanceMain}), so every {@code exec(p)}, p = 1, 2, 3, 4, 5, 8, runs on real processes.
+ * Open MPI always; MPICH with {@code -Dlpf.test.long=true}.
+ */
+class ConformanceTest {
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    @Test
+    void openMpiEightRanks() {
+        MpiJob.assertSuitePassed(MpiJob.openMpi().run(8, TIMEOUT, ConformanceMain.class), 150);
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "lpf.test.long", matches = "true")
+    void mpichEightRanks() {
+        MpiJob.assertSuitePassed(MpiJob.mpich().run(8, TIMEOUT, ConformanceMain.class), 150);
+    }
+}

@@ -1,0 +1,166 @@
+package org.lpf4j.engine.mpi;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one MPI job of JVMs for a test: the launcher's command with the test class path, a bounded
+ * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun}
+ * or {@code orted} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
+ * marker, so the check finds exactly this job's processes).
+ */
+final class MpiJob {
+    /** What a job did. */
+    record Result(int exitCode, String out, String err, boolean timedOut, List<String> ghosts) {
+        /** @return stdout and stderr, for assertion messages */
+        String both() { return "exit " + exitCode + (timedOut ? " (TIMED OUT)" : "") + "\n--- stdout\n" + out + "\n--- stderr\n" + err; }
+    }
+
+    private final MpiLauncher launcher;
+    private final List<String> jvmOptions = new ArrayList<>();
+
+    MpiJob(MpiLauncher launcher) {
+        this.launcher = launcher.loopbackOnly();
+        jvmOptions.addAll(List.of("-Xss1m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+    }
+
+    /** @return a job over Open MPI */
+    static MpiJob openMpi() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI)); }
+
+    /** @return a job over MPICH */
+    static MpiJob mpich() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.MPICH)); }
+
+    /** Adds JVM options (e.g. {@code -Dlpf.engine=mpi}); returns this. */
+    MpiJob jvm(String... options) {
+        jvmOptions.addAll(List.of(options));
+        return this;
+    }
+
+    /** @return the class path of the test JVM (surefire's, when run by Maven) */
+    static String testClassPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+    }
+
+    /**
+     * Runs {@code mainClass} on {@code n} ranks.
+     *
+     * @return what happened; never leaves a process of the job running
+     */
+    Result run(int n, Duration timeout, Class<?> mainClass, String... args) {
+        // Without MPI installed the job cannot start: skip (CI installs Open MPI and MPICH).
+        org.junit.jupiter.api.Assumptions.assumeTrue(launcher.available(), () -> launcher.kind() + " launcher not installed");
+        org.junit.jupiter.api.Assumptions.assumeTrue(MpiLibrary.locate(launcher.library() == null ? "" : launcher.library()) != null,
+                () -> "libmpi for " + launcher.kind() + " not installed");
+        String marker = UUID.randomUUID().toString();
+        List<String> jvm = new ArrayList<>(jvmOptions);
+        jvm.add("-Dlpf.test.job=" + marker);
+        List<String> cmd = launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
+                testClassPath(), mainClass.getName(), List.of(args)));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        launcher.environment(pb.environment());
+        Process proc = null;
+        List<ProcessHandle> tree = new ArrayList<>();
+        try {
+            proc = pb.start();
+            CompletableFuture<String> out = drain(proc.getInputStream()), err = drain(proc.getErrorStream());
+            boolean done = proc.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!done) {
+                tree.addAll(proc.descendants().toList());
+                killTree(proc.toHandle(), tree);
+            }
+            int code = done ? proc.exitValue() : -1;
+            String o = join(out), e = join(err);
+            return new Result(code, o, e, !done, ghosts(marker));
+        } catch (IOException e) {
+            throw new UncheckedIOException("MpiJob: could not start " + cmd, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("MpiJob: interrupted", e);
+        } finally {
+            if (proc != null) {
+                tree.addAll(proc.descendants().toList());
+                killTree(proc.toHandle(), tree);
+            }
+            for (ProcessHandle h : ProcessHandle.allProcesses().filter(h -> carries(h, marker)).toList()) h.destroyForcibly();
+        }
+    }
+
+    private static String join(CompletableFuture<String> f) {
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "(output not read: " + e + ")";
+        }
+    }
+
+    private static CompletableFuture<String> drain(InputStream in) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (in) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "(read failed: " + e + ")";
+            }
+        }, r -> Thread.ofPlatform().daemon().start(r));
+    }
+
+    private static void killTree(ProcessHandle root, List<ProcessHandle> tree) {
+        for (ProcessHandle h : tree) h.destroyForcibly();
+        root.destroyForcibly();
+        for (ProcessHandle h : tree) h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
+        root.onExit().completeOnTimeout(root, 5, TimeUnit.SECONDS).join();
+    }
+
+    private static boolean carries(ProcessHandle h, String marker) {
+        return h.info().commandLine().map(c -> c.contains(marker)).orElse(false)
+                || h.info().arguments().map(a -> String.join(" ", a).contains(marker)).orElse(false);
+    }
+
+    /** @return the processes of this job still alive (JVMs by marker, and any orted), described */
+    private static List<String> ghosts(String marker) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<String> left;
+        do {
+            left = ProcessHandle.allProcesses()
+                    .filter(h -> h.isAlive() && (carries(h, marker) || h.info().command().map(c -> c.endsWith("/orted")).orElse(false)))
+                    .map(h -> h.pid() + " " + h.info().commandLine().orElse("?"))
+                    .toList();
+            if (left.isEmpty()) return left;
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return left;
+            }
+        } while (System.nanoTime() < deadline);
+        return left;
+    }
+
+    private static final java.util.regex.Pattern SUMMARY =
+            java.util.regex.Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
+
+    /**
+     * Asserts that a {@link ConformanceMain} job ran at least {@code atLeast} tests, none failed,
+     * it exited 0 and left nothing behind; the failures are listed in the message otherwise.
+     */
+    static void assertSuitePassed(Result r, int atLeast) {
+        org.junit.jupiter.api.Assertions.assertFalse(r.timedOut(), r::both);
+        java.util.regex.Matcher m = SUMMARY.matcher(r.out());
+        org.junit.jupiter.api.Assertions.assertTrue(m.find(), () -> "no summary line: " + r.both());
+        StringBuilder failures = new StringBuilder();
+        r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
+        org.junit.jupiter.api.Assertions.assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
+        org.junit.jupiter.api.Assertions.assertTrue(Integer.parseInt(m.group(1)) >= atLeast, () -> "too few tests found: " + m.group(0));
+        org.junit.jupiter.api.Assertions.assertEquals(0, r.exitCode(), r::both);
+        org.junit.jupiter.api.Assertions.assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+}
