@@ -112,6 +112,9 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     }
 
     @Override
+    public Waiting waiting() { return waiting; }
+
+    @Override
     public void wakeAll() { waiting.wakeAll(); }
 
     // Cross-thread words: the accessor names say the memory order (both fields are volatile).

@@ -100,5 +100,8 @@ public final class DisseminationBarrier implements SuperstepBarrier {
     }
 
     @Override
+    public Waiting waiting() { return waiting; }
+
+    @Override
     public void wakeAll() { waiting.wakeAll(); }
 }

@@ -42,6 +42,9 @@ public interface SuperstepBarrier {
      */
     boolean enteredBeyond(long rounds);
 
+    /** @return how this barrier's processes wait (and how their waits ended) */
+    Waiting waiting();
+
     /** Wakes every waiting process (the team failed; they will notice). */
     void wakeAll();
 

@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  * time ({@link SpinBudgets}), then yield for a bounded time, then park until whoever releases it
  * unparks it ({@link ThreadsPolicy}); and, once past spinning, give up with a
  * {@link org.lpf4j.FatalException} as soon as the round can no longer complete
- * ({@link Participants#abandonment}). Allocation-free.
+ * ({@link Participants#abandonment}). Counts, per process, in which phase each wait ended
+ * ({@link #ended}: whether spinning pays is visible without timing anything). Allocation-free.
  */
 public final class Waiting {
     /** The condition a barrier waits for: one poll of shared memory, no side effects. */
@@ -28,11 +29,17 @@ public final class Waiting {
     /** The thread parked for each process, or null: wakers unpark exactly these. */
     private final AtomicReferenceArray<Thread> parked;
     private final SpinBudgets spin;
+    /** Per pid (padded): how many waits ended while spinning, yielding, parked. */
+    private final long[] ends;
+    private static final int STRIDE = 16;
+    /** Phases for {@link #ended}. */
+    public static final int SPINNING = 0, YIELDING = 1, PARKED = 2;
 
     public Waiting(Participants team, int parties) {
         this.team = team;
         this.parked = new AtomicReferenceArray<>(parties);
         this.spin = new SpinBudgets(parties, team.policy().spinNanos);
+        this.ends = new long[STRIDE * (parties + 1)];
     }
 
     /**
@@ -49,6 +56,7 @@ public final class Waiting {
             for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
                 if (release.released(a, b)) {
                     spin.paid(pid);
+                    ends[STRIDE * (pid + 1) + SPINNING]++;
                     return;
                 }
                 Thread.onSpinWait();
@@ -57,7 +65,10 @@ public final class Waiting {
         spin.wasted(pid);
         final long yieldUntil = System.nanoTime() + policy.yieldNanos;
         do {
-            if (release.released(a, b)) return;
+            if (release.released(a, b)) {
+                ends[STRIDE * (pid + 1) + YIELDING]++;
+                return;
+            }
             checkAbandoned(release, pid, round, a, b);
             Thread.yield();
         } while (System.nanoTime() - yieldUntil < 0);
@@ -68,7 +79,10 @@ public final class Waiting {
         try {
             while (true) {
                 parked.set(pid, me);
-                if (release.released(a, b)) return;
+                if (release.released(a, b)) {
+                    ends[STRIDE * (pid + 1) + PARKED]++;
+                    return;
+                }
                 checkAbandoned(release, pid, round, a, b);
                 LockSupport.parkNanos(this, ThreadsPolicy.PARK_SAFETY_NANOS);
                 if (Thread.interrupted()) interrupted = true;
@@ -91,6 +105,13 @@ public final class Waiting {
             throw team.fatal(pid);
         }
     }
+
+    /**
+     * @param pid   a process
+     * @param phase {@link #SPINNING}, {@link #YIELDING} or {@link #PARKED}
+     * @return how many of pid's waits ended in that phase (read by pid, or after a barrier)
+     */
+    public long ended(int pid, int phase) { return ends[STRIDE * (pid + 1) + phase]; }
 
     /** Unparks {@code pid} if it is parked. */
     public void wake(int pid) {
