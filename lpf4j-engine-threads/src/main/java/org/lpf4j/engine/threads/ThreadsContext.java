@@ -267,7 +267,7 @@ final class ThreadsContext implements Context {
     public void exec(int p, Spmd spmd, Args args) {
         RequestChecks.checkExec(pid, p, spmd, args);
         if (team.failed()) throw team.fatal(pid);
-        Sections.exec(Math.min(p, freeP), freeP, spmd, args, team.settings);
+        Sections.exec(Shortfall.granted(p, root, freeP, team.settings), Math.max(1, freeP), spmd, args, team.settings);
     }
 
     @Override
