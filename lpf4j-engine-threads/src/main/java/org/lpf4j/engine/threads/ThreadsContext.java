@@ -114,6 +114,7 @@ final class ThreadsContext implements Context {
     public void sync(SyncAttr attr) {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
+        team.entersSync(pid, syncs + 1);
         RequestQueue mine = queues[(int) syncs & 1];
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.

@@ -145,8 +145,13 @@ public final class ThreadsEngine {
      * @return the group
      */
     public static Group group(int nprocs) {
+        return group(nprocs, ThreadsSettings.resolve());
+    }
+
+    /** {@link #group(int)} with these settings. */
+    static Group group(int nprocs, ThreadsSettings settings) {
         if (nprocs < 1) throw new IllegalArgumentException("ThreadsEngine.group(" + nprocs + "): need at least 1 thread");
-        return new Group(nprocs);
+        return new Group(nprocs, settings);
     }
 
     /** Threads that hook LPF sections together; see {@link #group(int)}. */
@@ -155,9 +160,9 @@ public final class ThreadsEngine {
         private final Rounds rounds;
         private final long[] memberRounds;
 
-        private Group(int nprocs) {
+        private Group(int nprocs, ThreadsSettings settings) {
             this.nprocs = nprocs;
-            this.rounds = new Rounds(nprocs, null, ThreadsSettings.resolve());
+            this.rounds = new Rounds(nprocs, null, settings);
             this.memberRounds = new long[nprocs];
         }
 
@@ -178,6 +183,8 @@ public final class ThreadsEngine {
                 long round;
                 synchronized (memberRounds) { round = ++memberRounds[pid]; }
                 Team team = rounds.teamFor(round);
+                // Arrived after the others timed out waiting for it: the section is over.
+                if (team.failed()) throw team.outcome("hook(pid " + pid + ")");
                 var failure = Sections.runMember(team, pid, 1, spmd, args, "hook(pid " + pid + ")", null);
                 if (failure != null) throw failure;
             };
