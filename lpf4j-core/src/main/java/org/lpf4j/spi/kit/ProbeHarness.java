@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over
  * the lower quartiles of the batches. l is never reported below the measured cost of an empty
  * superstep. Every fit is checked ({@link #checkedFit}): g plausible (between 1e-12 and 1e-3 s/B),
- * l positive, the times within 25% (RMS) of the line; a size whose fit fails is measured again,
+ * l not negative beyond the noise, the times within 25% (RMS) of the line; a size whose fit fails is measured again,
  * up to 3 measurements, and then reported with conservative bounds and a warning
  * ({@link Fit#warnings()}, {@link org.lpf4j.Machine#warnings()}, and one {@link System.Logger}
  * WARNING on {@code org.lpf4j.probe}) — never a silent nonsense figure. Pid 0's clock is the one used, and pid 0's figures are
@@ -61,6 +61,11 @@ public final class ProbeHarness {
     static final double G_MAX = 1e-3;
     /** The largest root-mean-square residual of a fit, relative to its mean time. */
     static final double MAX_RESIDUAL = 0.25;
+    /**
+     * A negative intercept within this fraction of the mean time is noise (large messages, where
+     * the g term dominates): l is then the empty superstep's time.
+     */
+    static final double NEGATIVE_INTERCEPT = 0.05;
     /** Measurements made before a fit that still fails its checks is reported unreliable. */
     static final int ATTEMPTS = 3;
     private static final System.Logger LOG = System.getLogger("org.lpf4j.probe");
@@ -81,7 +86,8 @@ public final class ProbeHarness {
 
     /**
      * Fits one message size and checks the fit: g plausible ({@link #G_MIN} ≤ g ≤ {@link #G_MAX}),
-     * l positive, the relative residual at most {@link #MAX_RESIDUAL}.
+     * l not negative beyond {@link #NEGATIVE_INTERCEPT} of the mean time, the relative residual at
+     * most {@link #MAX_RESIDUAL}.
      *
      * @param x     bytes per process of each cell (h·m)
      * @param y     seconds per superstep of each cell
@@ -98,7 +104,7 @@ public final class ProbeHarness {
         double residual = mean > 0 ? Math.sqrt(squares) / mean : Double.POSITIVE_INFINITY;
         String problem = !(f[1] >= G_MIN) ? String.format("g=%.2g s/B is below %.0g s/B (faster than memory)", f[1], G_MIN)
                 : f[1] > G_MAX ? String.format("g=%.2g s/B is above %.0g s/B", f[1], G_MAX)
-                : !(f[0] > 0) ? String.format("l=%.2g s is not positive", f[0])
+                : !(f[0] > -NEGATIVE_INTERCEPT * mean) ? String.format("l=%.2g s is negative beyond the noise", f[0])
                 : residual > MAX_RESIDUAL ? String.format("the times scatter %.0f%% around the line (at most %.0f%%)",
                         residual * 100, MAX_RESIDUAL * 100)
                 : null;

@@ -53,6 +53,11 @@ class ProbeChecksTest {
         assertTrue(ProbeHarness.fitSize(x, new double[]{-1e-3, -1e-3 + 8, -1e-3 + 24, -1e-3 + 56}, 1e-6).problem()
                 .contains("above"));
         assertTrue(ProbeHarness.fitSize(x, new double[]{2e-6, 9e-6, 3e-6, 12e-6}, 1e-7).problem().contains("scatter"));
+        // an intercept of -30% of the mean is not noise; one of -1% is (l is then the empty superstep)
+        assertTrue(ProbeHarness.fitSize(x, new double[]{1e-6, 9e-6, 25e-6, 57e-6}, 1e-7).problem().contains("negative"));
+        ProbeHarness.SizeFit small = ProbeHarness.fitSize(x, new double[]{7.8e-6, 15.8e-6, 31.8e-6, 63.8e-6}, 1e-7);
+        assertNull(small.problem());
+        assertEquals(1e-7, small.l(), 1e-12);
         assertNull(ProbeHarness.fitSize(x, new double[]{1e-6 + 8e-9, 1e-6 + 16e-9, 1e-6 + 32e-9, 1e-6 + 64e-9}, 1e-7).problem());
     }
 
