@@ -20,6 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  * the team throws {@link FatalException}, waiting processes are woken at once, and the call that
  * started the section throws a {@code FatalException} carrying the first cause.
  *
+ * <p>No silent wait: a process waiting in a sync learns, each time it wakes from parking, why the
+ * round can never complete ({@link #abandonment}) — a process that returned (named, with its sync
+ * count), a hook member that has not arrived by the hook timeout (the missing pids), or, with a
+ * sync timeout, the pids that have not entered the sync it waits in. Follow-on exceptions are
+ * plain {@link FatalException}s, recognised by identity, so no engine class shows in a trace.
+ *
  * <p>A team started by {@code rehook} knows its parent: a wait in either can never complete
  * when the processes disagree about being inside the rehook (one syncs the parent while another
  * waits in the child, one returns or throws instead of calling rehook), and both sides detect
