@@ -52,9 +52,16 @@ public interface Context {
 
     /**
      * Starts an SPMD section of {@code p} processes and waits for it to end ({@code lpf_exec}).
-     * The section gets at most {@link Machine#freeP() probe().freeP()} processes: a larger
-     * {@code p} is reduced to that. May be called inside an SPMD section (nested), where it uses
-     * the processors assigned to the calling process. Process 0 gets {@code args}' input and
+     * {@code exec(Lpf.MAX_P, ...)} asks for the whole machine: the section gets
+     * {@link Machine#freeP() probe().freeP()} processes. For any other {@code p} the engine grants
+     * {@code p} if it can, else fewer (at least 1): the program reads the count it got from
+     * {@link #nprocs()}. A count below {@code p} is never silent: the engine logs a warning
+     * (once per JVM, {@link System.Logger} level WARNING) naming the parameter that raises it.
+     * What the engines grant: the threads engine's root grants any explicit {@code p} up to
+     * {@code lpf.engine.threads.maxProcs} (default 512; processes are threads, so more than the
+     * cores run oversubscribed), a nested {@code exec} there gets at most the processors assigned
+     * to the calling process; a cluster engine grants at most the processes it was launched with.
+     * May be called inside an SPMD section (nested). Process 0 gets {@code args}' input and
      * output, the others only its symbols.
      *
      * <p>Cost: starting and ending {@code p} processes (threads, for an in-process engine), plus the section.

@@ -12,6 +12,22 @@ import java.util.Arrays;
  * Between measured sizes the values are interpolated linearly in log(size); outside they are
  * clamped to the nearest measured size. Reading them costs a binary search.
  *
+ * <p><b>g and l of q ≤ p processes</b> ({@link #g(int, long)}, {@link #l(int, long)}; the C
+ * API's {@code g(p, size)} and {@code l(p, size)}), for pricing an algorithm step in which only
+ * q processes of the context communicate (a strided collective, a level of a tree):
+ * <ul>
+ * <li>l(q, size) = l(size), <em>derived</em>: every sync of a context involves all of its p
+ *     processes however few of them communicate, so the fixed cost of a superstep does not
+ *     shrink with q.</li>
+ * <li>g(q, size) is <em>measured</em> when the engine measured a section of q processes in this
+ *     JVM ({@code probe()} from such a section; the harness caches it), and otherwise
+ *     <em>derived</em> as g(size): q processes moving bytes contend for no more than p do, so
+ *     the p-process figure is an upper bound.</li>
+ * </ul>
+ *
+ * <p>A figure whose fit failed the engine's checks is reported as a conservative bound and
+ * named in {@link #warnings()} (empty when every fit passed).
+ *
  * <p>Immutable.
  */
 public final class Machine {
@@ -20,6 +36,9 @@ public final class Machine {
     private final long[] sizes;
     private final double[] g;
     private final double[] l;
+    /** g rows measured with q &lt; p processes: gByQ[q] (null where not measured). */
+    private final double[][] gByQ;
+    private final java.util.List<String> warnings;
 
     /**
      * @param p     processes of the context that probed
@@ -46,7 +65,51 @@ public final class Machine {
         this.sizes = sizes.clone();
         this.g = g.clone();
         this.l = l.clone();
+        this.gByQ = null;
+        this.warnings = java.util.List.of();
     }
+
+    private Machine(Machine m, double[][] gByQ, java.util.List<String> warnings) {
+        this.p = m.p;
+        this.freeP = m.freeP;
+        this.sizes = m.sizes;
+        this.g = m.g;
+        this.l = m.l;
+        this.gByQ = gByQ;
+        this.warnings = java.util.List.copyOf(warnings);
+    }
+
+    /**
+     * For engines: this machine with g measured on a section of {@code q} processes.
+     *
+     * @param q  1 ≤ q &lt; p
+     * @param gq seconds per byte at each of {@link #messageSizes()}
+     * @return a new machine
+     */
+    public Machine withSubsetG(int q, double[] gq) {
+        if (q < 1 || q >= p || gq.length != sizes.length) {
+            throw new IllegalArgumentException("Machine.withSubsetG(q=" + q + ", " + gq.length + " values): need 1 <= q < "
+                    + p + " and " + sizes.length + " values");
+        }
+        double[][] rows = gByQ == null ? new double[p][] : gByQ.clone();
+        rows[q] = gq.clone();
+        return new Machine(this, rows, warnings);
+    }
+
+    /**
+     * For engines: this machine with a warning about its figures (a fit that failed its checks).
+     *
+     * @param warning what is unreliable
+     * @return a new machine
+     */
+    public Machine withWarning(String warning) {
+        java.util.List<String> w = new java.util.ArrayList<>(warnings);
+        w.add(java.util.Objects.requireNonNull(warning, "warning"));
+        return new Machine(this, gByQ, w);
+    }
+
+    /** @return what the engine found unreliable in these figures; empty when every fit passed its checks */
+    public java.util.List<String> warnings() { return warnings; }
 
     /** @return the number of processes of the probing context (the machine size at the root) */
     public int p() { return p; }
@@ -71,6 +134,38 @@ public final class Machine {
      * @return the measured fixed cost of a superstep, in seconds
      */
     public double l(long minMsgSize) { return interpolate(l, minMsgSize); }
+
+    /**
+     * g when only {@code q} processes of the context communicate (see the class comment: measured
+     * for q where the engine measured a q-process section, else the p-process upper bound).
+     *
+     * @param q          communicating processes, 1 ≤ q ≤ {@link #p()}
+     * @param minMsgSize the size in bytes of the messages
+     * @return seconds per byte
+     * @throws IllegalArgumentException if q is out of range
+     */
+    public double g(int q, long minMsgSize) {
+        checkQ("g", q);
+        return interpolate(q < p && gByQ != null && gByQ[q] != null ? gByQ[q] : g, minMsgSize);
+    }
+
+    /**
+     * l when only {@code q} processes of the context communicate: l(minMsgSize), since every sync
+     * involves all p processes (derived, see the class comment).
+     *
+     * @param q          communicating processes, 1 ≤ q ≤ {@link #p()}
+     * @param minMsgSize the size in bytes of the messages
+     * @return seconds
+     * @throws IllegalArgumentException if q is out of range
+     */
+    public double l(int q, long minMsgSize) {
+        checkQ("l", q);
+        return interpolate(l, minMsgSize);
+    }
+
+    private void checkQ(String call, int q) {
+        if (q < 1 || q > p) throw new IllegalArgumentException("Machine." + call + "(q=" + q + ", ...): q not in [1, " + p + "]");
+    }
 
     /**
      * @param h          bytes sent or received by the busiest process
@@ -98,6 +193,7 @@ public final class Machine {
         for (int i = 0; i < sizes.length; i++) {
             b.append(String.format(", %d B: g=%.3g s/B l=%.3g s", sizes[i], g[i], l[i]));
         }
+        if (!warnings.isEmpty()) b.append(", unreliable: ").append(warnings);
         return b.append(']').toString();
     }
 }

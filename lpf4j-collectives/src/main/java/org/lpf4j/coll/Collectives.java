@@ -55,7 +55,10 @@ import java.util.Objects;
  * those four calls throw {@link UnsupportedOperationException} at once, before queueing anything
  * (the object stays usable); broadcast, gather, scatter, allgather and alltoall use plain puts
  * only and work on every engine. With {@link Algorithm#AUTO} (the default) each call
- * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured;
+ * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured,
+ * pricing each superstep with {@link org.lpf4j.Machine#g(int, long) g(q, size)} and
+ * {@code l(q, size)} of the q processes that communicate in it (every member for DIRECT and
+ * TWO_PHASE; the group leaders, then the largest group, for the two levels of TREE);
  * {@link #algorithm(Algorithm)} forces one for all operations of the object. Otherwise the user
  * may force one per operation with the selected {@code coll} module's parameter — for the
  * built-in {@code costmodel} module {@code lpf.coll.costmodel.<operation>=auto|direct|two_phase|tree}

@@ -4,8 +4,10 @@ import org.lpf4j.Machine;
 
 /**
  * Chooses an {@link Algorithm} from the BSP cost of each variant with the measured g and l:
- * a superstep costs {@code h·g(m) + l(m)} for the largest number h of bytes a process sends or
- * receives in messages of m bytes. Ties go to fewer supersteps. Pure functions, O(1).
+ * a superstep in which q processes communicate costs {@code h·g(q, m) + l(q, m)} for the largest
+ * number h of bytes a process sends or receives in messages of m bytes ({@link Machine#g(int, long)}):
+ * q is every member for DIRECT and TWO_PHASE, the group leaders for the tree's upper level and
+ * the largest group for its lower level. Ties go to fewer supersteps. Pure functions, O(1).
  */
 final class CostModel {
     private CostModel() {}
@@ -30,9 +32,10 @@ final class CostModel {
     static boolean broadcastTimes(Machine m, Groups groups, int p, long n, double[] t) {
         if (p <= 2 || n == 0) return false;
         long piece = (n + p - 1) / p;
-        t[0] = step(m, (double) (p - 1) * n, n);
-        t[1] = 2 * step(m, (double) (p - 1) * piece, piece);
-        t[2] = step(m, (double) (groups.count - 1) * n, n) + step(m, (double) (groups.maxSize() - 1) * n, n);
+        t[0] = step(m, p, (double) (p - 1) * n, n);
+        t[1] = 2 * step(m, p, (double) (p - 1) * piece, piece);
+        t[2] = step(m, groups.count, (double) (groups.count - 1) * n, n)
+                + step(m, groups.maxSize(), (double) (groups.maxSize() - 1) * n, n);
         return true;
     }
 
@@ -60,19 +63,22 @@ final class CostModel {
         if (p <= 2 || n == 0) return false;
         long piece = (num + p - 1) / p * elemSize;
         // a received byte is also combined: count it twice (the operator runs at memory speed)
-        double direct = step(m, 2.0 * (p - 1) * n, n);
-        double twoPhase = step(m, 2.0 * (p - 1) * piece, piece) + step(m, (double) (p - 1) * piece, piece);
+        double direct = step(m, p, 2.0 * (p - 1) * n, n);
+        double twoPhase = step(m, p, 2.0 * (p - 1) * piece, piece) + step(m, p, (double) (p - 1) * piece, piece);
         // across groups: the root (rooted) or every member (all) receives and combines one n-byte
         // message from each of the other groups, (count-1)·n bytes, counted twice as above
-        double tree = step(m, 2.0 * (groups.maxSize() - 1) * n, n) + step(m, 2.0 * (groups.count - 1) * n, n);
+        double tree = step(m, groups.maxSize(), 2.0 * (groups.maxSize() - 1) * n, n)
+                + step(m, groups.count, 2.0 * (groups.count - 1) * n, n);
         t[0] = direct;
         t[1] = twoPhase;
         t[2] = tree;
         return true;
     }
 
-    private static double step(Machine m, double h, long msg) {
-        return h * m.g(msg) + m.l(msg);
+    /** One superstep in which {@code q} processes communicate, the busiest moving h bytes. */
+    private static double step(Machine m, int q, double h, long msg) {
+        int communicating = Math.max(1, Math.min(q, m.p()));
+        return h * m.g(communicating, msg) + m.l(communicating, msg);
     }
 
     private static Algorithm cheapest(double direct, double twoPhase, double tree) {

@@ -50,6 +50,21 @@ class CostModelTest {
         assertEquals(Algorithm.TREE, CostModel.reduction(m, new Groups(16), 16, MIB / 8, 8));
     }
 
+    /** A tree level is priced with g of the processes that communicate in it, not of all p. */
+    @Test
+    void treeLevelsUseGOfTheirOwnProcessCount() {
+        Machine m = machine(16, 1e-9, 1e-9, 1e-5);
+        Groups g16 = new Groups(16); // 4 groups of 4
+        assertEquals(Algorithm.TWO_PHASE, CostModel.broadcast(m, g16, 16, MIB), "with g(16) everywhere");
+        Machine fourAreFast = m.withSubsetG(4, new double[]{1e-10, 1e-10});
+        assertEquals(Algorithm.TREE, CostModel.broadcast(fourAreFast, g16, 16, MIB),
+                "both tree levels have 4 communicating processes, at g(4) = g(16)/10");
+        assertEquals(1e-10, fourAreFast.g(4, MIB));
+        assertEquals(1e-9, fourAreFast.g(3, MIB), "not measured at 3: the p-process upper bound");
+        assertEquals(1e-9, fourAreFast.g(16, MIB));
+        assertEquals(1e-5, fourAreFast.l(4, MIB), "every sync involves all p");
+    }
+
     @Test
     void groupsCoverEveryRankOnceWithSizesDifferingByAtMostOne() {
         for (int p = 1; p <= 40; p++) {

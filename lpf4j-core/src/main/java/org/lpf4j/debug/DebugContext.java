@@ -10,6 +10,7 @@ import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
@@ -43,6 +44,8 @@ final class DebugContext extends ForwardingContext {
     private long queuePending;
     /** The engine's owner object of this process's slots, learnt from the first registration. */
     private Object slotOwner;
+    /** Handles deregistered through this layer (weak: a dropped handle costs nothing). */
+    private final java.util.WeakHashMap<Memslot, Boolean> retired = new java.util.WeakHashMap<>();
     private final Map<Memslot, SlotInfo> slots = new IdentityHashMap<>();
     private final Map<Integer, SlotInfo> globalsById = new HashMap<>();
     private final List<Request> requests = new ArrayList<>();
@@ -123,8 +126,8 @@ final class DebugContext extends ForwardingContext {
                         r.localOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE));
         if (v != null) {
             String problem = v.kind() == RequestChecks.Kind.OUT_OF_BOUNDS
-                    ? (r.put ? "source" : "destination") + " area [" + v.offset() + ", " + (v.offset() + v.size())
-                    + ") exceeds the " + v.registered() + " bytes registered for " + r.localSlot
+                    ? (r.put ? "source" : "destination") + " area " + RequestChecks.area(v.offset(), v.size())
+                    + " exceeds the " + v.registered() + " bytes registered for " + r.localSlot
                     : v.problem();
             throw report(checkOf(v.kind()), r.call(), r.site, problem, null);
         }
@@ -170,8 +173,10 @@ final class DebugContext extends ForwardingContext {
             if (slot == null) return "is null";
             SlotInfo info = slots.get(slot);
             if (info == null) {
-                return slot + (slot.owner() == slotOwner ? " is deregistered"
-                        : " belongs to another context (slots are per context and process)");
+                return slot.owner() != slotOwner && slot.owner() instanceof SlotRegister
+                        ? slot + " belongs to another context (slots are per context and process)"
+                        : slot.owner() != slotOwner ? SlotRegister.notIssued(slot)
+                        : retired.containsKey(slot) ? slot + " is deregistered" : SlotRegister.notIssued(slot);
             }
             return slot + " was registered globally at " + info.site + " in this superstep; it is usable only after the next sync";
         }
@@ -265,8 +270,8 @@ final class DebugContext extends ForwardingContext {
             }
             long registered = info.segment.byteSize();
             if (r.remoteOffset > registered - r.size) {
-                throw report(Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area [" + r.remoteOffset + ", "
-                        + (r.remoteOffset + r.size) + ") exceeds the " + registered + " bytes pid " + r.remotePid
+                throw report(Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area " + RequestChecks.area(r.remoteOffset, r.size)
+                        + " exceeds the " + registered + " bytes pid " + r.remotePid
                         + " registered for " + r.remoteSlot + " (at " + info.site + ")", null);
             }
         }
@@ -368,8 +373,9 @@ final class DebugContext extends ForwardingContext {
         if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, "slot is null", null);
         SlotInfo info = slots.get(slot);
         if (info == null) {
-            throw report(Check.BAD_SLOT, call, site, slot + (slot.owner() == slotOwner ? " is already deregistered"
-                    : " belongs to another context"), null);
+            throw report(Check.BAD_SLOT, call, site, slot.owner() != slotOwner
+                    ? (slot.owner() instanceof SlotRegister ? slot + " belongs to another context" : SlotRegister.notIssued(slot))
+                    : retired.containsKey(slot) ? slot + " is already deregistered" : SlotRegister.notIssued(slot), null);
         }
         for (Request r : requests) {
             if (r.names(slot)) {
@@ -383,6 +389,7 @@ final class DebugContext extends ForwardingContext {
             throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
         }
         slots.remove(slot);
+        retired.put(slot, Boolean.TRUE);
         if (slot.isGlobal()) {
             globalsById.remove(slot.id());
             collectiveCalls.add("deregister(" + slot + ") at " + site);
@@ -445,10 +452,20 @@ final class DebugContext extends ForwardingContext {
         }
     }
 
-    /** The failure of a child section, carrying its first report's message if it has one. */
+    /**
+     * The failure of a child section as an {@link LpfProgrammingError} when a report caused it.
+     * The engine's cause is the first exception any process threw, so it decides: a report
+     * there is the one carried; another exception there (the user's own) came first and {@code e}
+     * is returned as it is, even if a later follow-on report (e.g. slots left registered by a
+     * process that returned meanwhile) exists; without a cause (an early return) the section's
+     * first report is carried.
+     */
     static FatalException carrying(DebugSection child, FatalException e) {
-        LpfProgrammingError first = child.firstError();
-        if (first == null || e instanceof LpfProgrammingError) return e;
+        if (e instanceof LpfProgrammingError) return e;
+        Throwable cause = e.getCause();
+        LpfProgrammingError first = cause instanceof LpfProgrammingError report ? report
+                : cause == null ? child.firstError() : null;
+        if (first == null) return e;
         return new LpfProgrammingError(first.check(), first.getMessage(), e);
     }
 

@@ -67,10 +67,20 @@ public class ProbeCommand implements Callable<Integer> {
     static String table(String engine, String where, Machine m) {
         StringBuilder b = new StringBuilder();
         b.append(String.format("lpf probe: %s engine, %s: p=%d, freeP=%d%n", engine, where, m.p(), m.freeP()));
+        b.append(String.format("  p: processes of the probing context; g and l are for all p communicating"
+                + " (Machine.g(q, size) prices q < p)%n"));
+        b.append(String.format("  freeP: processes an exec(Lpf.MAX_P, ...) from this context gets (the processors"
+                + " not used by its processes); an explicit exec(p) may get more on an engine that runs processes"
+                + " oversubscribed (threads: up to lpf.engine.threads.maxProcs)%n"));
         b.append(String.format("%14s %14s %12s %12s%n", "msg size (B)", "g (s/B)", "g (ns/B)", "l (µs)"));
         for (long size : m.messageSizes()) {
             double g = m.g(size);
             b.append(String.format("%14d %14.4e %12.5f %12.3f%n", size, g, g * 1e9, m.l(size) * 1e6));
+        }
+        for (String w : m.warnings()) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
+        if (!m.warnings().isEmpty()) {
+            b.append(String.format("  (the machine was too busy or too noisy for a fit: the figures above are bounds;"
+                    + " probe again on a quieter machine or raise the probe budget)%n"));
         }
         return b.toString();
     }

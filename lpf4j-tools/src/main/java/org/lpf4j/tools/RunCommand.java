@@ -11,6 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import org.lpf4j.spi.Parameters.Parameter;
 import picocli.CommandLine.Spec;
 
 import java.io.File;
@@ -91,7 +92,10 @@ public class RunCommand implements Callable<Integer> {
             ClassLoader saved = thread.getContextClassLoader();
             thread.setContextClassLoader(loader);
             try {
-                switch (Program.find(className, loader)) {
+                Program program = Program.find(className, loader);
+                out.println(header(program instanceof Program.SpmdProgram));
+                out.flush();
+                switch (program) {
                     case Program.SpmdProgram spmd -> runSpmd(spmd, out);
                     case Program.MainProgram main -> main.run(programArgs.toArray(String[]::new));
                 }
@@ -137,6 +141,35 @@ public class RunCommand implements Callable<Integer> {
             }
         }
         out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: " + timing.summary());
+    }
+
+    /**
+     * The first line of every in-JVM run: whether the debug layer is on, the engine and p, and
+     * where each came from (an option, a parameter and its source, or a default).
+     *
+     * @param spmd whether lpf run starts the section (else the program's main chooses p)
+     */
+    String header(boolean spmd) {
+        EngineProvider engine = selected();
+        Parameter<String> choice = org.lpf4j.spi.Engines.choice();
+        String engineFrom = engineOptions.engine != null ? "--engine " + engineOptions.engine
+                : choice.get().isEmpty() ? "the usable engine of highest priority"
+                : choice.key() + "=" + choice.get() + " from " + choice.source().label();
+        String machine = machineSize(engine);
+        String p = !spmd ? "p chosen by the program's main (" + machine + ")"
+                : procs != null ? "p = " + procs + " (-p " + procs + ")"
+                : "p = " + engine.machineSize() + " (" + machine + ")";
+        String debugFrom = debug ? "--debug" : "lpf.debug from " + Lpf.DEBUG.source().label();
+        return "lpf run" + (Lpf.DEBUG.get() ? " [debug layer on (" + debugFrom + "): programming errors are reported"
+                + " with file:line; slower]" : "") + ": " + className + " on the " + engine.name() + " engine ("
+                + engineFrom + "), " + p;
+    }
+
+    /** "machine size N" and, if the engine has a {@code procs} parameter, its value's source. */
+    private static String machineSize(EngineProvider engine) {
+        String text = "machine size " + engine.machineSize();
+        var procs = org.lpf4j.spi.ParameterRegistry.global().find("lpf.engine." + engine.name() + ".procs");
+        return procs.map(q -> text + ": " + q.key() + " from " + q.source().label()).orElse(text);
     }
 
     private static EngineProvider selected() {

@@ -62,5 +62,9 @@ class ProbeCommandTest {
         assertTable(out, "lpf probe: threads engine, root context: p=2, freeP=2");
         assertTrue(out.contains("8     2.0000e-09      2.00000        1.000"), out);
         assertTrue(out.contains("1024     5.0000e-11      0.05000        2.500"), out);
+        assertTrue(out.contains("freeP: processes an exec(Lpf.MAX_P, ...) from this context gets"), out);
+        assertTrue(!out.contains("UNRELIABLE"), out);
+        String warned = ProbeCommand.table("threads", "root context", m.withWarning("8 B: unreliable after 3 measurements"));
+        assertTrue(warned.contains("UNRELIABLE 8 B: unreliable after 3 measurements"), warned);
     }
 }

@@ -56,6 +56,13 @@ class RunCommandTest {
         int machine = ThreadsEngine.PROCS.get();
         String out = Cli.run("run", "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
         assertTrue(out.contains("on " + machine + " processes"), out);
+        // The first line says what runs where, and where each choice came from.
+        assertEquals("lpf run: org.lpf4j.examples.InnerProduct on the threads engine (the usable engine of highest priority), p = "
+                + machine + " (machine size " + machine + ": lpf.engine.threads.procs from "
+                + ThreadsEngine.PROCS.source().label() + ")", out.lines().findFirst().orElse(""), out);
+        String forced = Cli.run("run", "--engine", "threads", "-p", "2", "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
+        assertEquals("lpf run: org.lpf4j.examples.InnerProduct on the threads engine (--engine threads), p = 2 (-p 2)",
+                forced.lines().findFirst().orElse(""), forced);
     }
 
     @Test

@@ -36,6 +36,9 @@ class RunDebugTest {
                 .expectError(ProgramFailure.EXIT_CODE, "lpf debug [slots-left-registered] return from the SPMD function at"
                         + " RunDebugTest$LeavesASlot.run(RunDebugTest.java:");
         assertTrue(debug.err().contains("1 slot(s) still registered: [local#0(8 B)"), debug.err());
+        String first = debug.out().lines().findFirst().orElse("");
+        assertTrue(first.startsWith("lpf run [debug layer on (--debug)"), first);
+        assertTrue(first.contains("on the threads engine") && first.contains("p = 3 (-p 3)"), first);
         assertFalse(Lpf.DEBUG.get(), "--debug is undone when the command ends");
         Cli.assertNoLpfThreads();
     }

@@ -197,7 +197,7 @@ public final class SimpleEngine implements EngineProvider {
                 MemorySegment remote = members[r.remotePid].register.globalSegment(r.slot);
                 if (remote == null || r.remoteOffset > remote.byteSize() - r.size || r.put && remote.isReadOnly()) {
                     throw new IndexOutOfBoundsException((r.put ? "put" : "get") + " by pid " + pid + " at pid " + r.remotePid
-                            + " global#" + r.slot + " [" + r.remoteOffset + ", " + (r.remoteOffset + r.size) + "): "
+                            + " global#" + r.slot + " " + RequestChecks.area(r.remoteOffset, r.size) + ": "
                             + (remote == null ? "not registered" : remote.isReadOnly() && r.put ? "read-only"
                             : "exceeds the " + remote.byteSize() + " bytes pid " + r.remotePid + " registered"));
                 }

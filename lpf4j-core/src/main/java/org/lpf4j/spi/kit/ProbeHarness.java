@@ -19,7 +19,11 @@ import java.util.function.Supplier;
  * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
  * process may get several when h ≥ p), and fits {@code T = l + g·(h·m)} by least squares over
  * the lower quartiles of the batches. l is never reported below the measured cost of an empty
- * superstep, g never at or below zero. Pid 0's clock is the one used, and pid 0's figures are
+ * superstep. Every fit is checked ({@link #checkedFit}): g plausible (between 1e-12 and 1e-3 s/B),
+ * l not negative beyond the noise, the times within 25% (RMS) of the line; a size whose fit fails is measured again,
+ * up to 3 measurements, and then reported with conservative bounds and a warning
+ * ({@link Fit#warnings()}, {@link org.lpf4j.Machine#warnings()}, and one {@link System.Logger}
+ * WARNING on {@code org.lpf4j.probe}) — never a silent nonsense figure. Pid 0's clock is the one used, and pid 0's figures are
  * sent to every process with a put before {@link #measure} returns, so <em>every process gets
  * the identical result</em> (libraries choose algorithms from it: all processes must choose the
  * same). Every cell runs at least 3 batches, so a slow machine may take longer than the budget.
@@ -41,11 +45,123 @@ public final class ProbeHarness {
     /**
      * One measurement: g (s/B) and l (s) per message size.
      *
-     * @param sizes message sizes in bytes
-     * @param g     seconds per byte at each size
-     * @param l     seconds per superstep at each size
+     * @param sizes    message sizes in bytes
+     * @param g        seconds per byte at each size
+     * @param l        seconds per superstep at each size
+     * @param warnings what was unreliable (empty when every fit passed its checks)
      */
-    public record Fit(long[] sizes, double[] g, double[] l) {}
+    public record Fit(long[] sizes, double[] g, double[] l, java.util.List<String> warnings) {
+        /** A fit without warnings. */
+        public Fit(long[] sizes, double[] g, double[] l) { this(sizes, g, l, java.util.List.of()); }
+    }
+
+    /** Faster than 1 TB/s per process is not a copy this machine made: a fit below it is noise. */
+    static final double G_MIN = 1e-12;
+    /** Slower than 1 kB/s per process is not a memory or network transfer either. */
+    static final double G_MAX = 1e-3;
+    /** The largest root-mean-square residual of a fit, relative to its mean time. */
+    static final double MAX_RESIDUAL = 0.25;
+    /**
+     * A negative intercept within this fraction of the mean time is noise (large messages, where
+     * the g term dominates): l is then the empty superstep's time.
+     */
+    static final double NEGATIVE_INTERCEPT = 0.05;
+    /** Measurements made before a fit that still fails its checks is reported unreliable. */
+    static final int ATTEMPTS = 3;
+    private static final System.Logger LOG = System.getLogger("org.lpf4j.probe");
+
+    /**
+     * The times of one measurement.
+     *
+     * @param seconds seconds per superstep, [size][h]
+     * @param empty   seconds of an empty superstep
+     */
+    record Cells(double[][] seconds, double empty) {}
+
+    /**
+     * The checked fit of one size: {@code T = l + g·x} by least squares, or, when the fit fails a
+     * check, {@code problem} says which.
+     */
+    record SizeFit(double g, double l, double residual, String problem) {}
+
+    /**
+     * Fits one message size and checks the fit: g plausible ({@link #G_MIN} ≤ g ≤ {@link #G_MAX}),
+     * l not negative beyond {@link #NEGATIVE_INTERCEPT} of the mean time, the relative residual at
+     * most {@link #MAX_RESIDUAL}.
+     *
+     * @param x     bytes per process of each cell (h·m)
+     * @param y     seconds per superstep of each cell
+     * @param empty seconds of an empty superstep (l is never reported below it)
+     */
+    static SizeFit fitSize(double[] x, double[] y, double empty) {
+        double[] f = leastSquares(x, y);
+        double mean = 0, squares = 0;
+        for (double v : y) mean += v / y.length;
+        for (int k = 0; k < x.length; k++) {
+            double r = y[k] - (f[0] + f[1] * x[k]);
+            squares += r * r / x.length;
+        }
+        double residual = mean > 0 ? Math.sqrt(squares) / mean : Double.POSITIVE_INFINITY;
+        String problem = !(f[1] >= G_MIN) ? String.format("g=%.2g s/B is below %.0g s/B (faster than memory)", f[1], G_MIN)
+                : f[1] > G_MAX ? String.format("g=%.2g s/B is above %.0g s/B", f[1], G_MAX)
+                : !(f[0] > -NEGATIVE_INTERCEPT * mean) ? String.format("l=%.2g s is negative beyond the noise", f[0])
+                : residual > MAX_RESIDUAL ? String.format("the times scatter %.0f%% around the line (at most %.0f%%)",
+                        residual * 100, MAX_RESIDUAL * 100)
+                : null;
+        return new SizeFit(f[1], Math.max(f[0], empty), residual, problem);
+    }
+
+    /**
+     * Fits every size, measuring again (up to {@link #ATTEMPTS} measurements in all) while a fit
+     * fails its checks; a size whose fit never passes gets bounds instead of the fit — g the
+     * largest seconds per byte of its cells (all time counted as transfer: an upper bound), l
+     * the largest of the fitted intercept and the measured empty superstep — and a warning.
+     * Every process passes the identical cells, so all take the same decisions (collective).
+     *
+     * @param measure makes the k-th measurement (k = 0, 1, ...)
+     */
+    static Fit checkedFit(java.util.function.IntFunction<Cells> measure) {
+        int n = SIZES.length;
+        double[] g = new double[n], l = new double[n];
+        SizeFit[] last = new SizeFit[n];
+        Cells[] lastCells = new Cells[n];
+        boolean[] done = new boolean[n];
+        int attempts = 0;
+        for (int a = 0; a < ATTEMPTS; a++) {
+            Cells cells = measure.apply(a);
+            attempts++;
+            boolean all = true;
+            for (int s = 0; s < n; s++) {
+                if (done[s]) continue;
+                double[] x = new double[H.length];
+                for (int k = 0; k < H.length; k++) x[k] = (double) H[k] * SIZES[s];
+                SizeFit f = fitSize(x, cells.seconds()[s], cells.empty());
+                last[s] = f;
+                lastCells[s] = cells;
+                if (f.problem() == null) {
+                    g[s] = f.g();
+                    l[s] = f.l();
+                    done[s] = true;
+                } else {
+                    all = false;
+                }
+            }
+            if (all) break;
+        }
+        java.util.List<String> warnings = new java.util.ArrayList<>();
+        for (int s = 0; s < n; s++) {
+            if (done[s]) continue;
+            double upper = 0;
+            for (int k = 0; k < H.length; k++) {
+                upper = Math.max(upper, lastCells[s].seconds()[s][k] / ((double) H[k] * SIZES[s]));
+            }
+            g[s] = Math.max(upper, G_MIN);
+            l[s] = Math.max(last[s].l(), lastCells[s].empty());
+            warnings.add(String.format("%d B: unreliable after %d measurements (%s); reporting bounds g=%.3g s/B, l=%.3g s",
+                    SIZES[s], attempts, last[s].problem(), g[s], l[s]));
+        }
+        return new Fit(SIZES.clone(), g, l, java.util.List.copyOf(warnings));
+    }
 
     private static final ConcurrentHashMap<String, Fit> CACHE = new ConcurrentHashMap<>();
 
@@ -101,7 +217,14 @@ public final class ProbeHarness {
             });
             return result[0];
         });
-        return new org.lpf4j.Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+        org.lpf4j.Machine m = new org.lpf4j.Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+        for (String w : fit.warnings()) m = m.withWarning(w);
+        // g of q < p communicating processes: measured wherever this JVM measured a q-process section.
+        for (int q = p - 1; q >= 1; q--) {
+            Fit smaller = CACHE.get(engine + "/" + q);
+            if (smaller != null && java.util.Arrays.equals(smaller.sizes(), fit.sizes())) m = m.withSubsetG(q, smaller.g());
+        }
+        return m;
     }
 
     /**
@@ -115,19 +238,16 @@ public final class ProbeHarness {
     public static Fit measure(Context ctx, long budgetNanos) {
         int cells = SIZES.length * H.length + 1 + 1 + H.length; // + the warm-up cells
         long cellNanos = Math.max(1, budgetNanos / cells);
-        double[][] seconds = new double[SIZES.length][H.length];
-        double[] empty = new double[1];
-        run(ctx, cellNanos, seconds, empty);
-        double[] g = new double[SIZES.length];
-        double[] l = new double[SIZES.length];
-        for (int s = 0; s < SIZES.length; s++) {
-            double[] x = new double[H.length];
-            for (int k = 0; k < H.length; k++) x[k] = (double) H[k] * SIZES[s];
-            double[] fit = leastSquares(x, seconds[s]);
-            l[s] = Math.max(fit[0], empty[0]);
-            g[s] = Math.max(fit[1], 1e-13);
+        Fit fit = checkedFit(attempt -> {
+            double[][] seconds = new double[SIZES.length][H.length];
+            double[] empty = new double[1];
+            run(ctx, cellNanos, seconds, empty);
+            return new Cells(seconds, empty[0]);
+        });
+        if (ctx.pid() == 0 && !fit.warnings().isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "probe at p=" + ctx.nprocs() + ": " + String.join("; ", fit.warnings()));
         }
-        return new Fit(SIZES.clone(), g, l);
+        return fit;
     }
 
     private static void run(Context ctx, long cellNanos, double[][] seconds, double[] empty) {

@@ -164,8 +164,8 @@ public final class RequestChecks {
         if (local == null) return unusable(view, superstep, localName, localSlot);
         long offset = localIsSource ? srcOffset : dstOffset;
         if (offset > local.byteSize() - size) {
-            return new Violation(Kind.OUT_OF_BOUNDS, localRole + " area [" + offset + ", " + (offset + size)
-                    + ") exceeds the " + local.byteSize() + " registered bytes", offset, size, local.byteSize());
+            return new Violation(Kind.OUT_OF_BOUNDS, localRole + " area " + area(offset, size)
+                    + " exceeds the " + local.byteSize() + " registered bytes", offset, size, local.byteSize());
         }
         return null;
     }
@@ -213,6 +213,20 @@ public final class RequestChecks {
     /** @return the explanation of a full memory register */
     public static String registerFull(long used, long capacity) {
         return "memory register full: " + used + " of " + capacity + " slots in use (resizeMemoryRegister, then sync, to raise it)";
+    }
+
+    /**
+     * A byte range as the user gave it: {@code [offset, offset + size)}, or, when the end would
+     * overflow a long, {@code offset=…, size=…} (never a wrapped interval).
+     *
+     * @param offset the first byte, ≥ 0
+     * @param size   the number of bytes, ≥ 0
+     * @return the range for a message
+     */
+    public static String area(long offset, long size) {
+        long end = offset + size;
+        return end < offset ? "offset=" + offset + ", size=" + size + " (the end overflows a long)"
+                : "[" + offset + ", " + end + ")";
     }
 
     /**

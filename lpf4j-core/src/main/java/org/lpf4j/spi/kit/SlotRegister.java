@@ -45,6 +45,8 @@ public final class SlotRegister implements SlotView {
     private int[] freeLocalIds = new int[0];
     private int freeLocalCount;
     private int nextLocalId;
+    /** Handles this register issued and that were deregistered (weak: a dropped handle costs nothing). */
+    private final java.util.WeakHashMap<Memslot, Boolean> retired = new java.util.WeakHashMap<>();
 
     /** An empty register of capacity 0. */
     public SlotRegister() {}
@@ -148,15 +150,18 @@ public final class SlotRegister implements SlotView {
     public void deregister(Memslot slot, int pid, long superstep) {
         if (slot == null || slot.owner() != this) {
             throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": "
-                    + (slot == null ? "slot is null" : "the slot belongs to another context"));
+                    + (slot == null ? "slot is null" : slot.owner() instanceof SlotRegister ? "the slot belongs to another context"
+                    : notIssued(slot)));
         }
         int id = slot.id();
         if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
             throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": " + describeUnusable(slot, superstep));
         }
         if ((slot.isGlobal() ? globalSlots : localSlots)[id] != slot) {
-            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": already deregistered");
+            throw new IllegalArgumentException("deregister(" + slot + ") at pid " + pid + ": "
+                    + (retired.containsKey(slot) ? "already deregistered" : notIssued(slot)));
         }
+        retired.put(slot, Boolean.TRUE);
         if (slot.isGlobal()) {
             globalSlots[id] = null;
             globalSegments[id] = null;
@@ -220,15 +225,28 @@ public final class SlotRegister implements SlotView {
         return id >= 0 && id < segs.length ? segs[id] : null;
     }
 
+    /**
+     * The reason for a slot handle no register call returned (made with {@code new Memslot}).
+     *
+     * @param slot the handle
+     * @return e.g. "global#0(8 B) was not issued by this context (...)"
+     */
+    public static String notIssued(Memslot slot) {
+        return slot + " was not issued by this context (use the Memslot registerGlobal or registerLocal returned;"
+                + " one made with new Memslot names nothing)";
+    }
+
     /** @return why {@code slot} cannot be used now, e.g. "local#3(8 B) is deregistered" */
     @Override
     public String describeUnusable(Memslot slot, long superstep) {
         if (slot == null) return "is null";
-        if (slot.owner() != this) return slot + " belongs to another context (slots are per context and process)";
-        int id = slot.id();
-        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) {
-            return slot + " has an id this context never issued";
+        if (slot.owner() != this) {
+            return slot.owner() instanceof SlotRegister ? slot + " belongs to another context (slots are per context and process)"
+                    : notIssued(slot);
         }
+        int id = slot.id();
+        if (id < 0 || id >= (slot.isGlobal() ? globalSlots : localSlots).length) return notIssued(slot);
+        if ((slot.isGlobal() ? globalSlots : localSlots)[id] != slot && !retired.containsKey(slot)) return notIssued(slot);
         if (slot.isGlobal()) {
             if (globalSlots[id] != slot) return slot + " is deregistered";
             if (globalActiveFrom[id] > superstep) {

@@ -27,7 +27,7 @@ final class Rounds {
     synchronized Team teamFor(long r) {
         if (r > round) {
             round = r;
-            team = new Team(p, parent, settings);
+            team = new Team(p, parent, settings, parent == null);
         }
         return team;
     }

@@ -20,6 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  * the team throws {@link FatalException}, waiting processes are woken at once, and the call that
  * started the section throws a {@code FatalException} carrying the first cause.
  *
+ * <p>No silent wait: a process waiting in a sync learns, each time it wakes from parking, why the
+ * round can never complete ({@link #abandonment}) — a process that returned (named, with its sync
+ * count), a hook member that has not arrived by the hook timeout (the missing pids), or, with a
+ * sync timeout, the pids that have not entered the sync it waits in. Follow-on exceptions are
+ * plain {@link FatalException}s, recognised by identity, so no engine class shows in a trace.
+ *
  * <p>A team started by {@code rehook} knows its parent: a wait in either can never complete
  * when the processes disagree about being inside the rehook (one syncs the parent while another
  * waits in the child, one returns or throws instead of calling rehook), and both sides detect
@@ -58,12 +64,28 @@ final class Team implements Participants {
     private final java.util.List<Throwable> otherCauses = new java.util.ArrayList<>();
     /** The teams of successive {@code rehook} calls, shared by all processes. */
     final Rounds rehooks;
+    /** Per pid: the barrier rounds it had completed when it left its SPMD function, or Long.MAX_VALUE. */
+    private final java.util.concurrent.atomic.AtomicLongArray exitRounds;
+    /** The exceptions {@link #fatal} handed out: follow-ons of the failure, never its cause. */
+    private final java.util.Set<Throwable> followOns =
+            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    /** For a hook's team: System.nanoTime() after which missing members fail it; else 0. */
+    private final long arrivalDeadline;
+    /** Nanoseconds a process waits in a sync for missing ones before failing the team; 0: forever. */
+    private final long syncTimeoutNanos;
+    /** With a sync timeout: per pid, the syncs it has entered (else null, and sync skips the store). */
+    final java.util.concurrent.atomic.AtomicLongArray syncsEntered;
+    /** With a sync timeout: per pid (written by its own thread), the round it waits in and since when. */
+    private final long[] waitRound, waitSince;
 
     Team(int p, ThreadsSettings settings) {
-        this(p, null, settings);
+        this(p, null, settings, false);
     }
 
-    Team(int p, Team parent, ThreadsSettings settings) {
+    /**
+     * @param hook whether the team's members arrive by {@code hook} (they get the hook timeout)
+     */
+    Team(int p, Team parent, ThreadsSettings settings, boolean hook) {
         if (p > Barrier.MAX_PARTIES) {
             throw new IllegalArgumentException("the threads engine runs at most " + Barrier.MAX_PARTIES
                     + " processes in one section, not " + p);
@@ -79,6 +101,14 @@ final class Team implements Participants {
         this.rehookedAfter = new java.util.concurrent.atomic.AtomicLongArray(p);
         for (int i = 0; i < p; i++) rehookedAfter.set(i, Long.MAX_VALUE);
         this.rehooks = new Rounds(p, this, settings);
+        this.exitRounds = new java.util.concurrent.atomic.AtomicLongArray(p);
+        for (int i = 0; i < p; i++) exitRounds.set(i, Long.MAX_VALUE);
+        this.arrivalDeadline = hook && settings.hookTimeoutMillis() > 0
+                ? (System.nanoTime() + settings.hookTimeoutMillis() * 1_000_000L) | 1 : 0;
+        this.syncTimeoutNanos = settings.syncTimeoutMillis() * 1_000_000L;
+        this.syncsEntered = syncTimeoutNanos > 0 ? new java.util.concurrent.atomic.AtomicLongArray(p) : null;
+        this.waitRound = syncTimeoutNanos > 0 ? new long[p] : null;
+        this.waitSince = syncTimeoutNanos > 0 ? new long[p] : null;
     }
 
     @Override public ThreadsPolicy policy() { return policy; }
@@ -99,7 +129,7 @@ final class Team implements Participants {
     @Override
     public void fail(String reason, Throwable cause) {
         synchronized (this) {
-            if (cause != null && !(cause instanceof TeamFailure)) {
+            if (cause != null && !followOns.contains(cause)) {
                 if (firstCause == null) firstCause = cause;
                 else if (firstCause != cause) otherCauses.add(cause);
             }
@@ -111,7 +141,10 @@ final class Team implements Participants {
     /** The exception a process gets from a sync or collective call of a failed team. */
     @Override
     public FatalException fatal(int pid) {
-        return new TeamFailure("pid " + pid + " of " + p + ": the SPMD section is in the failure state: " + failure);
+        FatalException e = new FatalException("pid " + pid + " of " + p + ": the SPMD section is in the failure state: "
+                + failure, null);
+        followOns.add(e);
+        return e;
     }
 
     /** @return the exception the call that started this section throws, or {@code null} */
@@ -133,8 +166,19 @@ final class Team implements Participants {
         String failed = failure;
         if (failed != null && !barrier.allEntered(round)) return failed;
         if (leastRoundsAtExit.get() < round) {
-            return "a process returned from its SPMD function while pid " + pid
-                    + " still synchronises (unequal numbers of syncs)";
+            for (int q = 0; q < p; q++) {
+                if (exitRounds.get(q) < round) {
+                    long done = members[q].superstep();
+                    return "pid " + q + " returned from its SPMD function after " + done + " syncs while pid " + pid
+                            + " waits in sync " + (members[pid].superstep() + 1) + " (unequal numbers of syncs)";
+                }
+            }
+        }
+        String late = missingMembers();
+        if (late != null) return late;
+        if (syncTimeoutNanos > 0) {
+            String stuck = syncTimeout(pid, round);
+            if (stuck != null) return stuck;
         }
         for (int q = 0; q < p; q++) {
             if (rehookedAfter.get(q) < round) {
@@ -164,13 +208,55 @@ final class Team implements Participants {
         return null;
     }
 
+    /**
+     * For a hook's team past its arrival deadline with members missing: the reason naming them;
+     * otherwise null.
+     */
+    private String missingMembers() {
+        if (arrivalDeadline == 0 || entered.get() >= p || System.nanoTime() - arrivalDeadline < 0) return null;
+        java.util.List<Integer> missing = new java.util.ArrayList<>();
+        for (int q = 0; q < p; q++) if (members[q] == null) missing.add(q);
+        if (missing.isEmpty()) return null;
+        return "hook: pid" + (missing.size() > 1 ? "s " : " ") + joined(missing) + " of " + p + " did not arrive within "
+                + settings.hookTimeoutMillis() + " ms (" + ThreadsEngine.HOOK_TIMEOUT.key() + ")";
+    }
+
+    /** The sync-timeout reason for {@code pid} waiting in {@code round}, or null (still in time). */
+    private String syncTimeout(int pid, long round) {
+        long now = System.nanoTime();
+        if (waitRound[pid] != round) {
+            waitRound[pid] = round;
+            waitSince[pid] = now;
+            return null;
+        }
+        if (now - waitSince[pid] < syncTimeoutNanos) return null;
+        long mine = syncsEntered.get(pid);
+        java.util.List<Integer> missing = new java.util.ArrayList<>();
+        for (int q = 0; q < p; q++) if (syncsEntered.get(q) < mine) missing.add(q);
+        if (missing.isEmpty()) return null;
+        return "pid" + (missing.size() > 1 ? "s " : " ") + joined(missing) + " of " + p + " did not reach sync " + mine
+                + " within " + settings.syncTimeoutMillis() + " ms while pid " + pid + " waits there ("
+                + ThreadsEngine.SYNC_TIMEOUT.key() + ")";
+    }
+
+    private static String joined(java.util.List<Integer> pids) {
+        return pids.size() == 1 ? pids.getFirst().toString() : pids.toString();
+    }
+
+    /** Records that {@code pid} enters its sync number {@code n} (only with a sync timeout). */
+    void entersSync(int pid, long n) {
+        if (syncsEntered != null) syncsEntered.setRelease(pid, n);
+    }
+
     /** Records that {@code pid} has left its SPMD function, with {@code thrown} if it threw. */
     void exit(int pid, Throwable thrown) {
         if (thrown != null) {
-            fail(thrown instanceof TeamFailure ? thrown.getMessage()
+            fail(followOns.contains(thrown) ? thrown.getMessage()
                     : "pid " + pid + " threw " + thrown, thrown);
         }
-        leastRoundsAtExit.accumulateAndGet(barrier.completedRounds(pid), Math::min);
+        long rounds = barrier.completedRounds(pid);
+        exitRounds.set(pid, rounds);
+        leastRoundsAtExit.accumulateAndGet(rounds, Math::min);
         exited.incrementAndGet();
         // Waiters in a barrier must notice the departure; waiters in awaitAllExited the count.
         barrier.wakeAll();
@@ -188,6 +274,10 @@ final class Team implements Participants {
     void awaitAllExited(int pid) {
         boolean interrupted = false;
         while (exited.get() < p) {
+            if (failure == null) {
+                String late = missingMembers();
+                if (late != null) fail(late, null);
+            }
             if (parent != null && failure == null) {
                 String why = parentAbandonment(pid);
                 // Read the count again: a process that completed this team can have returned in
@@ -199,12 +289,5 @@ final class Team implements Participants {
             if (Thread.interrupted()) interrupted = true;
         }
         if (interrupted) Thread.currentThread().interrupt();
-    }
-
-    /** A {@link FatalException} caused by the team's failure, not an independent cause. */
-    static final class TeamFailure extends FatalException {
-        private static final long serialVersionUID = 1L;
-
-        TeamFailure(String message) { super(message, null); }
     }
 }

@@ -114,6 +114,7 @@ final class ThreadsContext implements Context {
     public void sync(SyncAttr attr) {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
+        team.entersSync(pid, syncs + 1);
         RequestQueue mine = queues[(int) syncs & 1];
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.
@@ -161,10 +162,15 @@ final class ThreadsContext implements Context {
                     throw putTooFar(s, slot, dstOffset, size, dst);
                 }
                 MsgAttr combining = from.attrAfterBarrier(r);
-                if (combining == null) {
-                    MemorySegment.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
-                } else {
-                    RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                MemorySegment src = from.sourceAfterBarrier(r);
+                try {
+                    if (combining == null) {
+                        MemorySegment.copy(src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                    } else {
+                        RequestChecks.combine(combining, src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                    }
+                } catch (IllegalStateException e) { // a closed Arena
+                    throw freed("put from pid " + s + " to pid " + pid, slot, dstOffset, size, src, s, dst, pid, e);
                 }
             }
         }
@@ -180,17 +186,35 @@ final class ThreadsContext implements Context {
             long srcOffset = own.getSrcOffset(g);
             if (src == null || srcOffset > src.byteSize() - size) {
                 throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
-                        + " [" + srcOffset + ", " + (srcOffset + size) + "): "
+                        + " " + RequestChecks.area(srcOffset, size) + ": "
                         + (src == null ? "slot not registered at pid " + owner
                         : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
             }
-            MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
+            MemorySegment dst = own.getDestination(g);
+            try {
+                MemorySegment.copy(src, srcOffset, dst, own.getDstOffset(g), size);
+            } catch (IllegalStateException e) { // a closed Arena
+                throw freed("get by pid " + pid + " from pid " + owner, slot, srcOffset, size, src, owner, dst, pid, e);
+            }
         }
+    }
+
+    /**
+     * A request whose memory was freed (its Arena closed) while registered: the report names the
+     * request and whose memory it was, not just the JDK's "Already closed".
+     */
+    private static IllegalStateException freed(String request, int slot, long offset, long size, MemorySegment src,
+                                                int srcPid, MemorySegment dst, int dstPid, IllegalStateException e) {
+        String whose = !dst.scope().isAlive() ? "pid " + dstPid + " closed the Arena of its destination memory"
+                : !src.scope().isAlive() ? "pid " + srcPid + " closed the Arena of its source memory"
+                : "its memory is not accessible";
+        return new IllegalStateException(request + " global#" + slot + " (remote offset=" + offset + ", size=" + size
+                + "): " + whose + " before deregistering it (" + e.getMessage() + ")", e);
     }
 
     private IndexOutOfBoundsException putTooFar(int from, int slot, long dstOffset, long size, MemorySegment dst) {
         return new IndexOutOfBoundsException("put from pid " + from + " to pid " + pid + " global#" + slot
-                + " [" + dstOffset + ", " + (dstOffset + size) + "): "
+                + " " + RequestChecks.area(dstOffset, size) + ": "
                 + (dst == null ? "slot not registered at pid " + pid
                 : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
                 ? "pid " + pid + " registered a read-only segment there"
@@ -234,7 +258,9 @@ final class ThreadsContext implements Context {
 
     @Override
     public void resizeMessageQueue(long maxMsgs) {
-        int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.bytesFor(1), RequestQueue.MAX_CAPACITY);
+        // The estimate counts heap only (two queues' arrays); the native records are allocated
+        // and an OutOfMemoryError of either becomes LpfOutOfMemoryException with no effect.
+        int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.heapBytesFor(1), RequestQueue.MAX_CAPACITY);
         int current = (int) syncs & 1;
         if (n > queues[current].capacity || n > queues[1 - current].capacity) {
             try {
@@ -267,7 +293,7 @@ final class ThreadsContext implements Context {
     public void exec(int p, Spmd spmd, Args args) {
         RequestChecks.checkExec(pid, p, spmd, args);
         if (team.failed()) throw team.fatal(pid);
-        Sections.exec(Math.min(p, freeP), freeP, spmd, args, team.settings);
+        Sections.exec(Shortfall.granted(p, root, freeP, team.settings), Math.max(1, freeP), spmd, args, team.settings);
     }
 
     @Override

@@ -15,8 +15,25 @@ import org.lpf4j.spi.Parameters;
  * <p>Parameters (see {@link Parameters} for how to set them):
  * <ul>
  * <li>{@code lpf.engine.threads.procs}: the machine size, i.e. what {@code probe()} on the root
- *     reports and the most processes an {@code exec} from the root gets (default: the number of
- *     cores). Raise it to run more processes than cores, as {@code lpfrun -n} does in C LPF.</li>
+ *     reports as {@code p} and {@code freeP}, and what {@code exec(Lpf.MAX_P, ...)} from the root
+ *     gets (default: the number of cores).</li>
+ * <li>{@code lpf.engine.threads.maxProcs}: the most processes an explicit {@code exec(p, ...)}
+ *     from the root gets (default 512, at least the machine size). Processes are threads, so a
+ *     root {@code exec(p)} with {@code p} above the machine size runs {@code p} processes
+ *     oversubscribed (the barrier and the waiting policy adapt). A nested {@code exec} gets at
+ *     most the processors assigned to its calling process. Whenever an {@code exec} runs fewer
+ *     processes than asked (other than {@code Lpf.MAX_P}), the engine logs one warning per JVM
+ *     through {@link System.Logger} {@code org.lpf4j.engine.threads}, naming the parameter that
+ *     raises the limit.</li>
+ * <li>{@code lpf.engine.threads.hookTimeout} (ms, default 60000; 0: none): a {@code hook} member
+ *     whose peers have not all arrived after this long fails with a {@code FatalException}
+ *     naming the missing pids.</li>
+ * <li>{@code lpf.engine.threads.syncTimeout} (ms, default 0: none): processes that wait this
+ *     long in a sync for others fail with a {@code FatalException} naming the pids that did not
+ *     reach it. Off by default: a superstep may legitimately compute for hours, and every
+ *     failure lpf4j can see (an exception, an early return, unequal syncs) is already reported
+ *     at once; the timeout is for a process stuck outside lpf4j (an endless loop, a deadlock
+ *     on a lock of the program).</li>
  * <li>{@code lpf.engine.threads.spin}, {@code lpf.engine.threads.yield} (nanoseconds): how
  *     long a process waiting in a sync spins, then yields, before it parks (-1: chosen from processes vs cores).</li>
  * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
@@ -47,6 +64,12 @@ public final class ThreadsEngine {
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = probeMillis(ParameterRegistry.global());
     /** The barrier algorithm: auto, central or dissemination. */
     public static final Parameters.Parameter<String> BARRIER = barrier(ParameterRegistry.global());
+    /** The most processes an explicit {@code exec(p)} from the root gets. */
+    public static final Parameters.Parameter<Integer> MAX_PROCS = maxProcs(ParameterRegistry.global());
+    /** Milliseconds hook members wait for the missing ones (0: forever). */
+    public static final Parameters.Parameter<Integer> HOOK_TIMEOUT = hookTimeout(ParameterRegistry.global());
+    /** Milliseconds processes wait in a sync for the missing ones (0: forever). */
+    public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = syncTimeout(ParameterRegistry.global());
 
     /**
      * Declares the engine's parameters in a registry: {@link #PROCS} and the others are these
@@ -54,10 +77,26 @@ public final class ThreadsEngine {
      * an isolated registry (tests, tools).
      *
      * @param r a registry
-     * @return procs, spin, yield, probeMillis, barrier
+     * @return procs, spin, yield, probeMillis, barrier, maxProcs, hookTimeout, syncTimeout
      */
     static java.util.List<Parameters.Parameter<?>> declare(ParameterRegistry r) {
-        return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r), barrier(r));
+        return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r), barrier(r), maxProcs(r), hookTimeout(r),
+                syncTimeout(r));
+    }
+
+    private static Parameters.Parameter<Integer> maxProcs(ParameterRegistry r) {
+        return r.integer(PREFIX + "maxProcs", 512, 1, org.lpf4j.engine.threads.kit.Barrier.MAX_PARTIES,
+                "most processes an explicit exec(p) from the root gets (oversubscribed above procs)");
+    }
+
+    private static Parameters.Parameter<Integer> hookTimeout(ParameterRegistry r) {
+        return r.integer(PREFIX + "hookTimeout", 60_000, 0, Integer.MAX_VALUE,
+                "ms hook members wait for the missing ones before failing (0: forever)");
+    }
+
+    private static Parameters.Parameter<Integer> syncTimeout(ParameterRegistry r) {
+        return r.integer(PREFIX + "syncTimeout", 0, 0, Integer.MAX_VALUE,
+                "ms processes wait in a sync for the missing ones before failing (0: forever)");
     }
 
     private static Parameters.Parameter<String> barrier(ParameterRegistry r) {
@@ -106,8 +145,13 @@ public final class ThreadsEngine {
      * @return the group
      */
     public static Group group(int nprocs) {
+        return group(nprocs, ThreadsSettings.resolve());
+    }
+
+    /** {@link #group(int)} with these settings. */
+    static Group group(int nprocs, ThreadsSettings settings) {
         if (nprocs < 1) throw new IllegalArgumentException("ThreadsEngine.group(" + nprocs + "): need at least 1 thread");
-        return new Group(nprocs);
+        return new Group(nprocs, settings);
     }
 
     /** Threads that hook LPF sections together; see {@link #group(int)}. */
@@ -116,9 +160,9 @@ public final class ThreadsEngine {
         private final Rounds rounds;
         private final long[] memberRounds;
 
-        private Group(int nprocs) {
+        private Group(int nprocs, ThreadsSettings settings) {
             this.nprocs = nprocs;
-            this.rounds = new Rounds(nprocs, null, ThreadsSettings.resolve());
+            this.rounds = new Rounds(nprocs, null, settings);
             this.memberRounds = new long[nprocs];
         }
 
@@ -139,6 +183,8 @@ public final class ThreadsEngine {
                 long round;
                 synchronized (memberRounds) { round = ++memberRounds[pid]; }
                 Team team = rounds.teamFor(round);
+                // Arrived after the others timed out waiting for it: the section is over.
+                if (team.failed()) throw team.outcome("hook(pid " + pid + ")");
                 var failure = Sections.runMember(team, pid, 1, spmd, args, "hook(pid " + pid + ")", null);
                 if (failure != null) throw failure;
             };

@@ -32,12 +32,13 @@ public final class ThreadsEngineProvider implements EngineProvider {
 
     @Override public Version version() { return VERSION; }
 
-    /** Claims the engine's parameters ({@code procs, spin, yield, probeMillis}); no side effects. */
+    /** Claims the engine's parameters ({@code procs, spin, yield, probeMillis, barrier, maxProcs,
+     * hookTimeout, syncTimeout}); no side effects. */
     @Override
     public void open(ModuleParameters parameters) {
         List<Parameters.Parameter<?>> own = parameters.registry() == ParameterRegistry.global()
                 ? List.of(ThreadsEngine.PROCS, ThreadsEngine.SPIN, ThreadsEngine.YIELD, ThreadsEngine.PROBE_MILLIS,
-                        ThreadsEngine.BARRIER)
+                        ThreadsEngine.BARRIER, ThreadsEngine.MAX_PROCS, ThreadsEngine.HOOK_TIMEOUT, ThreadsEngine.SYNC_TIMEOUT)
                 : ThreadsEngine.declare(parameters.registry());
         own.forEach(parameters::adopt);
     }

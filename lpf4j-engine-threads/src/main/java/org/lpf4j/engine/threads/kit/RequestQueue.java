@@ -159,6 +159,15 @@ public final class RequestQueue {
                 + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
     }
 
+    /**
+     * Heap bytes a queue of {@code capacity} requests occupies (its per-request arrays; the
+     * records and payloads are native memory, whose exhaustion shows as an OutOfMemoryError of
+     * the allocation itself).
+     */
+    public static long heapBytesFor(long capacity) {
+        return capacity * (8L + 8 + 8L * GET_STRIPE + 8);
+    }
+
     /** @return a queue of {@code newCapacity} holding this queue's requests at the same offsets */
     public RequestQueue grownTo(int newCapacity) {
         RequestQueue q = new RequestQueue(newCapacity, nprocs);
