@@ -195,11 +195,11 @@ public final class SimpleEngine implements EngineProvider {
             for (Request r : requests) {
                 if (r.size == 0) continue;
                 MemorySegment remote = members[r.remotePid].register.globalSegment(r.slot);
-                if (remote == null || r.remoteOffset > remote.byteSize() - r.size || r.put && remote.isReadOnly()) {
-                    throw new IndexOutOfBoundsException((r.put ? "put" : "get") + " by pid " + pid + " at pid " + r.remotePid
-                            + " global#" + r.slot + " " + RequestChecks.area(r.remoteOffset, r.size) + ": "
-                            + (remote == null ? "not registered" : remote.isReadOnly() && r.put ? "read-only"
-                            : "exceeds the " + remote.byteSize() + " bytes pid " + r.remotePid + " registered"));
+                if (r.put && !RequestChecks.remotePutFits(remote, r.remoteOffset, r.size)) {
+                    throw RequestChecks.remotePutTooFar(pid, r.remotePid, r.slot, r.remoteOffset, r.size, remote);
+                }
+                if (!r.put && !RequestChecks.remoteGetFits(remote, r.remoteOffset, r.size)) {
+                    throw RequestChecks.remoteGetTooFar(pid, r.remotePid, r.slot, r.remoteOffset, r.size, remote);
                 }
                 if (!r.put) MemorySegment.copy(remote, r.remoteOffset, r.local, r.localOffset, r.size);
                 else if (r.attr == MsgAttr.DEFAULT) MemorySegment.copy(r.local, r.localOffset, remote, r.remoteOffset, r.size);

@@ -216,6 +216,69 @@ public final class RequestChecks {
     }
 
     /**
+     * Whether a put's remote area fits the target's global slot, checked where the target's
+     * register is known (at the sync). Cost: O(1).
+     *
+     * @param dst    the target's segment for the slot, or null if the slot is not active there
+     * @param offset the remote offset
+     * @param size   the size, &gt; 0
+     * @return whether the put may write there
+     */
+    public static boolean remotePutFits(MemorySegment dst, long offset, long size) {
+        return dst != null && !dst.isReadOnly() && offset <= dst.byteSize() - size;
+    }
+
+    /**
+     * Whether a get's remote area fits the source's global slot (see {@link #remotePutFits}).
+     *
+     * @param src    the source's segment for the slot, or null if the slot is not active there
+     * @param offset the remote offset
+     * @param size   the size, &gt; 0
+     * @return whether the get may read there
+     */
+    public static boolean remoteGetFits(MemorySegment src, long offset, long size) {
+        return src != null && offset <= src.byteSize() - size;
+    }
+
+    /**
+     * The report of a put whose remote area does not fit (every engine words it the same).
+     *
+     * @param from   the origin's pid
+     * @param to     the target's pid
+     * @param slot   the global slot id
+     * @param offset the remote offset
+     * @param size   the size
+     * @param dst    the target's segment for the slot, or null if the slot is not active there
+     * @return the exception to fail the section with
+     */
+    public static IndexOutOfBoundsException remotePutTooFar(int from, int to, int slot, long offset, long size, MemorySegment dst) {
+        return new IndexOutOfBoundsException("put from pid " + from + " to pid " + to + " global#" + slot
+                + " " + area(offset, size) + ": "
+                + (dst == null ? "slot not registered at pid " + to
+                : dst.isReadOnly() && offset <= dst.byteSize() - size
+                ? "pid " + to + " registered a read-only segment there"
+                : "exceeds the " + dst.byteSize() + " bytes pid " + to + " registered"));
+    }
+
+    /**
+     * The report of a get whose remote area does not fit (every engine words it the same).
+     *
+     * @param by     the requester's pid
+     * @param owner  the pid that owns the source memory
+     * @param slot   the global slot id
+     * @param offset the remote offset
+     * @param size   the size
+     * @param src    the owner's segment for the slot, or null if the slot is not active there
+     * @return the exception to fail the section with
+     */
+    public static IndexOutOfBoundsException remoteGetTooFar(int by, int owner, int slot, long offset, long size, MemorySegment src) {
+        return new IndexOutOfBoundsException("get by pid " + by + " from pid " + owner + " global#" + slot
+                + " " + area(offset, size) + ": "
+                + (src == null ? "slot not registered at pid " + owner
+                : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
+    }
+
+    /**
      * A byte range as the user gave it: {@code [offset, offset + size)}, or, when the end would
      * overflow a long, {@code offset=…, size=…} (never a wrapped interval).
      *

@@ -276,8 +276,8 @@ final class Exchange implements AutoCloseable {
                 if (kind == GET) {
                     MemorySegment src = register.globalSegment(slot);
                     if (size == 0) continue;
-                    if (src == null || offset > src.byteSize() - size) {
-                        if (broken == null) broken = getTooFar(s, slot, offset, size, src);
+                    if (!RequestChecks.remoteGetFits(src, offset, size)) {
+                        if (broken == null) broken = RequestChecks.remoteGetTooFar(s, pid, slot, offset, size, src);
                         replies.asSlice(reply, size).fill((byte) 0);
                     } else {
                         MemorySegment.copy(src, offset, replies, reply, size);
@@ -290,8 +290,8 @@ final class Exchange implements AutoCloseable {
                     continue; // a no-op whatever it names, as on the threads engine
                 }
                 MemorySegment dst = register.globalSegment(slot);
-                boolean valid = dst != null && offset <= dst.byteSize() - size && !dst.isReadOnly();
-                if (!valid && broken == null) broken = putTooFar(s, slot, offset, size, dst);
+                boolean valid = RequestChecks.remotePutFits(dst, offset, size);
+                if (!valid && broken == null) broken = RequestChecks.remotePutTooFar(s, pid, slot, offset, size, dst);
                 int n = incoming++;
                 inAttr[n] = attrId >= 0 ? combiners.attr(s, attrId) : null;
                 inFrom[n] = s;
@@ -403,22 +403,6 @@ final class Exchange implements AutoCloseable {
             offset += n;
             size -= n;
         } while (size > 0);
-    }
-
-    private IndexOutOfBoundsException putTooFar(int from, int slot, long dstOffset, long size, MemorySegment dst) {
-        return new IndexOutOfBoundsException("put from pid " + from + " to pid " + pid + " global#" + slot
-                + " [" + dstOffset + ", " + (dstOffset + size) + "): "
-                + (dst == null ? "slot not registered at pid " + pid
-                : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
-                ? "pid " + pid + " registered a read-only segment there"
-                : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
-    }
-
-    private IndexOutOfBoundsException getTooFar(int by, int slot, long srcOffset, long size, MemorySegment src) {
-        return new IndexOutOfBoundsException("get by pid " + by + " from pid " + pid + " global#" + slot
-                + " [" + srcOffset + ", " + (srcOffset + size) + "): "
-                + (src == null ? "slot not registered at pid " + pid
-                : "exceeds the " + src.byteSize() + " bytes pid " + pid + " registered"));
     }
 
     @Override

@@ -1,7 +1,6 @@
 package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.time.Duration;
 
@@ -10,7 +9,7 @@ import java.time.Duration;
  * The whole conformance suite ({@code lpf4j-conformance}, unchanged in what it asserts) on the MPI
  * engine: one MPI job of 8 ranks (oversubscribed on 2 cores) whose rank 0 runs the suite
  * ({@link ConformanceMain}), so every {@code exec(p)}, p = 1, 2, 3, 4, 5, 8, runs on real processes.
- * Open MPI always; MPICH with {@code -Dlpf.test.long=true}.
+ * Open MPI and MPICH, both in every run (about a minute each on 2 cores).
  */
 class ConformanceTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
@@ -21,7 +20,6 @@ class ConformanceTest {
     }
 
     @Test
-    @EnabledIfSystemProperty(named = "lpf.test.long", matches = "true")
     void mpichEightRanks() {
         MpiJob.assertSuitePassed(MpiJob.mpich().run(8, TIMEOUT, ConformanceMain.class), 150);
     }

@@ -1,19 +1,17 @@
 package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.time.Duration;
 
 
 /**
  * The BSMP and collectives test suites (their own tests, unchanged) on the MPI engine, in one
- * 8-rank Open MPI job each, behind {@code -Dlpf.test.long=true} (about a minute each on 2 cores).
+ * 8-rank Open MPI job each, in every run (about a minute each on 2 cores).
  * Excluded, by name and printed: collectives tests that cannot cross JVMs as written (they capture
  * the test object or a test helper that is not serializable, or set a parameter in pid 0's JVM
  * only and expect every process to see it).
  */
-@EnabledIfSystemProperty(named = "lpf.test.long", matches = "true")
 class LibrariesTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
     static final String COLL_EXCLUDED = ".*withoutCombiningPutsReductionsAreRefusedAndDataMovementWorks.*,"

@@ -158,8 +158,8 @@ final class ThreadsContext implements Context {
                 int slot = from.slotAfterBarrier(r);
                 MemorySegment dst = register.globalSegment(slot);
                 long dstOffset = from.dstOffsetAfterBarrier(r);
-                if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
-                    throw putTooFar(s, slot, dstOffset, size, dst);
+                if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
+                    throw RequestChecks.remotePutTooFar(s, pid, slot, dstOffset, size, dst);
                 }
                 MsgAttr combining = from.attrAfterBarrier(r);
                 MemorySegment src = from.sourceAfterBarrier(r);
@@ -184,11 +184,8 @@ final class ThreadsContext implements Context {
             int slot = own.getSlot(g);
             MemorySegment src = from.register.globalSegment(slot);
             long srcOffset = own.getSrcOffset(g);
-            if (src == null || srcOffset > src.byteSize() - size) {
-                throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + owner + " global#" + slot
-                        + " " + RequestChecks.area(srcOffset, size) + ": "
-                        + (src == null ? "slot not registered at pid " + owner
-                        : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));
+            if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
+                throw RequestChecks.remoteGetTooFar(pid, owner, slot, srcOffset, size, src);
             }
             MemorySegment dst = own.getDestination(g);
             try {
@@ -210,15 +207,6 @@ final class ThreadsContext implements Context {
                 : "its memory is not accessible";
         return new IllegalStateException(request + " global#" + slot + " (remote offset=" + offset + ", size=" + size
                 + "): " + whose + " before deregistering it (" + e.getMessage() + ")", e);
-    }
-
-    private IndexOutOfBoundsException putTooFar(int from, int slot, long dstOffset, long size, MemorySegment dst) {
-        return new IndexOutOfBoundsException("put from pid " + from + " to pid " + pid + " global#" + slot
-                + " " + RequestChecks.area(dstOffset, size) + ": "
-                + (dst == null ? "slot not registered at pid " + pid
-                : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
-                ? "pid " + pid + " registered a read-only segment there"
-                : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
     }
 
     // =====================================================================================
