@@ -79,6 +79,9 @@ final class MpiContext implements Context {
         this.statuses = arena.allocate(16L * nprocs);
     }
 
+    /** @return the section's communicator (for {@link MpiEngine#communicator}) */
+    long communicator() { return comm; }
+
     @Override public int pid() { return pid; }
     @Override public int nprocs() { return nprocs; }
     @Override public Args args() { return args; }

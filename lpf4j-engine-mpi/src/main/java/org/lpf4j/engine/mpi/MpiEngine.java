@@ -67,6 +67,20 @@ public final class MpiEngine {
         return init(commWorld());
     }
 
+    /**
+     * For engines layered on this one (the hybrid engine) only: the communicator of an MPI-engine
+     * section, so that such an engine can duplicate it for traffic of its own beside the section's
+     * rounds. O(1).
+     *
+     * @param ctx the context an MPI-engine section passed to its SPMD function
+     * @return the section's communicator handle
+     * @throws IllegalArgumentException if {@code ctx} is not a context of this engine
+     */
+    public static long communicator(org.lpf4j.Context ctx) {
+        if (ctx instanceof MpiContext m) return m.communicator();
+        throw new IllegalArgumentException("MpiEngine.communicator(" + ctx + "): not a context of an MPI-engine section");
+    }
+
     /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
     public static long commWorld() {
         return Mpi.load(LIBRARY.get()).commWorld();

@@ -1,0 +1,92 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Machine;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.ForwardingContext;
+import org.lpf4j.spi.kit.RequestChecks;
+
+/**
+ * The root context on rank 0: a valid one-process context (the MPI engine's root, over
+ * {@code MPI_COMM_SELF}) whose {@code exec(p)} runs a hybrid section of {@code min(p, nodes × t)}
+ * processes laid out by {@link Layout} (the MPI engine ships a {@link NodeSection} to each node
+ * used), and whose {@code probe()} reports the whole hybrid machine.
+ */
+final class HybridRoot extends ForwardingContext {
+    private final int ranks;
+    private final HybridSettings settings;
+    private static volatile Machine machine;
+
+    /**
+     * @param mpiRoot  the MPI engine's root context (rank 0)
+     * @param ranks    the MPI ranks of the job (the nodes)
+     * @param settings the engine's settings, resolved here and shipped with every section
+     */
+    HybridRoot(Context mpiRoot, int ranks, HybridSettings settings) {
+        super(mpiRoot);
+        this.ranks = ranks;
+        this.settings = settings;
+    }
+
+    /** @return nodes × threads per node */
+    int machineSize() { return ranks * settings.threads(); }
+
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        RequestChecks.checkExec(0, p, spmd, args);
+        Layout layout = Layout.of(Math.min(p, machineSize()), ranks, settings.threads());
+        try {
+            delegate.exec(layout.nodes(), new NodeSection(layout, spmd, settings), args);
+        } catch (FatalException e) {
+            // The MPI engine names node-level pids; say what they are.
+            FatalException f = new FatalException("exec(p=" + layout.p() + ") on the hybrid engine (" + layout
+                    + ") failed: " + Nodes.explain(e.getMessage()), e.getCause());
+            for (Throwable s : e.getSuppressed()) f.addSuppressed(s);
+            throw f;
+        }
+    }
+
+    @Override
+    public Machine probe() {
+        Machine m = machine;
+        if (m == null) {
+            Machine[] result = new Machine[1];
+            exec(machineSize(), new ProbeSpmd(), Args.NONE);
+            m = ProbeSpmd.last;
+            m = new Machine(machineSize(), machineSize(), m.messageSizes(), gs(m), ls(m));
+            machine = m;
+        }
+        return m;
+    }
+
+    private static double[] gs(Machine m) {
+        long[] sizes = m.messageSizes();
+        double[] g = new double[sizes.length];
+        for (int i = 0; i < sizes.length; i++) g[i] = m.g(sizes[i]);
+        return g;
+    }
+
+    private static double[] ls(Machine m) {
+        long[] sizes = m.messageSizes();
+        double[] l = new double[sizes.length];
+        for (int i = 0; i < sizes.length; i++) l[i] = m.l(sizes[i]);
+        return l;
+    }
+
+    /** Measures on every process; pid 0 keeps the result. */
+    static final class ProbeSpmd implements Spmd {
+        private static final long serialVersionUID = 1L;
+        static volatile Machine last;
+
+        @Override
+        public void run(Context ctx) {
+            Machine m = ctx.probe();
+            if (ctx.pid() == 0) last = m;
+        }
+    }
+
+    @Override
+    public String toString() { return "HybridRoot[" + ranks + " nodes × " + settings.threads() + " threads]"; }
+}
