@@ -44,6 +44,8 @@ final class HybridContext implements Context {
     final Node node;
     private final int local, pid, nprocs;
     private final Args args;
+    /** This process's share of its node's processors (for nested sections). */
+    private final int freeP;
     final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     final RequestQueue[] queues;
@@ -58,6 +60,8 @@ final class HybridContext implements Context {
         this.nprocs = node.layout.p();
         this.args = args;
         this.fit = HybridProbe.cached(node.layout);
+        int cores = node.settings.threads();
+        this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new RequestQueue[] {new RequestQueue(0, node.t), new RequestQueue(0, node.t)};
         publish(0);
         publish(1);
@@ -301,12 +305,19 @@ final class HybridContext implements Context {
         return HybridProbe.inSection(this);
     }
 
-    /** A nested exec runs on this process alone (its processor is taken): the threads engine with one process. */
+    /** @return this process's share of its node's processors */
+    int freeP() { return freeP; }
+
+    /**
+     * A nested exec runs in this JVM on the threads engine, on this process's share of the node's
+     * processors ({@code probe().freeP()}; the threads engine's machine size must allow it:
+     * {@code lpf.engine.threads.procs}, which {@code lpf run --engine hybrid} sets).
+     */
     @Override
     public void exec(int p, Spmd spmd, Args args) {
         RequestChecks.checkExec(pid, p, spmd, args);
         if (node.failed()) throw node.fatal(local);
-        Lpf.root("threads").exec(1, spmd, args);
+        Lpf.root("threads").exec(Math.min(p, freeP), spmd, args);
     }
 
     @Override

@@ -30,6 +30,7 @@ final class HybridLauncher implements ProcessLauncher {
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
         jvm.add("-Dlpf.engine.hybrid.threads=" + threads);
+        jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine
         if (!cluster) jvm.add("-Dlpf.engine.hybrid.nodes=rank");
         else if (!MpiEngine.LAUNCHER_OPTIONS.get().contains("--map-by") && mpi instanceof MpiLauncher m
                 && m.kind() == MpiLauncher.Kind.OPEN_MPI) {

@@ -42,6 +42,6 @@ final class HybridProbe {
             CACHE.putIfAbsent(key(ctx.node.layout), fit);
             ctx.fit = fit;
         }
-        return new Machine(ctx.nprocs(), 1, fit.sizes(), fit.g(), fit.l());
+        return new Machine(ctx.nprocs(), ctx.freeP(), fit.sizes(), fit.g(), fit.l());
     }
 }

@@ -40,12 +40,24 @@ final class HybridRoot extends ForwardingContext {
         try {
             delegate.exec(layout.nodes(), new NodeSection(layout, spmd, settings), args);
         } catch (FatalException e) {
-            // The MPI engine names node-level pids; say what they are.
-            FatalException f = new FatalException("exec(p=" + layout.p() + ") on the hybrid engine (" + layout
-                    + ") failed: " + Nodes.explain(e.getMessage()), e.getCause());
-            for (Throwable s : e.getSuppressed()) f.addSuppressed(s);
-            throw f;
+            throw unpack("exec(p=" + layout.p() + ") on the hybrid engine (" + layout + ")", e);
         }
+    }
+
+    /**
+     * @return the section's failure as the other engines report it: the processes' exceptions as
+     *         cause and suppressed, the nodes' reasons (naming pids and nodes) in the message
+     */
+    static FatalException unpack(String call, FatalException e) {
+        java.util.List<Throwable> causes = new java.util.ArrayList<>();
+        java.util.List<String> reasons = new java.util.ArrayList<>();
+        NodeFailed.flatten(e.getCause(), causes, reasons);
+        for (Throwable s : e.getSuppressed()) NodeFailed.flatten(s, causes, reasons);
+        String why = reasons.isEmpty() ? Nodes.explain(e.getMessage()) : String.join("; ", reasons);
+        FatalException f = new FatalException(call + " failed: " + why
+                + (causes.isEmpty() ? "" : ": " + causes.get(0)), causes.isEmpty() ? null : causes.get(0));
+        for (int i = 1; i < causes.size(); i++) f.addSuppressed(causes.get(i));
+        return f;
     }
 
     @Override

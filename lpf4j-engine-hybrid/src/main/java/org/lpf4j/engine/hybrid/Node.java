@@ -117,9 +117,9 @@ final class Node implements Participants {
     }
 
     /** @return the node's failure as an exception carrying the causes (to end the node's section with), or null */
-    synchronized FatalException outcome() {
+    synchronized NodeFailed outcome() {
         if (failure == null) return null;
-        FatalException e = new FatalException(failure, firstCause);
+        NodeFailed e = new NodeFailed(failure, firstCause);
         for (Throwable x : otherCauses) e.addSuppressed(x);
         return e;
     }
