@@ -41,6 +41,8 @@ final class Node implements Participants {
     private final AtomicReferenceArray<Thread> threads;
     private final AtomicInteger exited = new AtomicInteger();
     private final AtomicLong leastRoundsAtExit = new AtomicLong(Long.MAX_VALUE);
+    /** The local process that left with the fewest completed rounds (the one that returned early, if any). */
+    private volatile int earliestLeaver = -1;
     private volatile String failure;
     private Throwable firstCause;
     private final List<Throwable> otherCauses = new ArrayList<>();
@@ -95,7 +97,8 @@ final class Node implements Participants {
         String failed = failure;
         if (failed != null && !barrier.allEntered(round)) return failed;
         if (leastRoundsAtExit.get() < round) {
-            return "a process of node " + node + " returned from its SPMD function while " + who(local)
+            int q = earliestLeaver;
+            return (q >= 0 ? who(q) : "a process of node " + node) + " returned from its SPMD function while " + who(local)
                     + " still synchronises (unequal numbers of syncs)";
         }
         return null;
@@ -106,7 +109,11 @@ final class Node implements Participants {
         if (thrown != null) {
             fail(thrown instanceof NodeFailure ? thrown.getMessage() : who(local) + " threw " + thrown, thrown);
         }
-        leastRoundsAtExit.accumulateAndGet(barrier.completedRounds(local), Math::min);
+        long rounds = barrier.completedRounds(local);
+        synchronized (this) {
+            if (rounds < leastRoundsAtExit.get()) earliestLeaver = local;
+            leastRoundsAtExit.accumulateAndGet(rounds, Math::min);
+        }
         exited.incrementAndGet();
         barrier.wakeAll();
     }
