@@ -90,13 +90,13 @@ final class HybridContext implements Context {
         if (l >= 0 && l < node.t) {
             q.addPut(src, srcOffset, l, dstSlot.id(), dstOffset, size, attr);
         } else {
-            if (attr != MsgAttr.DEFAULT) {
-                throw new UnsupportedOperationException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                        dstOffset, size) + "the hybrid engine does not implement combining puts to another node ("
-                        + attr + "; pid " + dstPid + " is on node " + node.layout.nodeOf(dstPid) + ", pid " + pid
-                        + " on node " + node.node + ")");
+            if (attr.isCombining() && !(attr.combiner() instanceof java.io.Serializable)) {
+                throw new IllegalArgumentException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                        dstOffset, size) + "a combining put to another node (pid " + dstPid + " is on node "
+                        + node.layout.nodeOf(dstPid) + ", pid " + pid + " on node " + node.node + ") carries its operator to"
+                        + " that JVM, so the operator must be Serializable, which " + attr.combiner() + " is not");
             }
-            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size);
+            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
         }
     }
 
@@ -207,7 +207,9 @@ final class HybridContext implements Context {
             if (size == 0) continue;
             long dstOffset = Link.offset(in, h);
             MemorySegment dst = checkedDestination(-1, Link.slot(in, h), dstOffset, size);
-            MemorySegment.copy(in, h + Link.HEADER, dst, dstOffset, size);
+            MsgAttr combining = link.incomingAttr(local, i);
+            if (combining == null) MemorySegment.copy(in, Link.payloadAt(in, h), dst, dstOffset, size);
+            else combining.combineInto(in, Link.payloadAt(in, h), dst, dstOffset, size);
         }
         RequestQueue own = queues[parity];
         for (int g = 0, n = own.gets(); g < n; g++) {

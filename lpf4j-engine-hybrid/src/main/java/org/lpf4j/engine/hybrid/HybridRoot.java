@@ -6,6 +6,7 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.ForwardingContext;
+import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 
 /**
@@ -60,43 +61,26 @@ final class HybridRoot extends ForwardingContext {
         return f;
     }
 
+    /** Measures once per JVM (every process of a full-machine section takes part) and caches the machine. */
     @Override
     public Machine probe() {
         Machine m = machine;
         if (m == null) {
-            Machine[] result = new Machine[1];
-            exec(machineSize(), new ProbeSpmd(), Args.NONE);
-            m = ProbeSpmd.last;
-            m = new Machine(machineSize(), machineSize(), m.messageSizes(), gs(m), ls(m));
+            int p = machineSize();
+            exec(p, new ProbeSpmd(), Args.NONE);
+            ProbeHarness.Fit fit = HybridProbe.cached(Layout.of(p, ranks, settings.threads()));
+            m = new Machine(p, p, fit.sizes(), fit.g(), fit.l());
             machine = m;
         }
         return m;
     }
 
-    private static double[] gs(Machine m) {
-        long[] sizes = m.messageSizes();
-        double[] g = new double[sizes.length];
-        for (int i = 0; i < sizes.length; i++) g[i] = m.g(sizes[i]);
-        return g;
-    }
-
-    private static double[] ls(Machine m) {
-        long[] sizes = m.messageSizes();
-        double[] l = new double[sizes.length];
-        for (int i = 0; i < sizes.length; i++) l[i] = m.l(sizes[i]);
-        return l;
-    }
-
-    /** Measures on every process; pid 0 keeps the result. */
+    /** Every process probes (collectively); the fit lands in each JVM's cache. */
     static final class ProbeSpmd implements Spmd {
         private static final long serialVersionUID = 1L;
-        static volatile Machine last;
 
         @Override
-        public void run(Context ctx) {
-            Machine m = ctx.probe();
-            if (ctx.pid() == 0) last = m;
-        }
+        public void run(Context ctx) { ctx.probe(); }
     }
 
     @Override

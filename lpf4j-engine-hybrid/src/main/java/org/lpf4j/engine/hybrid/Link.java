@@ -41,7 +41,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * ({@link #incoming}).
  */
 final class Link implements AutoCloseable {
-    static final int PUT = 1, GET = 2;
+    static final int PUT = 1, GET = 2, COMBINE = 3;
     static final long HEADER = 32;
     private static final int TAG_PACKED = 41, TAG_REPLY = 42;
     private static final int CHUNK = 1 << 30;
@@ -60,6 +60,13 @@ final class Link implements AutoCloseable {
     private Node local;
     /** Per local process: offsets in the receive buffer of the puts addressed to it, in apply order. */
     private long[][] incoming;
+    /** Per local process: the attribute of each incoming put, null for a plain one. */
+    private org.lpf4j.MsgAttr[][] incomingAttr;
+    /** Combining attributes this leader has sent, serialized once each (the leader's thread only). */
+    private final java.util.IdentityHashMap<org.lpf4j.MsgAttr, byte[]> sentAttrs = new java.util.IdentityHashMap<>();
+    /** Combining attributes received, by their serialized form (few: libraries reuse their attributes). */
+    private final java.util.List<byte[]> receivedKeys = new java.util.ArrayList<>();
+    private final java.util.List<org.lpf4j.MsgAttr> receivedAttrs = new java.util.ArrayList<>();
     private int[] incomingCount;
 
     /**
@@ -131,6 +138,7 @@ final class Link implements AutoCloseable {
     void bind(Node node) {
         this.local = node;
         this.incoming = new long[node.t][16];
+        this.incomingAttr = new org.lpf4j.MsgAttr[node.t][16];
         this.incomingCount = new int[node.t];
     }
 
@@ -141,6 +149,58 @@ final class Link implements AutoCloseable {
 
     /** @return the offset in {@link #received()} of local process {@code l}'s {@code i}-th incoming put's header */
     long incoming(int l, int i) { return incoming[l][i]; }
+
+    /** @return the attribute of local process {@code l}'s {@code i}-th incoming put, null for a plain copy */
+    org.lpf4j.MsgAttr incomingAttr(int l, int i) { return incomingAttr[l][i]; }
+
+    /** @return where the payload of the put whose header is at {@code h} starts */
+    static long payloadAt(MemorySegment buf, long h) {
+        return buf.get(JAVA_INT_UNALIGNED, h) == COMBINE ? h + HEADER + 8 + pad(buf.get(JAVA_LONG_UNALIGNED, h + HEADER)) : h + HEADER;
+    }
+
+    /** @return the bytes a put takes in a packed stream */
+    private long putBytes(org.lpf4j.MsgAttr attr, long size) {
+        return HEADER + pad(size) + (attr == null ? 0 : 8 + pad(serialized(attr).length));
+    }
+
+    /** @return the attribute's element size and operator, serialized (once per attribute object) */
+    private byte[] serialized(org.lpf4j.MsgAttr attr) {
+        byte[] b = sentAttrs.get(attr);
+        if (b != null) return b;
+        try (java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+             java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeLong(attr.elementSize());
+            out.writeObject(attr.combiner());
+            out.flush();
+            b = bytes.toByteArray();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("combining put to another node: cannot serialize its operator "
+                    + attr.combiner() + ": " + e, e);
+        }
+        sentAttrs.put(attr, b);
+        return b;
+    }
+
+    /** @return the attribute serialized at {@code [at, at + n)} of {@code in}, deserialized once per distinct form */
+    private org.lpf4j.MsgAttr received(MemorySegment in, long at, int n) {
+        for (int i = 0; i < receivedKeys.size(); i++) {
+            byte[] k = receivedKeys.get(i);
+            if (k.length == n && MemorySegment.mismatch(in, at, at + n, MemorySegment.ofArray(k), 0, n) == -1) {
+                return receivedAttrs.get(i);
+            }
+        }
+        byte[] k = in.asSlice(at, n).toArray(ValueLayout.JAVA_BYTE);
+        try (java.io.ObjectInputStream o = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(k))) {
+            long elementSize = o.readLong();
+            org.lpf4j.MsgAttr attr = org.lpf4j.MsgAttr.combining(elementSize, (org.lpf4j.MsgAttr.ElementCombiner) o.readObject());
+            receivedKeys.add(k);
+            receivedAttrs.add(attr);
+            return attr;
+        } catch (java.io.IOException | ClassNotFoundException e) {
+            throw new IllegalStateException("node " + me + " could not read the operator of a combining put from another node"
+                    + " (is the class path the same on every node?): " + e, e);
+        }
+    }
 
     /** @return the buffer the incoming puts are in (valid until the next round) */
     MemorySegment received() { return packedIn.atLeast(0); }
@@ -161,7 +221,7 @@ final class Link implements AutoCloseable {
         HybridContext[] members = local.members;
         for (HybridContext c : members) {
             RemoteRequests r = c.remote;
-            for (int i = 0; i < r.puts; i++) outBytes[local.layout.nodeOf(r.putPid[i])] += HEADER + pad(r.putSize[i]);
+            for (int i = 0; i < r.puts; i++) outBytes[local.layout.nodeOf(r.putPid[i])] += putBytes(r.putAttr[i], r.putSize[i]);
             for (int i = 0; i < r.gets; i++) {
                 int d = local.layout.nodeOf(r.getPid[i]);
                 outBytes[d] += HEADER;
@@ -212,10 +272,17 @@ final class Link implements AutoCloseable {
             RemoteRequests r = c.remote;
             for (int i = 0; i < r.puts; i++) {
                 int d = local.layout.nodeOf(r.putPid[i]);
-                long h = cursor[d], size = r.putSize[i];
-                header(out, h, PUT, r.putPid[i], r.putSlot[i], r.putDstOffset[i], size);
-                MemorySegment.copy(r.putSource[i], r.putSrcOffset[i], out, h + HEADER, size);
-                cursor[d] = h + HEADER + pad(size);
+                long h = cursor[d], size = r.putSize[i], at = h + HEADER;
+                org.lpf4j.MsgAttr attr = r.putAttr[i];
+                header(out, h, attr == null ? PUT : COMBINE, r.putPid[i], r.putSlot[i], r.putDstOffset[i], size);
+                if (attr != null) {
+                    byte[] form = serialized(attr);
+                    out.set(JAVA_LONG_UNALIGNED, at, form.length);
+                    MemorySegment.copy(MemorySegment.ofArray(form), 0, out, at + 8, form.length);
+                    at += 8 + pad(form.length);
+                }
+                MemorySegment.copy(r.putSource[i], r.putSrcOffset[i], out, at, size);
+                cursor[d] = at + pad(size);
             }
             for (int i = 0; i < r.gets; i++) {
                 int d = local.layout.nodeOf(r.getPid[i]);
@@ -260,7 +327,7 @@ final class Link implements AutoCloseable {
                     replyOutBytes[s] += pad(size);
                     h += HEADER;
                 } else {
-                    h += HEADER + pad(size);
+                    h = payloadAt(in, h) + pad(size);
                 }
             }
             replyOutAt[s] = total;
@@ -272,9 +339,10 @@ final class Link implements AutoCloseable {
             for (long h = inAt[s], end = h + inBytes[s]; h < end; ) {
                 int pid = pid(in, h), l = pid - local.base;
                 long size = size(in, h);
-                if (in.get(JAVA_INT_UNALIGNED, h) == PUT) {
-                    addIncoming(l, h);
-                    h += HEADER + pad(size);
+                int kind = in.get(JAVA_INT_UNALIGNED, h);
+                if (kind != GET) {
+                    addIncoming(l, h, kind == COMBINE ? received(in, h + HEADER + 8, (int) in.get(JAVA_LONG_UNALIGNED, h + HEADER)) : null);
+                    h = payloadAt(in, h) + pad(size);
                     continue;
                 }
                 h += HEADER;
@@ -297,10 +365,14 @@ final class Link implements AutoCloseable {
         }
     }
 
-    private void addIncoming(int l, long h) {
+    private void addIncoming(int l, long h, org.lpf4j.MsgAttr attr) {
         int k = incomingCount[l]++;
-        if (k == incoming[l].length) incoming[l] = Arrays.copyOf(incoming[l], 2 * k);
+        if (k == incoming[l].length) {
+            incoming[l] = Arrays.copyOf(incoming[l], 2 * k);
+            incomingAttr[l] = Arrays.copyOf(incomingAttr[l], 2 * k);
+        }
         incoming[l][k] = h;
+        incomingAttr[l][k] = attr;
     }
 
     private void isend(MemorySegment buf, long offset, long size, int dest, int tag, RequestArray into) {

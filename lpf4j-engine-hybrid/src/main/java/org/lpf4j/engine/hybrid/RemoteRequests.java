@@ -15,6 +15,8 @@ final class RemoteRequests {
     int[] putPid = new int[0], putSlot = new int[0];
     long[] putSrcOffset = new long[0], putDstOffset = new long[0], putSize = new long[0];
     MemorySegment[] putSource = new MemorySegment[0];
+    /** A combining put's attribute, null for a plain put. */
+    org.lpf4j.MsgAttr[] putAttr = new org.lpf4j.MsgAttr[0];
     int[] getPid = new int[0], getSlot = new int[0];
     long[] getSrcOffset = new long[0], getDstOffset = new long[0], getSize = new long[0], getReplyAt = new long[0];
     MemorySegment[] getDestination = new MemorySegment[0];
@@ -28,6 +30,7 @@ final class RemoteRequests {
         putDstOffset = Arrays.copyOf(putDstOffset, n);
         putSize = Arrays.copyOf(putSize, n);
         putSource = Arrays.copyOf(putSource, n);
+        putAttr = Arrays.copyOf(putAttr, n);
         getPid = Arrays.copyOf(getPid, n);
         getSlot = Arrays.copyOf(getSlot, n);
         getSrcOffset = Arrays.copyOf(getSrcOffset, n);
@@ -39,8 +42,9 @@ final class RemoteRequests {
 
     int count() { return puts + gets; }
 
-    void addPut(MemorySegment src, long srcOffset, int dstPid, int slot, long dstOffset, long size) {
+    void addPut(MemorySegment src, long srcOffset, int dstPid, int slot, long dstOffset, long size, org.lpf4j.MsgAttr attr) {
         int i = puts++;
+        putAttr[i] = attr == org.lpf4j.MsgAttr.DEFAULT ? null : attr;
         putSource[i] = src;
         putSrcOffset[i] = srcOffset;
         putPid[i] = dstPid;
@@ -61,7 +65,10 @@ final class RemoteRequests {
 
     /** Forgets the superstep's requests (drops the segment references). */
     void clear() {
-        if (puts > 0) Arrays.fill(putSource, 0, puts, null);
+        if (puts > 0) {
+            Arrays.fill(putSource, 0, puts, null);
+            Arrays.fill(putAttr, 0, puts, null);
+        }
         if (gets > 0) Arrays.fill(getDestination, 0, gets, null);
         puts = 0;
         gets = 0;
