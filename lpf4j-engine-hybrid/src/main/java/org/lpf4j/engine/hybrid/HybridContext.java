@@ -36,7 +36,10 @@ import java.util.Objects;
  *   <li>barrier C only when some node-local request reads its source during the sync.</li>
  * </ol>
  * An empty superstep costs two node-local barriers and one {@code MPI_Allreduce} over the nodes.
- * Nothing here allocates on put, get or sync.
+ * Combining puts ({@link MsgAttr#combining}) take the same paths; one to another node carries its
+ * operator, which must then be {@link java.io.Serializable} (the collectives' operators are).
+ * Nothing here allocates on put, get or sync (a combining attribute is serialized once per
+ * attribute object and deserialized once per distinct form).
  */
 final class HybridContext implements Context {
     static final int SYNC = 1, REHOOK = 2;

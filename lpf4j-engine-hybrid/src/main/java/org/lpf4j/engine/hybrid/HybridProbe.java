@@ -14,8 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * harness drives it: every process sends h-relations to every other, so with N nodes of t
  * threads a fraction (N−1)t/(p−1) of the traffic crosses nodes and the rest is memory copies;
  * l is the cost of a superstep (node-local barriers plus one allreduce over the nodes). A library
- * that spreads its traffic evenly can use them as they are; one that can keep traffic inside a
- * node (a two-level tree) gets the two levels from {@link HybridMachine}.
+ * that spreads its traffic evenly can use them as they are. Separate intra-node and inter-node
+ * figures (for a two-level tree) are not measured yet: the threads engine's probe is the
+ * intra-node level and the MPI engine's probe over one rank per node the inter-node level.
  *
  * <p>The processes of a section must agree on whether to measure (it is collective): each context
  * reads the cache once, when the section starts, and all JVMs of a layout fill their caches in
