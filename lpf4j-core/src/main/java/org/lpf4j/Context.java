@@ -226,6 +226,16 @@ public interface Context {
     default void sync() { sync(SyncAttr.DEFAULT); }
 
     /**
+     * Whether this context provides an extension of the core API (e.g.
+     * {@link Capability#COMBINING_PUTS}). O(1); the same answer on every process of the context
+     * and for the life of the context. Decorators forward it.
+     *
+     * @param capability an extension
+     * @return whether it is supported; the default (an engine that declares nothing) is false
+     */
+    default boolean supports(Capability capability) { return false; }
+
+    /**
      * Describes the machine of this context ({@code lpf_probe}).
      *
      * <p>The result is <em>identical on every process</em> of the context: libraries choose

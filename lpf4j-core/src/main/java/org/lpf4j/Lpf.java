@@ -2,6 +2,7 @@ package org.lpf4j;
 
 import org.lpf4j.debug.Debug;
 import org.lpf4j.spi.Components;
+import org.lpf4j.spi.CoreParameters;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
 import org.lpf4j.spi.Parameters;
@@ -12,7 +13,8 @@ import org.lpf4j.spi.Parameters;
  *
  * <p>The engine is chosen at run time from the engines on the class or module path: the one the
  * parameter {@code lpf.engine} names (system property or {@code LPF_ENGINE}), otherwise the
- * usable engine of highest priority (the threads engine when nothing else is installed); see
+ * usable engine of highest priority (engines are modules, e.g. {@code lpf4j-engine-threads}; the
+ * core has none); see
  * {@link org.lpf4j.spi.Components}.
  *
  * <p>With the parameter {@code lpf.debug} true ({@code -Dlpf.debug=true}, {@code LPF_DEBUG=true},
@@ -29,8 +31,7 @@ public final class Lpf {
     public static final int MAX_P = (1 << 24) - 1;
 
     /** Whether contexts are wrapped in the checking layer, {@code lpf.debug}. */
-    public static final Parameters.Parameter<Boolean> DEBUG = Parameters.bool("lpf.debug", false,
-            "check for programming errors (slow): wrap every context in the debug layer");
+    public static final Parameters.Parameter<Boolean> DEBUG = CoreParameters.DEBUG;
 
     /**
      * @return a valid one-process context of the selected engine: register, put, get, sync and

@@ -20,8 +20,10 @@ public final class Memslot {
     private final long size;
 
     /**
-     * For engines only: a slot handle. Programs never construct memslots; one made outside an
-     * engine names nothing. The constructor checks nothing: an engine must validate every slot it
+     * <b>SPI, for engines only</b> (engines get slots from {@link org.lpf4j.spi.kit.SlotRegister};
+     * this constructor is not part of the programming interface): a slot handle. Programs never
+     * construct memslots; one made outside an engine names nothing. The constructor checks
+     * nothing: an engine must validate every slot it
      * is handed (its {@link #owner()} is the engine's own state, its {@link #id()} is in range and
      * currently registered) before using the id, and reject it otherwise with an exception naming
      * the call. Costs one small allocation.

@@ -28,7 +28,8 @@ import java.util.Objects;
  *     throws {@link FatalException} carrying the exception.</li>
  * <li><b>Scope.</b> Only puts take it; a get with a combining attribute, a put whose size is not
  *     a multiple of the element size, or an engine without the extension, throws
- *     {@link IllegalArgumentException} at the call. The threads engine supports it.</li>
+ *     {@link IllegalArgumentException} at the call; {@link Context#supports}
+ *     ({@link Capability#COMBINING_PUTS}) tells whether an engine has it.</li>
  * </ul>
  */
 public final class MsgAttr {
@@ -90,20 +91,6 @@ public final class MsgAttr {
 
     /** @return the operator of a combining attribute, or null for {@link #DEFAULT} */
     public ElementCombiner combiner() { return combiner; }
-
-    /**
-     * For engines: applies a combining put of {@code size} bytes (a multiple of the element size)
-     * at the destination. Allocates nothing beyond what the operator allocates.
-     *
-     * @param src       source area
-     * @param srcOffset byte offset in the source
-     * @param dst       destination area
-     * @param dstOffset byte offset in the destination
-     * @param size      bytes, a positive multiple of {@link #elementSize()}
-     */
-    public void combineInto(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long size) {
-        combiner.combine(size / elementSize, src, srcOffset, dst, dstOffset);
-    }
 
     @Override
     public String toString() { return "MsgAttr." + name; }

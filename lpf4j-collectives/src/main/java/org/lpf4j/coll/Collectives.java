@@ -1,5 +1,6 @@
 package org.lpf4j.coll;
 
+import org.lpf4j.Capability;
 import org.lpf4j.Context;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Machine;
@@ -46,7 +47,14 @@ import java.util.Objects;
  * the members are all processes of the context, because every process must make the same
  * number of syncs; on a strict subset ({@link #initStrided}) every operation is a single
  * superstep, reductions included: they use combining puts ({@link MsgAttr#combining}), which the
- * receiving process applies inside the sync. With {@link Algorithm#AUTO} (the default) each call
+ * receiving process applies inside the sync.
+ *
+ * <h2>Engines without combining puts</h2>
+ * Every reduction variant (reduce, allreduce, combine, allcombine) uses combining puts. On an
+ * engine whose contexts do not {@link Context#supports support} {@link Capability#COMBINING_PUTS}
+ * those four calls throw {@link UnsupportedOperationException} at once, before queueing anything
+ * (the object stays usable); broadcast, gather, scatter, allgather and alltoall use plain puts
+ * only and work on every engine. With {@link Algorithm#AUTO} (the default) each call
  * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured;
  * {@link #algorithm(Algorithm)} forces one for all operations of the object. Otherwise the user
  * may force one per operation with the selected {@code coll} module's parameter — for the
@@ -104,6 +112,8 @@ public final class Collectives implements AutoCloseable {
     private final Machine machine;
     private final CombiningAttrs attrs = new CombiningAttrs();
     private final ForcedAlgorithms configured;
+    /** Asks the selected coll module to choose among the variants' predicted times. */
+    private final ModuleChoice choice;
     private Algorithm forced = Algorithm.AUTO;
     /** {@link Context#superstep()} when the object was created: no operation before the next sync. */
     private final long initStep;
@@ -132,6 +142,7 @@ public final class Collectives implements AutoCloseable {
         this.regionSize = regionSize;
         this.machine = machine;
         this.configured = configured;
+        this.choice = new ModuleChoice(configured.module(), machine, groups, members.count);
         this.initStep = ctx.superstep();
     }
 
@@ -366,9 +377,7 @@ public final class Collectives implements AutoCloseable {
         String call = "broadcast";
         int rootRank = checkRooted(call, size, root, "src", src, size, "dst", dst);
         Algorithm a = variant(ForcedAlgorithms.BROADCAST);
-        if (a == Algorithm.AUTO) {
-            a = machine == null ? Algorithm.DIRECT : CostModel.broadcast(machine, groups, members.count, size);
-        }
+        if (a == Algorithm.AUTO) a = choice.broadcast(size);
         long region = beginCall(call);
         try {
             Broadcasts.run(this, a, src, dst, size, rootRank, region);
@@ -627,10 +636,7 @@ public final class Collectives implements AutoCloseable {
     private void reduction(int operation, String call, MemorySegment array, Memslot slot, long num, long size,
                            MsgAttr attr, int rootRank) {
         Algorithm a = variant(operation);
-        if (a == Algorithm.AUTO) {
-            a = machine == null ? Algorithm.DIRECT
-                    : CostModel.reduction(machine, groups, members.count, num, size);
-        }
+        if (a == Algorithm.AUTO) a = choice.reduction(operation, num, size);
         long region = beginCall(call);
         try {
             Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
@@ -771,6 +777,11 @@ public final class Collectives implements AutoCloseable {
     private int checkReduction(String call, MemorySegment array, Memslot slot, long num, long size, Object op,
                                boolean rooted, int root) {
         checkMember(call);
+        if (!ctx.supports(Capability.COMBINING_PUTS)) {
+            throw new UnsupportedOperationException(call + " at pid " + ctx.pid() + ": the engine has no combining puts"
+                    + " (Context.supports(Capability.COMBINING_PUTS) is false), which every reduction variant uses;"
+                    + " broadcast, gather, scatter, allgather and alltoall work without them");
+        }
         boolean elements = call.endsWith("reduce");
         if (num < 0) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": negative num " + num);
         checkSize(call, "size", size, elements ? maxElemSize : maxByteSize, elements ? "maxElemSize" : "maxByteSize");

@@ -15,9 +15,13 @@ import java.lang.foreign.MemorySegment;
  * elements are single bytes). It must not touch other memory and must not call the LPF API; an
  * exception it throws puts the SPMD section in the failure state. A combiner is used directly as
  * the operator of a combining put ({@link MsgAttr#combining}).
+ *
+ * <p>It is {@link java.io.Serializable} because multi-process engines (MPI) ship the operator of a
+ * combining put to the process that applies it: a lambda or a named class whose captured values
+ * serialize works everywhere.
  */
 @FunctionalInterface
-public interface Combiner extends MsgAttr.ElementCombiner {
+public interface Combiner extends MsgAttr.ElementCombiner, java.io.Serializable {
     /**
      * Combines {@code n} elements of {@code from} into {@code into}.
      *

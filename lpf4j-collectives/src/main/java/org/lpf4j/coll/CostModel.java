@@ -18,12 +18,22 @@ final class CostModel {
      * @return the cheapest broadcast variant
      */
     static Algorithm broadcast(Machine m, Groups groups, int p, long n) {
-        if (p <= 2 || n == 0) return Algorithm.DIRECT;
+        double[] t = new double[3];
+        return broadcastTimes(m, groups, p, n, t) ? cheapest(t[0], t[1], t[2]) : Algorithm.DIRECT;
+    }
+
+    /**
+     * The predicted seconds of DIRECT, TWO_PHASE and TREE into {@code t}.
+     *
+     * @return false if there is nothing to choose (p ≤ 2 or nothing to send: DIRECT)
+     */
+    static boolean broadcastTimes(Machine m, Groups groups, int p, long n, double[] t) {
+        if (p <= 2 || n == 0) return false;
         long piece = (n + p - 1) / p;
-        double direct = step(m, (double) (p - 1) * n, n);
-        double twoPhase = 2 * step(m, (double) (p - 1) * piece, piece);
-        double tree = step(m, (double) (groups.count - 1) * n, n) + step(m, (double) (groups.maxSize() - 1) * n, n);
-        return cheapest(direct, twoPhase, tree);
+        t[0] = step(m, (double) (p - 1) * n, n);
+        t[1] = 2 * step(m, (double) (p - 1) * piece, piece);
+        t[2] = step(m, (double) (groups.count - 1) * n, n) + step(m, (double) (groups.maxSize() - 1) * n, n);
+        return true;
     }
 
     /**
@@ -36,8 +46,18 @@ final class CostModel {
      *         their busiest members move the same bytes in each variant)
      */
     static Algorithm reduction(Machine m, Groups groups, int p, long num, long elemSize) {
+        double[] t = new double[3];
+        return reductionTimes(m, groups, p, num, elemSize, t) ? cheapest(t[0], t[1], t[2]) : Algorithm.DIRECT;
+    }
+
+    /**
+     * The predicted seconds of DIRECT, TWO_PHASE and TREE into {@code t}.
+     *
+     * @return false if there is nothing to choose (p ≤ 2 or nothing to send: DIRECT)
+     */
+    static boolean reductionTimes(Machine m, Groups groups, int p, long num, long elemSize, double[] t) {
         long n = num * elemSize;
-        if (p <= 2 || n == 0) return Algorithm.DIRECT;
+        if (p <= 2 || n == 0) return false;
         long piece = (num + p - 1) / p * elemSize;
         // a received byte is also combined: count it twice (the operator runs at memory speed)
         double direct = step(m, 2.0 * (p - 1) * n, n);
@@ -45,7 +65,10 @@ final class CostModel {
         // across groups: the root (rooted) or every member (all) receives and combines one n-byte
         // message from each of the other groups, (count-1)·n bytes, counted twice as above
         double tree = step(m, 2.0 * (groups.maxSize() - 1) * n, n) + step(m, 2.0 * (groups.count - 1) * n, n);
-        return cheapest(direct, twoPhase, tree);
+        t[0] = direct;
+        t[1] = twoPhase;
+        t[2] = tree;
+        return true;
     }
 
     private static double step(Machine m, double h, long msg) {

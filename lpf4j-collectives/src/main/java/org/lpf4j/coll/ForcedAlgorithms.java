@@ -23,17 +23,31 @@ final class ForcedAlgorithms {
     static final int COMBINE = 3;
     /** Index of allcombine. */
     static final int ALLCOMBINE = 4;
-    /** The operations that have several algorithms, by index. */
-    static final String[] OPERATIONS = {"broadcast", "reduce", "allreduce", "combine", "allcombine"};
+    /** The operations that have several algorithms, by index ({@link CollModule#WITH_VARIANTS}, the one list). */
+    static final String[] OPERATIONS = CollModule.WITH_VARIANTS.toArray(String[]::new);
 
-    private static final ForcedAlgorithms NONE = new ForcedAlgorithms(new Algorithm[OPERATIONS.length]);
+    static {
+        if (!OPERATIONS[BROADCAST].equals("broadcast") || !OPERATIONS[REDUCE].equals("reduce")
+                || !OPERATIONS[ALLREDUCE].equals("allreduce") || !OPERATIONS[COMBINE].equals("combine")
+                || !OPERATIONS[ALLCOMBINE].equals("allcombine")) {
+            throw new AssertionError("CollModule.WITH_VARIANTS changed order: " + CollModule.WITH_VARIANTS);
+        }
+    }
+
+    private static final ForcedAlgorithms NONE = new ForcedAlgorithms(new Algorithm[OPERATIONS.length], null);
 
     private final Algorithm[] forced;
+    /** The selected coll module, asked to choose when nothing is forced; null on a strict subset. */
+    private final CollModule module;
 
-    private ForcedAlgorithms(Algorithm[] forced) {
+    private ForcedAlgorithms(Algorithm[] forced, CollModule module) {
         for (int i = 0; i < forced.length; i++) if (forced[i] == null) forced[i] = Algorithm.AUTO;
         this.forced = forced;
+        this.module = module;
     }
+
+    /** @return the selected coll module (null for a strict subset of the processes: one algorithm only) */
+    CollModule module() { return module; }
 
     /**
      * Reads the selected coll module's forced algorithm of every operation that has variants.
@@ -55,7 +69,7 @@ final class ForcedAlgorithms {
             forced[i] = parse(name, "coll module " + module.name() + " forces " + OPERATIONS[i] + " = '" + name
                     + "' (" + call + ")");
         }
-        return new ForcedAlgorithms(forced);
+        return new ForcedAlgorithms(forced, module);
     }
 
     /**

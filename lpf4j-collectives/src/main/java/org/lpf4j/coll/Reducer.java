@@ -12,9 +12,13 @@ import java.lang.foreign.MemorySegment;
  * associative and commutative operation for a deterministic result. It must not touch other
  * memory and must not call the LPF API; an exception it throws puts the SPMD section in the
  * failure state. Its run time is part of the sync that applies it.
+ *
+ * <p>It is {@link java.io.Serializable} because multi-process engines (MPI) ship the operator of a
+ * combining put to the process that applies it: a lambda or a named class whose captured values
+ * serialize works everywhere.
  */
 @FunctionalInterface
-public interface Reducer {
+public interface Reducer extends java.io.Serializable {
     /**
      * Folds {@code n} elements into {@code value}, which holds an initial value at entry.
      *

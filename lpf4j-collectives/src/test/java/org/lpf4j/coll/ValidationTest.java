@@ -97,4 +97,31 @@ class ValidationTest {
             coll.close();
         });
     }
+
+    @Test
+    void withoutCombiningPutsReductionsAreRefusedAndDataMovementWorks() {
+        int p = 3;
+        run(p, raw -> {
+            Context ctx = new org.lpf4j.spi.kit.ForwardingContext(raw) {
+                @Override public boolean supports(org.lpf4j.Capability c) { return false; }
+            };
+            int s = ctx.pid();
+            reserve(ctx, 4, 2L * (p - 1));
+            Collectives coll = Collectives.init(ctx, 1, 8, 64).algorithm(Algorithm.DIRECT);
+            MemorySegment x = segment(8);
+            Memslot xs = ctx.registerGlobal(x);
+            ctx.sync();
+            assertRefused(UnsupportedOperationException.class, () -> coll.allreduce(x, xs, 8, Ops.LONG_SUM),
+                    "allreduce", "COMBINING_PUTS", "broadcast");
+            assertRefused(UnsupportedOperationException.class, () -> coll.reduce(x, xs, 8, Ops.LONG_SUM, 0), "reduce");
+            assertRefused(UnsupportedOperationException.class, () -> coll.combine(x, xs, 1, 8, Ops.LONG_SUM, 0), "combine");
+            assertRefused(UnsupportedOperationException.class, () -> coll.allcombine(x, xs, 1, 8, Ops.LONG_SUM), "allcombine");
+            x.set(LONG, 0, s == 1 ? 42 : 0);
+            coll.broadcast(xs, xs, 8, 1);
+            ctx.sync();
+            assertEquals(42, x.get(LONG, 0), "a broadcast needs no combining puts");
+            coll.close();
+            ctx.deregister(xs);
+        });
+    }
 }

@@ -20,14 +20,6 @@ import java.util.Map;
  * valid names (with the nearest one). Priority 10.
  */
 public final class CostModelColl extends BuiltinModule implements CollModule {
-    /** The operations of the LPF collectives specification. */
-    public static final List<String> OPERATIONS = List.of("broadcast", "gather", "scatter", "allgather", "alltoall",
-            "reduce", "allreduce", "combine", "allcombine");
-
-    /** The operations that have several algorithms ({@link CollModule#ALGORITHMS}); the others only {@code direct}. */
-    public static final List<String> WITH_VARIANTS = List.of("broadcast", "reduce", "allreduce", "combine",
-            "allcombine");
-
     private final Map<String, Parameters.Parameter<String>> forced = new LinkedHashMap<>();
 
     /** For {@link java.util.ServiceLoader}. */

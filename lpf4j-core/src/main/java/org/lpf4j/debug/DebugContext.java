@@ -53,6 +53,8 @@ final class DebugContext extends ForwardingContext {
     /** The same calls without sites, for comparing processes. */
     private final List<String> collectiveKeys = new ArrayList<>();
     private long rehooks;
+    /** Whether the engine supports combining puts (asked once). */
+    private final boolean combining;
 
     DebugContext(Context engine, DebugSection section) {
         super(engine);
@@ -60,6 +62,7 @@ final class DebugContext extends ForwardingContext {
         this.section = section;
         this.pid = engine.pid();
         this.nprocs = engine.nprocs();
+        this.combining = engine.supports(org.lpf4j.Capability.COMBINING_PUTS);
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
@@ -114,7 +117,8 @@ final class DebugContext extends ForwardingContext {
         failIfSectionFailed();
         RequestChecks.Violation v = r.put
                 ? RequestChecks.putViolation(slotView, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
-                        r.remoteOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE))
+                        r.remoteOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE),
+                        combining)
                 : RequestChecks.getViolation(slotView, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
                         r.localOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE));
         if (v != null) {

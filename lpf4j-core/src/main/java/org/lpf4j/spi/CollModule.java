@@ -22,6 +22,16 @@ public interface CollModule extends Component {
      */
     List<String> ALGORITHMS = List.of("direct", "two_phase", "tree");
 
+    /**
+     * The operations of the LPF collectives specification: the one list the collectives library
+     * and every coll module use.
+     */
+    List<String> OPERATIONS = List.of("broadcast", "gather", "scatter", "allgather", "alltoall",
+            "reduce", "allreduce", "combine", "allcombine");
+
+    /** The operations that have several algorithms ({@link #ALGORITHMS}), in this order; the others only {@code direct}. */
+    List<String> WITH_VARIANTS = List.of("broadcast", "reduce", "allreduce", "combine", "allcombine");
+
     @Override default Framework framework() { return Framework.COLL; }
 
     /**
@@ -38,8 +48,10 @@ public interface CollModule extends Component {
     default String forced(String operation) { return AUTO; }
 
     /**
-     * Chooses an algorithm. Cheap (no allocation beyond the answer); called once per collectives
-     * object and operation, or per call.
+     * Chooses an algorithm. The collectives library asks the selected module whenever an
+     * operation with variants is not forced, and caches the answer per collectives object,
+     * operation and size. It must be a pure function of its arguments (and of settings read
+     * before the call): every process must choose the same. Cheap (no allocation beyond the answer).
      *
      * @param operation        e.g. {@code "broadcast"}
      * @param predictedSeconds each candidate algorithm's predicted time (iteration order is the

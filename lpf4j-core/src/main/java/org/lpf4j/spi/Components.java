@@ -120,7 +120,7 @@ public final class Components {
             synchronized (Components.class) {
                 c = installed;
                 if (c == null) {
-                    java.util.Objects.requireNonNull(org.lpf4j.Lpf.DEBUG); // registers the core's own parameters
+                    java.util.Objects.requireNonNull(CoreParameters.DEBUG); // registers the core's own parameters
                     List<Component> found = new ArrayList<>();
                     for (Framework f : Framework.values()) {
                         ServiceLoader.load(f.serviceType(), Components.class.getClassLoader()).forEach(found::add);
@@ -234,7 +234,9 @@ public final class Components {
         }
         List<Verdict> verdicts = verdicts(framework);
         if (!verdicts.isEmpty() && verdicts.get(0).canRun()) return verdicts.get(0).module();
-        throw new IllegalStateException("no usable " + framework + " module: " + (verdicts.isEmpty() ? "none installed"
+        throw new IllegalStateException("no usable " + framework + " module: " + (verdicts.isEmpty()
+                ? "none installed" + (framework == Framework.ENGINE
+                        ? " (the core has no engine: put an engine module, e.g. lpf4j-engine-threads, on the class or module path)" : "")
                 : verdicts.stream().map(v -> v.module().name() + " (" + v.reason() + ")").toList()));
     }
 

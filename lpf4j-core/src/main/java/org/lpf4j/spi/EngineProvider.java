@@ -55,8 +55,10 @@ public interface EngineProvider extends Component {
 
     /**
      * Releases what the engine holds for the life of the JVM (native libraries, connections,
-     * threads). Called at most once, by a tool at its end or by a shutdown hook, when no context
-     * of the engine is in use any more; later roots are not supported. Default: nothing to do.
+     * threads). Called at most once, by a tool at its end ({@code lpf} calls it on every installed
+     * engine before exiting) or by a shutdown hook, when no context of the engine is in use any
+     * more; later roots are not supported. An engine that made no root must do nothing. Default:
+     * nothing to do.
      */
     default void shutdown() {}
 }

@@ -82,6 +82,18 @@ public class LpfCommand implements Runnable {
      */
     public static void main(String[] args) {
         int status = commandLine().execute(args);
+        shutdownEngines();
         System.exit(status);
+    }
+
+    /** The engines' shutdown step, once, at the end of the {@code lpf} process. */
+    private static void shutdownEngines() {
+        for (org.lpf4j.spi.EngineProvider e : org.lpf4j.spi.Engines.installed()) {
+            try {
+                e.shutdown();
+            } catch (RuntimeException problem) {
+                System.err.println("lpf: engine " + e.name() + " could not shut down: " + problem);
+            }
+        }
     }
 }

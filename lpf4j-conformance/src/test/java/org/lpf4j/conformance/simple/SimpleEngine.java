@@ -174,11 +174,12 @@ public final class SimpleEngine implements EngineProvider {
         @Override public int nprocs() { return section.p; }
         @Override public Args args() { return args; }
         @Override public long superstep() { return superstep; }
+        @Override public boolean supports(org.lpf4j.Capability c) { return c == org.lpf4j.Capability.COMBINING_PUTS; }
 
         @Override
         public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
             MemorySegment src = RequestChecks.checkPut(register, superstep, pid, section.p, srcSlot, srcOffset, dstPid,
-                    dstSlot, dstOffset, size, attr, requests.size(), queueCapacity.current());
+                    dstSlot, dstOffset, size, attr, requests.size(), queueCapacity.current(), true);
             requests.add(new Request(true, src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr));
         }
 
@@ -202,7 +203,7 @@ public final class SimpleEngine implements EngineProvider {
                 }
                 if (!r.put) MemorySegment.copy(remote, r.remoteOffset, r.local, r.localOffset, r.size);
                 else if (r.attr == MsgAttr.DEFAULT) MemorySegment.copy(r.local, r.localOffset, remote, r.remoteOffset, r.size);
-                else r.attr.combineInto(r.local, r.localOffset, remote, r.remoteOffset, r.size);
+                else RequestChecks.combine(r.attr, r.local, r.localOffset, remote, r.remoteOffset, r.size);
             }
         }
 

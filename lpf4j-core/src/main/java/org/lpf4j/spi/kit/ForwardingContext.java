@@ -55,6 +55,8 @@ public abstract class ForwardingContext implements Context {
 
     @Override public void sync(SyncAttr attr) { delegate.sync(attr); }
 
+    @Override public boolean supports(org.lpf4j.Capability capability) { return delegate.supports(capability); }
+
     @Override public Machine probe() { return delegate.probe(); }
 
     @Override public void resizeMemoryRegister(long maxRegs) { delegate.resizeMemoryRegister(maxRegs); }

@@ -70,16 +70,17 @@ public final class RequestChecks {
      *
      * @param queued the requests queued in this superstep so far
      * @param queueCapacity the message queue's current capacity
+     * @param combining whether the engine supports {@link org.lpf4j.Capability#COMBINING_PUTS}
      */
     public static MemorySegment checkPut(SlotRegister reg, long superstep, int pid, int nprocs,
                                          Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset,
-                                         long size, MsgAttr attr, int queued, int queueCapacity) {
+                                         long size, MsgAttr attr, int queued, int queueCapacity, boolean combining) {
         MemorySegment src = reg.localArea(srcSlot, superstep, true);
         if (src == null || dstPid < 0 || dstPid >= nprocs || srcOffset < 0 || dstOffset < 0 || size < 0
                 || srcOffset > src.byteSize() - size || !reg.isUsableGlobal(dstSlot, superstep)
-                || queued >= queueCapacity || attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
+                || queued >= queueCapacity || attr != MsgAttr.DEFAULT && !(combining && isValidCombining(attr, size))) {
             throw putViolation(reg, superstep, nprocs, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size, attr,
-                    queued, queueCapacity).exception(putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size));
+                    queued, queueCapacity, combining).exception(putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot, dstOffset, size));
         }
         return src;
     }
@@ -115,12 +116,16 @@ public final class RequestChecks {
     /** @return the first put rule the arguments break, or null if they break none */
     public static Violation putViolation(SlotView view, long superstep, int nprocs, Memslot srcSlot, long srcOffset,
                                          int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr,
-                                         int queued, int queueCapacity) {
+                                         int queued, int queueCapacity, boolean combining) {
         Violation v = common(view, superstep, nprocs, "dstPid", dstPid, size, "srcOffset", srcOffset, "dstOffset",
                 dstOffset, "srcSlot", srcSlot, true, "source");
         if (v != null) return v;
         v = remote(view, superstep, "dstSlot", dstSlot, "destination");
         if (v != null) return v;
+        if (attr != null && attr.isCombining() && !combining) {
+            return new Violation(Kind.BAD_ARGUMENT, "combining puts are not supported by this engine"
+                    + " (Context.supports(Capability.COMBINING_PUTS) is false)");
+        }
         if (attr != MsgAttr.DEFAULT && !isValidCombining(attr, size)) {
             return new Violation(Kind.BAD_ARGUMENT, attr != null && attr.isCombining()
                     ? "size is not a multiple of the element size " + attr.elementSize() + " of " + attr
@@ -208,6 +213,16 @@ public final class RequestChecks {
     /** @return the explanation of a full memory register */
     public static String registerFull(long used, long capacity) {
         return "memory register full: " + used + " of " + capacity + " slots in use (resizeMemoryRegister, then sync, to raise it)";
+    }
+
+    /**
+     * For engines: applies a combining put of {@code size} bytes (whole elements, see
+     * {@link #isValidCombining}) at its destination, {@code dst[k] = op(dst[k], src[k])}.
+     * Allocates nothing beyond what the operator allocates.
+     */
+    public static void combine(MsgAttr attr, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset,
+                               long size) {
+        attr.combiner().combine(size / attr.elementSize(), src, srcOffset, dst, dstOffset);
     }
 
     /** @return whether {@code attr} is a combining attribute and {@code size} whole elements of it */

@@ -92,14 +92,19 @@ class SlotRegisterTest {
         Memslot l = r.registerLocal(seg(16));
         Memslot g = r.registerGlobal(seg(16), 0);
         assertEquals(RequestChecks.Kind.INACTIVE_SLOT,
-                RequestChecks.putViolation(r, 0, 2, l, 0, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1).kind());
-        assertNull(RequestChecks.putViolation(r, 1, 2, l, 0, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1));
-        assertEquals(RequestChecks.Kind.BAD_PID, RequestChecks.putViolation(r, 1, 2, l, 0, 2, g, 0, 8, MsgAttr.DEFAULT, 0, 1).kind());
-        assertEquals(RequestChecks.Kind.OUT_OF_BOUNDS, RequestChecks.putViolation(r, 1, 2, l, 12, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1).kind());
+                RequestChecks.putViolation(r, 0, 2, l, 0, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1, true).kind());
+        assertNull(RequestChecks.putViolation(r, 1, 2, l, 0, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1, true));
+        assertEquals(RequestChecks.Kind.BAD_PID, RequestChecks.putViolation(r, 1, 2, l, 0, 2, g, 0, 8, MsgAttr.DEFAULT, 0, 1, true).kind());
+        assertEquals(RequestChecks.Kind.OUT_OF_BOUNDS, RequestChecks.putViolation(r, 1, 2, l, 12, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1, true).kind());
         assertEquals(RequestChecks.Kind.LOCAL_SLOT_AS_REMOTE, RequestChecks.getViolation(r, 1, 2, 0, l, 0, l, 0, 8, MsgAttr.DEFAULT, 0, 1).kind());
         assertEquals(RequestChecks.Kind.QUEUE_FULL, RequestChecks.getViolation(r, 1, 2, 0, g, 0, l, 0, 8, MsgAttr.DEFAULT, 1, 1).kind());
+        MsgAttr sum = MsgAttr.combining(8, (n, a, ao, b, bo) -> { });
+        assertNull(RequestChecks.putViolation(r, 1, 2, l, 0, 1, g, 0, 8, sum, 0, 1, true));
+        RequestChecks.Violation refused = RequestChecks.putViolation(r, 1, 2, l, 0, 1, g, 0, 8, sum, 0, 1, false);
+        assertEquals(RequestChecks.Kind.BAD_ARGUMENT, refused.kind());
+        assertTrue(refused.problem().contains("Capability.COMBINING_PUTS"), refused.problem());
         var e = assertThrows(IndexOutOfBoundsException.class,
-                () -> RequestChecks.checkPut(r, 1, 0, 2, l, 12, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1));
+                () -> RequestChecks.checkPut(r, 1, 0, 2, l, 12, 1, g, 0, 8, MsgAttr.DEFAULT, 0, 1, true));
         assertTrue(e.getMessage().startsWith("put(srcSlot=local#0(16 B), srcOffset=12"), e.getMessage());
         assertTrue(e.getMessage().contains("source area [12, 20) exceeds the 16 registered bytes"), e.getMessage());
     }

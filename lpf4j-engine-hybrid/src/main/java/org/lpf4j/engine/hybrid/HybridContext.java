@@ -74,6 +74,9 @@ final class HybridContext implements Context {
         node.outboxes[parity * node.t + local] = queues[parity].outbox;
     }
 
+    /** Combining puts, also between nodes when their operator is {@link java.io.Serializable}. */
+    @Override public boolean supports(org.lpf4j.Capability capability) { return capability == org.lpf4j.Capability.COMBINING_PUTS; }
+
     @Override public int pid() { return pid; }
 
     @Override public int nprocs() { return nprocs; }
@@ -88,7 +91,7 @@ final class HybridContext implements Context {
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current());
+                dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current(), true);
         int l = dstPid - node.base;
         if (l >= 0 && l < node.t) {
             q.addPut(src, srcOffset, l, dstSlot.id(), dstOffset, size, attr);
@@ -189,16 +192,16 @@ final class HybridContext implements Context {
         final int t = node.t, base = parity * t;
         for (int s = 0; s < t; s++) {
             RequestQueue.Outbox from = outboxes[base + s];
-            for (long r = from.first(local, syncs); r != RequestQueue.NONE; r = from.next(r)) {
-                long size = from.size(r);
+            for (long r = from.firstAfterBarrier(local, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
+                long size = from.sizeAfterBarrier(r);
                 if (size == 0) continue;
-                int slot = from.slot(r);
-                MemorySegment dst = checkedDestination(node.base + s, slot, from.dstOffset(r), size);
-                MsgAttr combining = from.attr(r);
+                long dstOffset = from.dstOffsetAfterBarrier(r);
+                MemorySegment dst = checkedDestination(node.base + s, from.slotAfterBarrier(r), dstOffset, size);
+                MsgAttr combining = from.attrAfterBarrier(r);
                 if (combining == null) {
-                    MemorySegment.copy(from.source(r), from.sourceOffset(r), dst, from.dstOffset(r), size);
+                    MemorySegment.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 } else {
-                    combining.combineInto(from.source(r), from.sourceOffset(r), dst, from.dstOffset(r), size);
+                    RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 }
             }
         }
@@ -212,7 +215,7 @@ final class HybridContext implements Context {
             MemorySegment dst = checkedDestination(-1, Link.slot(in, h), dstOffset, size);
             MsgAttr combining = link.incomingAttr(local, i);
             if (combining == null) MemorySegment.copy(in, Link.payloadAt(in, h), dst, dstOffset, size);
-            else combining.combineInto(in, Link.payloadAt(in, h), dst, dstOffset, size);
+            else RequestChecks.combine(combining, in, Link.payloadAt(in, h), dst, dstOffset, size);
         }
         RequestQueue own = queues[parity];
         for (int g = 0, n = own.gets(); g < n; g++) {

@@ -107,6 +107,7 @@ public final class HybridEngineProvider implements EngineProvider {
     @Override
     public Context root() {
         HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
+        YieldingProgress.request(); // before MPI_Init
         Context mpiRoot = mpi.root();
         Mpi binding = Mpi.load(MpiEngine.LIBRARY.get());
         return new HybridRoot(mpiRoot, binding.size(binding.commWorld()), settings);

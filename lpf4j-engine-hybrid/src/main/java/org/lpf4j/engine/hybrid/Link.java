@@ -378,8 +378,7 @@ final class Link implements AutoCloseable {
     private void isend(MemorySegment buf, long offset, long size, int dest, int tag, RequestArray into) {
         do {
             int c = (int) Math.min(size, CHUNK);
-            int r = into.next();
-            mpi.isendBytes(buf.asSlice(offset, c), c, dest, tag, comm, into.segment(), r);
+            mpi.isendBytes(buf.address() + offset, c, dest, tag, comm, into.next());
             offset += c;
             size -= c;
         } while (size > 0);
@@ -388,8 +387,7 @@ final class Link implements AutoCloseable {
     private void irecv(MemorySegment buf, long offset, long size, int source, int tag, RequestArray into) {
         do {
             int c = (int) Math.min(size, CHUNK);
-            int r = into.next();
-            mpi.irecvBytes(buf.asSlice(offset, c), c, source, tag, comm, into.segment(), r);
+            mpi.irecvBytes(buf.address() + offset, c, source, tag, comm, into.next());
             offset += c;
             size -= c;
         } while (size > 0);

@@ -84,6 +84,8 @@ public final class BenchMain {
         }
 
         private static void time(Context ctx, String name, int iters, Runnable step) {
+            String only = System.getProperty("lpf.test.bench.only", "");
+            if (!only.isEmpty() && !name.startsWith(only)) return;
             for (int i = 0; i < iters / 4; i++) step.run();
             double[] us = new double[5];
             for (int r = 0; r < us.length; r++) {

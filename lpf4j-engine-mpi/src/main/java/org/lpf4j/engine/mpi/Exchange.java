@@ -1,5 +1,6 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
 
 import java.lang.foreign.MemorySegment;
@@ -32,7 +33,9 @@ final class Exchange implements AutoCloseable {
     static final int TAG_PACKED = 11, TAG_LARGE = 12, TAG_REPLY = 13;
     /** Bytes of one request header in a packed message: kind, slot (ints), offset, size (longs). */
     static final int HEADER = 24;
-    static final int PUT_INLINE = 1, PUT_LARGE = 2, GET = 3;
+    static final int PUT_INLINE = 1, PUT_LARGE = 2, GET = 3, DEFINE = 4;
+    /** The low byte of a header's kind word is the kind; above it, a combining put's attribute id + 1. */
+    static final int KIND_MASK = 0xff;
     /** Payloads of at least this many bytes to another process travel as their own message. */
     static final long LARGE = 16 * 1024;
     /** The most bytes one MPI message carries (counts are {@code int}). */
@@ -40,6 +43,10 @@ final class Exchange implements AutoCloseable {
 
     private final Mpi mpi;
     private final long comm;
+    private final CombinerTable combiners;
+    private final int[] progress;
+    /** Incoming combining puts: the attribute, null for a plain put. */
+    private org.lpf4j.MsgAttr[] inAttr = new org.lpf4j.MsgAttr[16];
     private final int pid, p;
     private final NativeBuffer counts = new NativeBuffer(), packedOut = new NativeBuffer(), packedIn = new NativeBuffer(),
             replyOut = new NativeBuffer(), replyIn = new NativeBuffer(), staging = new NativeBuffer(), sendStaging = new NativeBuffer();
@@ -57,8 +64,10 @@ final class Exchange implements AutoCloseable {
     private boolean[] inFromStaging = new boolean[16];
     private int incoming;
 
-    Exchange(Mpi mpi, long comm, int pid, int p) {
+    Exchange(Mpi mpi, long comm, int pid, int p, CombinerTable combiners) {
         this.mpi = mpi;
+        this.combiners = combiners;
+        this.progress = new int[p];
         this.comm = comm;
         this.pid = pid;
         this.p = p;
@@ -70,7 +79,8 @@ final class Exchange implements AutoCloseable {
 
     private static long pad(long n) { return (n + 7) & ~7L; }
 
-    private boolean isLarge(int dst, long size) { return dst != pid && size >= LARGE; }
+    /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
+    private boolean isLarge(int dst, long size, int attr) { return dst != pid && size >= LARGE && attr < 0; }
 
     /**
      * Executes every queued request of every process of the section.
@@ -93,10 +103,16 @@ final class Exchange implements AutoCloseable {
         Arrays.fill(replyInBytes, 0);
         long[] large = replyOutBytes; // scratch: large-message chunks per destination
         Arrays.fill(large, 0);
+        combiners.progressInto(progress);
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            if (isLarge(d, size)) {
+            int attr = q.putAttr[i];
+            if (attr >= progress[d]) {
+                for (int j = progress[d]; j <= attr; j++) outBytes[d] += HEADER + pad(combiners.definition(j).length);
+                progress[d] = attr + 1;
+            }
+            if (isLarge(d, size, attr)) {
                 outBytes[d] += HEADER;
                 large[d] += chunks(size);
             } else {
@@ -113,7 +129,7 @@ final class Exchange implements AutoCloseable {
             c.setAtIndex(ValueLayout.JAVA_LONG, 2L * d, outBytes[d]);
             c.setAtIndex(ValueLayout.JAVA_LONG, 2L * d + 1, large[d]);
         }
-        mpi.alltoallBytes(c, c.asSlice(16L * p, 16L * p), 16, comm);
+        mpi.alltoallBytes(c.address(), c.address() + 16L * p, 16, comm);
         for (int s = 0; s < p; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, 2L * p + 2L * s);
         long o = 0, i = 0, r = 0;
         for (int k = 0; k < p; k++) {
@@ -146,9 +162,23 @@ final class Exchange implements AutoCloseable {
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            boolean large = isLarge(d, size);
+            int attr = q.putAttr[i];
+            if (attr >= combiners.knownBy(d)) {
+                for (int j = combiners.knownBy(d); j <= attr; j++) {
+                    byte[] def = combiners.definition(j);
+                    long g = at[d];
+                    out.set(JAVA_INT_UNALIGNED, g, DEFINE);
+                    out.set(JAVA_INT_UNALIGNED, g + 4, j);
+                    out.set(JAVA_LONG_UNALIGNED, g + 8, 0);
+                    out.set(JAVA_LONG_UNALIGNED, g + 16, def.length);
+                    MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, g + HEADER, def.length);
+                    at[d] = g + HEADER + pad(def.length);
+                }
+                combiners.shipped(d, attr + 1);
+            }
+            boolean large = isLarge(d, size, attr);
             long h = at[d];
-            out.set(JAVA_INT_UNALIGNED, h, large ? PUT_LARGE : PUT_INLINE);
+            out.set(JAVA_INT_UNALIGNED, h, (large ? PUT_LARGE : PUT_INLINE) | ((attr + 1) << 8));
             out.set(JAVA_INT_UNALIGNED, h + 4, q.putSlot[i]);
             out.set(JAVA_LONG_UNALIGNED, h + 8, q.putDstOffset[i]);
             out.set(JAVA_LONG_UNALIGNED, h + 16, size);
@@ -178,7 +208,7 @@ final class Exchange implements AutoCloseable {
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            if (!isLarge(d, size)) continue;
+            if (!isLarge(d, size, q.putAttr[i])) continue;
             MemorySegment src = q.putSource[i];
             if (src.isNative()) {
                 long start = src.address() + q.putSrcOffset[i];
@@ -205,11 +235,13 @@ final class Exchange implements AutoCloseable {
             long at = streamAt(s), end = at + inBytes[s];
             replyOutBytes[s] = 0;
             while (at < end) {
-                int kind = stream.get(JAVA_INT_UNALIGNED, at);
+                int kind = stream.get(JAVA_INT_UNALIGNED, at) & KIND_MASK;
                 long size = stream.get(JAVA_LONG_UNALIGNED, at + 16);
                 at += HEADER;
                 if (kind == GET) {
                     replyOutBytes[s] += size;
+                } else if (kind == DEFINE) {
+                    at += pad(size);
                 } else {
                     entries++;
                     if (kind == PUT_LARGE) stageTotal += size;
@@ -229,11 +261,18 @@ final class Exchange implements AutoCloseable {
             MemorySegment stream = streamOf(s);
             long at = streamAt(s), end = at + inBytes[s], reply = replyOutAt[s];
             while (at < end) {
-                int kind = stream.get(JAVA_INT_UNALIGNED, at);
+                int word = stream.get(JAVA_INT_UNALIGNED, at), kind = word & KIND_MASK, attrId = (word >>> 8) - 1;
                 int slot = stream.get(JAVA_INT_UNALIGNED, at + 4);
                 long offset = stream.get(JAVA_LONG_UNALIGNED, at + 8);
                 long size = stream.get(JAVA_LONG_UNALIGNED, at + 16);
                 at += HEADER;
+                if (kind == DEFINE) {
+                    byte[] def = new byte[(int) size];
+                    MemorySegment.copy(stream, ValueLayout.JAVA_BYTE, at, def, 0, (int) size);
+                    combiners.define(s, slot, def);
+                    at += pad(size);
+                    continue;
+                }
                 if (kind == GET) {
                     MemorySegment src = register.globalSegment(slot);
                     if (size == 0) continue;
@@ -246,11 +285,15 @@ final class Exchange implements AutoCloseable {
                     reply += size;
                     continue;
                 }
-                if (size == 0) continue; // a no-op whatever it names, as on the threads engine
+                if (size == 0) {
+                    if (kind == PUT_INLINE) at += pad(size);
+                    continue; // a no-op whatever it names, as on the threads engine
+                }
                 MemorySegment dst = register.globalSegment(slot);
                 boolean valid = dst != null && offset <= dst.byteSize() - size && !dst.isReadOnly();
                 if (!valid && broken == null) broken = putTooFar(s, slot, offset, size, dst);
                 int n = incoming++;
+                inAttr[n] = attrId >= 0 ? combiners.attr(s, attrId) : null;
                 inFrom[n] = s;
                 inSlot[n] = valid ? slot : -1;
                 inDstOffset[n] = offset;
@@ -280,7 +323,12 @@ final class Exchange implements AutoCloseable {
         for (int n = 0; n < incoming; n++) {
             if (inPayload[n] < 0 || inSlot[n] < 0) continue;
             MemorySegment from = inFromStaging[n] ? stage : streamOf(inFrom[n]);
-            MemorySegment.copy(from, inPayload[n], register.globalSegment(inSlot[n]), inDstOffset[n], inSize[n]);
+            if (inAttr[n] != null) {
+                RequestChecks.combine(inAttr[n], from, inPayload[n], register.globalSegment(inSlot[n]), inDstOffset[n], inSize[n]);
+                inAttr[n] = null;
+            } else {
+                MemorySegment.copy(from, inPayload[n], register.globalSegment(inSlot[n]), inDstOffset[n], inSize[n]);
+            }
         }
         MemorySegment remote = replyIn.atLeast(0), own = replyOut.atLeast(0);
         long[] at = inAt; // scratch: read cursor per owner (inAt is not needed any more)
@@ -334,6 +382,7 @@ final class Exchange implements AutoCloseable {
         inSlot = Arrays.copyOf(inSlot, c);
         inFrom = Arrays.copyOf(inFrom, c);
         inFromStaging = Arrays.copyOf(inFromStaging, c);
+        inAttr = Arrays.copyOf(inAttr, c);
     }
 
     private static long chunks(long size) { return Math.max(1, (size + CHUNK - 1) / CHUNK); }
@@ -341,8 +390,7 @@ final class Exchange implements AutoCloseable {
     private void isend(MemorySegment buf, long offset, long size, int dest, int tag) {
         do {
             int n = (int) Math.min(size, CHUNK);
-            int r = rest.next();
-            mpi.isendBytes(buf.asSlice(offset, n), n, dest, tag, comm, rest.segment(), r);
+            mpi.isendBytes(buf.address() + offset, n, dest, tag, comm, rest.next());
             offset += n;
             size -= n;
         } while (size > 0);
@@ -351,8 +399,7 @@ final class Exchange implements AutoCloseable {
     private void irecv(MemorySegment buf, long offset, long size, int source, int tag, RequestArray into) {
         do {
             int n = (int) Math.min(size, CHUNK);
-            int r = into.next();
-            mpi.irecvBytes(buf.asSlice(offset, n), n, source, tag, comm, into.segment(), r);
+            mpi.irecvBytes(buf.address() + offset, n, source, tag, comm, into.next());
             offset += n;
             size -= n;
         } while (size > 0);

@@ -33,6 +33,11 @@ public final class Mpi {
     public static final int THREAD_SERIALIZED = 2;
     /** Marker for a handle parameter in {@link #fn}. */
     private static final Object H = new Object();
+    /**
+     * A pointer parameter passed as its address in a {@code long} (LP64: the same registers as a
+     * pointer): the communication calls take raw addresses so that they allocate nothing.
+     */
+    private static final ValueLayout P = JAVA_LONG;
 
     private static volatile Mpi instance;
 
@@ -67,18 +72,18 @@ public final class Mpi {
         commDup = fn("MPI_Comm_dup", H, ADDRESS);
         commFree = fn("MPI_Comm_free", ADDRESS);
         barrier = fn("MPI_Barrier", H);
-        alltoall = fn("MPI_Alltoall", ADDRESS, JAVA_INT, H, ADDRESS, JAVA_INT, H, H);
-        allreduce = fn("MPI_Allreduce", ADDRESS, ADDRESS, JAVA_INT, H, H, H);
+        alltoall = fn("MPI_Alltoall", P, JAVA_INT, H, P, JAVA_INT, H, H);
+        allreduce = fn("MPI_Allreduce", P, P, JAVA_INT, H, H, H);
         bcast = fn("MPI_Bcast", ADDRESS, JAVA_INT, H, JAVA_INT, H);
-        isend = fn("MPI_Isend", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H, ADDRESS);
-        irecv = fn("MPI_Irecv", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H, ADDRESS);
-        waitall = fn("MPI_Waitall", JAVA_INT, ADDRESS, ADDRESS);
+        isend = fn("MPI_Isend", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        irecv = fn("MPI_Irecv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        waitall = fn("MPI_Waitall", JAVA_INT, P, P);
         send = fn("MPI_Send", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H);
         recv = fn("MPI_Recv", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H, ADDRESS);
         iprobe = fn("MPI_Iprobe", JAVA_INT, JAVA_INT, H, ADDRESS, ADDRESS);
         winCreate = fn("MPI_Win_create", ADDRESS, JAVA_LONG, JAVA_INT, H, H, ADDRESS);
         winSetErrhandler = fn("MPI_Win_set_errhandler", H, H);
-        put = fn("MPI_Put", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_LONG, JAVA_INT, H, H);
+        put = fn("MPI_Put", P, JAVA_INT, H, JAVA_INT, JAVA_LONG, JAVA_INT, H, H);
         winFence = fn("MPI_Win_fence", JAVA_INT, H);
         winFree = fn("MPI_Win_free", ADDRESS);
         getLibraryVersion = fn("MPI_Get_library_version", ADDRESS, ADDRESS);
@@ -116,26 +121,18 @@ public final class Mpi {
                 FunctionDescriptor.of(JAVA_INT, layouts));
         MethodType uniform = mh.type();
         for (int i = 0; i < params.length; i++) {
-            if (params[i] == H) {
-                if (abi == MpiAbi.OPEN_MPI) mh = MethodHandles.filterArguments(mh, i, OF_ADDRESS);
-                uniform = uniform.changeParameterType(i, long.class);
-            }
+            if (params[i] == H) uniform = uniform.changeParameterType(i, long.class);
         }
-        return MethodHandles.explicitCastArguments(mh, uniform);
-    }
-
-    private static final MethodHandle OF_ADDRESS;
-    static {
-        try {
-            OF_ADDRESS = MethodHandles.lookup().findStatic(MemorySegment.class, "ofAddress",
-                    MethodType.methodType(MemorySegment.class, long.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+        return MethodHandles.explicitCastArguments(mh, uniform); // MPICH: long -> int, no allocation
     }
 
     private void check(String call, int rc) {
         if (rc != 0) throw new MpiException(call, rc, errorText(rc));
+    }
+
+    /** The failure of a hot call: the message is built only now. */
+    private MpiException failed(String call, int rc) {
+        return new MpiException(call, rc, errorText(rc));
     }
 
     private static RuntimeException rethrow(String call, Throwable t) {
@@ -340,20 +337,34 @@ public final class Mpi {
 
     /** {@code MPI_Alltoall} of {@code count} bytes per pair. */
     public void alltoallBytes(MemorySegment send, MemorySegment recv, int count, long comm) {
+        alltoallBytes(send.address(), recv.address(), count, comm);
+    }
+
+    /** {@code MPI_Alltoall} of {@code count} bytes per pair, buffers by address. Allocates nothing. */
+    public void alltoallBytes(long send, long recv, int count, long comm) {
+        int rc;
         try {
-            check("MPI_Alltoall(count=" + count + ")", (int) alltoall.invokeExact(send, count, c.byteType(), recv, count, c.byteType(), comm));
+            rc = (int) alltoall.invokeExact(send, count, c.byteType(), recv, count, c.byteType(), comm);
         } catch (Throwable t) {
             throw rethrow("MPI_Alltoall", t);
         }
+        if (rc != 0) throw failed("MPI_Alltoall(count=" + count + ")", rc);
     }
 
     /** {@code MPI_Allreduce} of {@code count} longs with {@code MPI_SUM}, {@code MPI_BOR} or {@code MPI_MAX}. */
     public void allreduceLongs(MemorySegment send, MemorySegment recv, int count, long op, long comm) {
+        allreduceLongs(send.address(), recv.address(), count, op, comm);
+    }
+
+    /** {@code MPI_Allreduce} of {@code count} longs, buffers by address. Allocates nothing. */
+    public void allreduceLongs(long send, long recv, int count, long op, long comm) {
+        int rc;
         try {
-            check("MPI_Allreduce(count=" + count + ")", (int) allreduce.invokeExact(send, recv, count, c.longType(), op, comm));
+            rc = (int) allreduce.invokeExact(send, recv, count, c.longType(), op, comm);
         } catch (Throwable t) {
             throw rethrow("MPI_Allreduce", t);
         }
+        if (rc != 0) throw failed("MPI_Allreduce(count=" + count + ")", rc);
     }
 
     /** @return {@code MPI_SUM} */
@@ -414,36 +425,56 @@ public final class Mpi {
         return arena.allocate(abi.handleLayout.byteSize() * Math.max(1, n), 8);
     }
 
+    /** @return the size of one request handle in a request array */
+    public long requestSize() { return abi.handleLayout.byteSize(); }
+
     /** {@code MPI_Isend} of {@code count} bytes; the request goes to {@code requests[index]}. */
     public void isendBytes(MemorySegment buf, int count, int dest, int tag, long comm, MemorySegment requests, int index) {
+        isendBytes(buf.address(), count, dest, tag, comm, requests.address() + index * requestSize());
+    }
+
+    /** {@code MPI_Isend} by address; the request handle is written at {@code request}. Allocates nothing. */
+    public void isendBytes(long buf, int count, int dest, int tag, long comm, long request) {
+        int rc;
         try {
-            check("MPI_Isend(count=" + count + ", dest=" + dest + ", tag=" + tag + ")",
-                    (int) isend.invokeExact(buf, count, c.byteType(), dest, tag, comm,
-                            requests.asSlice(index * abi.handleLayout.byteSize())));
+            rc = (int) isend.invokeExact(buf, count, c.byteType(), dest, tag, comm, request);
         } catch (Throwable t) {
             throw rethrow("MPI_Isend", t);
         }
+        if (rc != 0) throw failed("MPI_Isend(count=" + count + ", dest=" + dest + ", tag=" + tag + ")", rc);
     }
 
     /** {@code MPI_Irecv} of up to {@code count} bytes; the request goes to {@code requests[index]}. */
     public void irecvBytes(MemorySegment buf, int count, int source, int tag, long comm, MemorySegment requests, int index) {
+        irecvBytes(buf.address(), count, source, tag, comm, requests.address() + index * requestSize());
+    }
+
+    /** {@code MPI_Irecv} by address; the request handle is written at {@code request}. Allocates nothing. */
+    public void irecvBytes(long buf, int count, int source, int tag, long comm, long request) {
+        int rc;
         try {
-            check("MPI_Irecv(count=" + count + ", source=" + source + ", tag=" + tag + ")",
-                    (int) irecv.invokeExact(buf, count, c.byteType(), source, tag, comm,
-                            requests.asSlice(index * abi.handleLayout.byteSize())));
+            rc = (int) irecv.invokeExact(buf, count, c.byteType(), source, tag, comm, request);
         } catch (Throwable t) {
             throw rethrow("MPI_Irecv", t);
         }
+        if (rc != 0) throw failed("MPI_Irecv(count=" + count + ", source=" + source + ", tag=" + tag + ")", rc);
     }
 
     /** {@code MPI_Waitall} on the first {@code n} requests, statuses ignored. */
     public void waitall(int n, MemorySegment requests) {
+        waitall(n, requests.address());
+    }
+
+    /** {@code MPI_Waitall} on {@code n} requests at address {@code requests}. Allocates nothing. */
+    public void waitall(int n, long requests) {
         if (n == 0) return;
+        int rc;
         try {
-            check("MPI_Waitall(n=" + n + ")", (int) waitall.invokeExact(n, requests, statusesIgnore));
+            rc = (int) waitall.invokeExact(n, requests, c.statusesIgnore());
         } catch (Throwable t) {
             throw rethrow("MPI_Waitall", t);
         }
+        if (rc != 0) throw failed("MPI_Waitall(n=" + n + ")", rc);
     }
 
     // ---- one-sided ----
@@ -469,7 +500,7 @@ public final class Mpi {
     public void putBytes(MemorySegment origin, int count, int target, long disp, long win) {
         try {
             check("MPI_Put(count=" + count + ", target=" + target + ", disp=" + disp + ")",
-                    (int) put.invokeExact(origin, count, c.byteType(), target, disp, count, c.byteType(), win));
+                    (int) put.invokeExact(origin.address(), count, c.byteType(), target, disp, count, c.byteType(), win));
         } catch (Throwable t) {
             throw rethrow("MPI_Put", t);
         }

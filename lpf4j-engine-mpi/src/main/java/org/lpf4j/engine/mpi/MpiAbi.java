@@ -26,13 +26,18 @@ import java.lang.foreign.ValueLayout;
  */
 enum MpiAbi {
     /** Open MPI: pointer handles, predefined handles are exported globals. */
-    OPEN_MPI("Open MPI", ValueLayout.ADDRESS),
+    OPEN_MPI("Open MPI", ValueLayout.JAVA_LONG),
     /** MPICH and its ABI family: {@code int} handles, predefined handles are constants. */
     MPICH("MPICH", ValueLayout.JAVA_INT);
 
     /** A readable name. */
     final String label;
-    /** How a handle travels through a C call and sits in memory (an {@code MPI_Comm*} out-parameter). */
+    /**
+     * How a handle travels through a C call and sits in memory (an {@code MPI_Comm*} out-parameter).
+     * Open MPI's pointer handles are passed as 64-bit integers: on the LP64 ABIs (x86-64 System V,
+     * AArch64) a pointer argument and a {@code long} argument travel the same way, and no
+     * {@code MemorySegment} has to be made per call.
+     */
     final ValueLayout handleLayout;
 
     MpiAbi(String label, ValueLayout handleLayout) {

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
+import org.lpf4j.Capability;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
@@ -54,6 +55,7 @@ final class MpiContext implements Context {
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     private final Requests queue = new Requests();
     private final Exchange exchange;
+    private final CombinerTable combiners;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment word, statuses;
     private long superstep;
@@ -74,13 +76,21 @@ final class MpiContext implements Context {
         this.nprocs = mpi.size(comm);
         this.args = args;
         this.engineKey = engineKey;
-        this.exchange = new Exchange(mpi, comm, pid, nprocs);
+        this.combiners = new CombinerTable(nprocs);
+        this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
         this.word = arena.allocate(16);
         this.statuses = arena.allocate(16L * nprocs);
     }
 
-    /** @return the section's communicator (for {@link MpiEngine#communicator}) */
-    long communicator() { return comm; }
+    /** @return the section's communicator (for the side-by-side benchmark's raw MPI rows) */
+    long comm() { return comm; }
+
+    /** @return the binding */
+    Mpi mpi() { return mpi; }
+
+    /** Combining puts whose operator is {@link java.io.Serializable}: it is shipped to the destination. */
+    @Override
+    public boolean supports(Capability capability) { return capability == Capability.COMBINING_PUTS; }
 
     @Override public int pid() { return pid; }
     @Override public int nprocs() { return nprocs; }
@@ -145,12 +155,10 @@ final class MpiContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, queue.count(), queueCapacity.current());
-        if (attr != MsgAttr.DEFAULT) {
-            throw new UnsupportedOperationException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                    dstOffset, size) + "the MPI engine does not implement combining puts (" + attr + ")");
-        }
-        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size);
+                dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
+        int id = attr == MsgAttr.DEFAULT ? -1 : combiners.idOf(attr, RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset,
+                dstPid, dstSlot, dstOffset, size));
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, id);
     }
 
     @Override
@@ -184,7 +192,7 @@ final class MpiContext implements Context {
 
     private long allreduceWord(long mine) {
         word.set(ValueLayout.JAVA_LONG, 0, mine);
-        mpi.allreduceLongs(word, word.asSlice(8, 8), 1, mpi.opBor(), comm);
+        mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
         return word.get(ValueLayout.JAVA_LONG, 8);
     }
 

@@ -77,9 +77,15 @@ public final class MpiEngine {
      * @throws IllegalArgumentException if {@code ctx} is not a context of this engine
      */
     public static long communicator(org.lpf4j.Context ctx) {
-        if (ctx instanceof MpiContext m) return m.communicator();
+        if (ctx instanceof MpiContext m) return m.comm();
         throw new IllegalArgumentException("MpiEngine.communicator(" + ctx + "): not a context of an MPI-engine section");
     }
+
+    /**
+     * @param path a libmpi path or soname, or empty for the usual sonames
+     * @return whether that library is installed (looked up on disk; nothing is loaded)
+     */
+    public static boolean libraryInstalled(String path) { return MpiLibrary.locate(path) != null; }
 
     /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
     public static long commWorld() {

@@ -23,11 +23,8 @@ public final class RequestArray implements AutoCloseable {
         this.segment = mpi.requests(arena, this.capacity);
     }
 
-    /** @return the array (valid until the next {@link #next()}) */
-    public MemorySegment segment() { return segment; }
-
-    /** @return the index for the next request, growing the array if needed */
-    public int next() {
+    /** @return the address where the next request handle goes, growing the array if needed (valid until the next call) */
+    public long next() {
         if (count == capacity) {
             Arena grownArena = Arena.ofShared();
             MemorySegment grown = mpi.requests(grownArena, capacity * 2);
@@ -37,14 +34,14 @@ public final class RequestArray implements AutoCloseable {
             segment = grown;
             capacity *= 2;
         }
-        return count++;
+        return segment.address() + handleSize * count++;
     }
 
     /** Waits for every request posted since the last wait. */
     public void waitAll() {
         int n = count;
         count = 0;
-        mpi.waitall(n, segment);
+        mpi.waitall(n, segment.address());
     }
 
     @Override

@@ -11,6 +11,8 @@ import java.util.Arrays;
 final class Requests {
     int puts;
     int[] putPid = new int[0], putSlot = new int[0];
+    /** The combining attribute's id in {@link CombinerTable} for a combining put, -1 for a plain one. */
+    int[] putAttr = new int[0];
     long[] putSrcOffset = new long[0], putDstOffset = new long[0], putSize = new long[0];
     MemorySegment[] putSource = new MemorySegment[0];
 
@@ -32,14 +34,16 @@ final class Requests {
         long[] e = Arrays.copyOf(putSrcOffset, n), f = Arrays.copyOf(putDstOffset, n), g = Arrays.copyOf(putSize, n);
         long[] h = Arrays.copyOf(getSrcOffset, n), i = Arrays.copyOf(getDstOffset, n), j = Arrays.copyOf(getSize, n);
         MemorySegment[] k = Arrays.copyOf(putSource, n), l = Arrays.copyOf(getDestination, n);
-        putPid = a; putSlot = b; getPid = c; getSlot = d;
+        int[] m = Arrays.copyOf(putAttr, n);
+        putPid = a; putSlot = b; getPid = c; getSlot = d; putAttr = m;
         putSrcOffset = e; putDstOffset = f; putSize = g;
         getSrcOffset = h; getDstOffset = i; getSize = j;
         putSource = k; getDestination = l;
     }
 
-    void addPut(MemorySegment src, long srcOffset, int dstPid, int slot, long dstOffset, long size) {
+    void addPut(MemorySegment src, long srcOffset, int dstPid, int slot, long dstOffset, long size, int attr) {
         int n = puts++;
+        putAttr[n] = attr;
         putSource[n] = src;
         putSrcOffset[n] = srcOffset;
         putPid[n] = dstPid;

@@ -81,6 +81,9 @@ final class ThreadsContext implements Context {
 
     @Override public long superstep() { return syncs; }
 
+    /** Combining puts are supported. */
+    @Override public boolean supports(org.lpf4j.Capability capability) { return capability == org.lpf4j.Capability.COMBINING_PUTS; }
+
     // =====================================================================================
     // put / get: checks, then a few array stores
     // =====================================================================================
@@ -90,7 +93,7 @@ final class ThreadsContext implements Context {
                     MsgAttr attr) {
         RequestQueue q = queues[(int) syncs & 1];
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
-                dstOffset, size, attr, q.count(), queueCapacity.current());
+                dstOffset, size, attr, q.count(), queueCapacity.current(), true);
         q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
     }
 
@@ -148,20 +151,20 @@ final class ThreadsContext implements Context {
         final int base = parity * nprocs;
         for (int s = 0; s < nprocs; s++) {
             RequestQueue.Outbox from = outboxes[base + s];
-            for (long r = from.first(pid, syncs); r != RequestQueue.NONE; r = from.next(r)) {
-                long size = from.size(r);
+            for (long r = from.firstAfterBarrier(pid, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
+                long size = from.sizeAfterBarrier(r);
                 if (size == 0) continue;
-                int slot = from.slot(r);
+                int slot = from.slotAfterBarrier(r);
                 MemorySegment dst = register.globalSegment(slot);
-                long dstOffset = from.dstOffset(r);
+                long dstOffset = from.dstOffsetAfterBarrier(r);
                 if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
                     throw putTooFar(s, slot, dstOffset, size, dst);
                 }
-                MsgAttr combining = from.attr(r);
+                MsgAttr combining = from.attrAfterBarrier(r);
                 if (combining == null) {
-                    MemorySegment.copy(from.source(r), from.sourceOffset(r), dst, dstOffset, size);
+                    MemorySegment.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 } else {
-                    combining.combineInto(from.source(r), from.sourceOffset(r), dst, dstOffset, size);
+                    RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 }
             }
         }

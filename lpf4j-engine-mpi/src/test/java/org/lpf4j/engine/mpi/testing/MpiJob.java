@@ -59,6 +59,10 @@ public final class MpiJob {
      * @return what happened; never leaves a process of the job running
      */
     public Result run(int n, Duration timeout, Class<?> mainClass, String... args) {
+        // Without MPI installed the job cannot start: skip (CI installs Open MPI and MPICH).
+        org.junit.jupiter.api.Assumptions.assumeTrue(launcher.available(), () -> launcher.kind() + " launcher not installed");
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.engine.mpi.MpiEngine.libraryInstalled(launcher.library() == null ? "" : launcher.library()),
+                () -> "libmpi for " + launcher.kind() + " not installed");
         String marker = UUID.randomUUID().toString();
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);
@@ -141,5 +145,24 @@ public final class MpiJob {
             }
         } while (System.nanoTime() < deadline);
         return left;
+    }
+
+    private static final java.util.regex.Pattern SUMMARY =
+            java.util.regex.Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
+
+    /**
+     * Asserts that a {@link ConformanceMain} job ran at least {@code atLeast} tests, none failed,
+     * it exited 0 and left nothing behind; the failures are listed in the message otherwise.
+     */
+    public static void assertSuitePassed(Result r, int atLeast) {
+        org.junit.jupiter.api.Assertions.assertFalse(r.timedOut(), r::both);
+        java.util.regex.Matcher m = SUMMARY.matcher(r.out());
+        org.junit.jupiter.api.Assertions.assertTrue(m.find(), () -> "no summary line: " + r.both());
+        StringBuilder failures = new StringBuilder();
+        r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
+        org.junit.jupiter.api.Assertions.assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
+        org.junit.jupiter.api.Assertions.assertTrue(Integer.parseInt(m.group(1)) >= atLeast, () -> "too few tests found: " + m.group(0));
+        org.junit.jupiter.api.Assertions.assertEquals(0, r.exitCode(), r::both);
+        org.junit.jupiter.api.Assertions.assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }
 }

@@ -65,7 +65,7 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
 
     private final int parties;
     private final Waiting waiting;
-    private final Waiting.Release released = (gen, unused) -> generation != gen;
+    private final Waiting.Release released = (gen, unused) -> generationVolatile() != gen;
 
     public Barrier(Participants team, int parties) {
         if (parties < 1 || parties > MAX_PARTIES) {
@@ -76,16 +76,16 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
     }
 
     @Override
-    public long completedRounds(int pid) { return generation; }
+    public long completedRounds(int pid) { return generationVolatile(); }
 
     /** {@inheritDoc} Here the last to enter releases the round, so: whether it is released. */
     @Override
-    public boolean allEntered(long round) { return generation >= round; }
+    public boolean allEntered(long round) { return generationVolatile() >= round; }
 
     @Override
     public boolean enteredBeyond(long rounds) {
         // An arrival now belongs to round generation + 1.
-        return (arrivals & COUNT_MASK) != 0 && generation >= rounds;
+        return (arrivalsVolatile() & COUNT_MASK) != 0 && generationVolatile() >= rounds;
     }
 
     /**
@@ -94,14 +94,14 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
      */
     @Override
     public int await(int pid, int flags) {
-        final long gen = generation; // cannot advance before this party arrives
+        final long gen = generationVolatile(); // cannot advance before this party arrives
         long add = 1 + ((flags & QUEUED) != 0 ? 1L << COUNT_BITS : 0) + ((flags & UNBUFFERED) != 0 ? 1L << 2 * COUNT_BITS : 0);
         long now = (long) ARRIVALS.getAndAdd(this, add) + add;
         long sums;
         if ((now & COUNT_MASK) == parties) {
-            arrivals = 0;
-            lastSum = now >>> COUNT_BITS;
-            generation = gen + 1;
+            setArrivalsVolatile(0);
+            lastSum = now >>> COUNT_BITS; // plain: published by the volatile generation write below
+            setGenerationVolatile(gen + 1);
             waiting.wakeParked();
             sums = now >>> COUNT_BITS;
         } else {
@@ -113,4 +113,13 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
 
     @Override
     public void wakeAll() { waiting.wakeAll(); }
+
+    // Cross-thread words: the accessor names say the memory order (both fields are volatile).
+    private long generationVolatile() { return generation; }
+
+    private void setGenerationVolatile(long value) { generation = value; }
+
+    private long arrivalsVolatile() { return arrivals; }
+
+    private void setArrivalsVolatile(long value) { arrivals = value; }
 }

@@ -7,9 +7,26 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
+import static org.lpf4j.engine.threads.kit.OutboxLayout.BUFFERED;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.DST_OFFSET;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.HAS_ATTR;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.HEADER;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.INDEX_MASK;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.LINE;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.MAILBOX_RECORD;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.META;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.NEXT;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.PAYLOAD;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.SIZE;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.SLOT_SHIFT;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.STAMP;
+import static org.lpf4j.engine.threads.kit.OutboxLayout.UNBUFFERED_RECORD;
+
 /**
  * The requests one process queues in one superstep, laid out for the processes that execute
  * them.
+ *
+ * <p>The byte layout is described once, with a diagram and named offsets, in {@link OutboxLayout}.
  *
  * <p>Puts go to the {@link Outbox}, a 64-byte-aligned native segment that starts with one
  * cache line per destination pid, its <em>mailbox</em>: the superstep the mailbox belongs to,
@@ -31,20 +48,13 @@ import java.util.Arrays;
  * read, so receivers do not pull the sender's bookkeeping across cores.
  */
 public final class RequestQueue {
-    public static final long NONE = -1;
+    public static final long NONE = OutboxLayout.NONE;
     /** Puts up to this size are buffered; larger ones are read from their source during the sync. */
     public static final long BUFFERED_MAX = 256;
     /** The first put to a pid rides in its mailbox line when it is at most this large. */
     public static final long INLINE_MAX = 24;
     /** Buffered payload room never exceeds this; further small puts are then read from their source. */
     private static final long MAX_PAYLOAD_BYTES = 1 << 20;
-    private static final long LINE = 64;
-    /** Record: dstOffset, size, next, slot | flags | request index, then payload or srcOffset. */
-    private static final long HEADER = 32;
-    private static final long UNBUFFERED_RECORD = HEADER + 8;
-    private static final long BUFFERED = 1L << 31;
-    private static final long HAS_ATTR = 1L << 30;
-    private static final long INDEX_MASK = HAS_ATTR - 1;
     private static final int GET_STRIPE = 4;
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
 
@@ -70,34 +80,37 @@ public final class RequestQueue {
         }
 
         /** @return the record in {@code dstPid}'s mailbox if it was filled in {@code superstep}, else NONE */
-        public long first(int dstPid, long superstep) {
+        public long firstAfterBarrier(int dstPid, long superstep) {
             long box = LINE * dstPid;
-            return mem.get(WORD, box) == superstep ? box + 8 : NONE;
+            return mem.get(WORD, box + STAMP) == superstep ? box + MAILBOX_RECORD : NONE;
         }
 
-        public long next(long r) { return mem.get(WORD, r + 16); }
+        /** @return the next record to the same pid, or NONE */
+        public long nextAfterBarrier(long r) { return mem.get(WORD, r + NEXT); }
 
-        public long dstOffset(long r) { return mem.get(WORD, r); }
+        /** @return the record's destination offset */
+        public long dstOffsetAfterBarrier(long r) { return mem.get(WORD, r + DST_OFFSET); }
 
         /** @return the size in bytes; 0 also for a mailbox that only heads a chain */
-        public long size(long r) { return mem.get(WORD, r + 8); }
+        public long sizeAfterBarrier(long r) { return mem.get(WORD, r + SIZE); }
 
-        public int slot(long r) { return (int) (mem.get(WORD, r + 24) >>> 32); }
+        /** @return the record's destination global slot id */
+        public int slotAfterBarrier(long r) { return (int) (mem.get(WORD, r + META) >>> SLOT_SHIFT); }
 
         /** @return the segment a record's data is copied from */
-        public MemorySegment source(long r) {
-            long meta = mem.get(WORD, r + 24);
+        public MemorySegment sourceAfterBarrier(long r) {
+            long meta = mem.get(WORD, r + META);
             return (meta & BUFFERED) != 0 ? readOnly : sources[(int) (meta & INDEX_MASK)];
         }
 
-        /** @return the offset in {@link #source} of a record's data */
-        public long sourceOffset(long r) {
-            return (mem.get(WORD, r + 24) & BUFFERED) != 0 ? r + HEADER : mem.get(WORD, r + HEADER);
+        /** @return the offset in {@link #sourceAfterBarrier} of a record's data */
+        public long sourceOffsetAfterBarrier(long r) {
+            return (mem.get(WORD, r + META) & BUFFERED) != 0 ? r + PAYLOAD : mem.get(WORD, r + PAYLOAD);
         }
 
         /** @return the record's non-default attribute, or {@code null} for a plain copy */
-        public MsgAttr attr(long r) {
-            long meta = mem.get(WORD, r + 24);
+        public MsgAttr attrAfterBarrier(long r) {
+            long meta = mem.get(WORD, r + META);
             return (meta & HAS_ATTR) != 0 ? attrs[(int) (meta & INDEX_MASK)] : null;
         }
     }
@@ -123,7 +136,7 @@ public final class RequestQueue {
         this.nprocs = nprocs;
         long bytes = LINE * nprocs + capacity * UNBUFFERED_RECORD + Math.min(capacity * BUFFERED_MAX, MAX_PAYLOAD_BYTES);
         this.outbox = new Outbox(bytes, capacity);
-        for (int d = 0; d < nprocs; d++) outbox.mem.set(WORD, LINE * d, -1L); // no superstep is -1
+        for (int d = 0; d < nprocs; d++) outbox.mem.set(WORD, LINE * d + STAMP, -1L); // no superstep is -1
         this.used = LINE * nprocs;
         this.tail = new long[nprocs];
         Arrays.fill(tail, NONE);
@@ -170,7 +183,7 @@ public final class RequestQueue {
         long r;
         boolean buffered;
         if (last == NONE && size <= INLINE_MAX) {
-            r = LINE * dstPid + 8;   // the mailbox record, payload in the same line
+            r = LINE * dstPid + MAILBOX_RECORD;   // the mailbox record, payload in the same line
             buffered = true;
         } else {
             r = used;
@@ -179,28 +192,28 @@ public final class RequestQueue {
                     && r + HEADER + payload + (long) (capacity - count - 1) * UNBUFFERED_RECORD <= mem.byteSize();
         }
         // The copy comes first: if it fails (a closed arena), the queue is unchanged.
-        if (buffered) MemorySegment.copy(src, srcOffset, mem, r + HEADER, size);
+        if (buffered) MemorySegment.copy(src, srcOffset, mem, r + PAYLOAD, size);
         int index = count++;
         if (last == NONE) {
             long box = LINE * dstPid;
-            mem.set(WORD, box, superstep);
-            if (r != box + 8) { // the mailbox only heads the chain
-                mem.set(WORD, box + 8 + 8, 0L);
-                mem.set(WORD, box + 8 + 16, r);
+            mem.set(WORD, box + STAMP, superstep);
+            if (r != box + MAILBOX_RECORD) { // the mailbox only heads the chain
+                mem.set(WORD, box + MAILBOX_RECORD + SIZE, 0L);
+                mem.set(WORD, box + MAILBOX_RECORD + NEXT, r);
             }
         } else {
-            mem.set(WORD, last + 16, r);
+            mem.set(WORD, last + NEXT, r);
         }
-        mem.set(WORD, r, dstOffset);
-        mem.set(WORD, r + 8, size);
-        mem.set(WORD, r + 16, NONE);
-        mem.set(WORD, r + 24, ((long) dstSlot << 32) | (buffered ? BUFFERED : 0)
+        mem.set(WORD, r + DST_OFFSET, dstOffset);
+        mem.set(WORD, r + SIZE, size);
+        mem.set(WORD, r + NEXT, NONE);
+        mem.set(WORD, r + META, ((long) dstSlot << SLOT_SHIFT) | (buffered ? BUFFERED : 0)
                 | (attr != MsgAttr.DEFAULT ? HAS_ATTR : 0) | index);
         if (attr != MsgAttr.DEFAULT) outbox.attrs[index] = attr;
         if (buffered) {
-            if (r != LINE * dstPid + 8) used = r + HEADER + payload;
+            if (r != LINE * dstPid + MAILBOX_RECORD) used = r + HEADER + payload;
         } else {
-            mem.set(WORD, r + HEADER, srcOffset);
+            mem.set(WORD, r + PAYLOAD, srcOffset);
             outbox.sources[index] = src;
             unbuffered++;
             used = r + UNBUFFERED_RECORD;

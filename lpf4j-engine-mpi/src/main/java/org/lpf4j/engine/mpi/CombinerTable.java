@@ -1,0 +1,91 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.MsgAttr;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Combining puts across processes: the combiner is a Java object at the source, so the source
+ * ships it (serialized, once per attribute and destination, ahead of the first put that uses it)
+ * and the destination keeps what each source shipped, by the source's id. The operator must be
+ * {@link Serializable} (a lambda of a serializable functional interface is).
+ *
+ * <p>Cost: serialization on the first combining put with a new attribute in a section; afterwards an
+ * identity lookup per put and nothing per sync.
+ */
+final class CombinerTable {
+    /** What crosses: the element size and the operator. */
+    record Shipped(long elementSize, MsgAttr.ElementCombiner combiner) implements Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    private final Map<MsgAttr, Integer> ids = new IdentityHashMap<>();
+    private final List<byte[]> definitions = new ArrayList<>();
+    /** Per destination: how many of this process's ids it already knows. */
+    private final int[] shippedTo;
+    /** Per source: the attributes it defined, by its ids. */
+    private final List<List<MsgAttr>> received = new ArrayList<>();
+
+    CombinerTable(int p) {
+        shippedTo = new int[p];
+        for (int q = 0; q < p; q++) received.add(new ArrayList<>());
+    }
+
+    /**
+     * @return this process's id for {@code attr}, defining it on first use
+     * @throws IllegalArgumentException (message starting with {@code call}) if the operator does not serialize
+     */
+    int idOf(MsgAttr attr, String call) {
+        Integer id = ids.get(attr);
+        if (id != null) return id;
+        MsgAttr.ElementCombiner op = attr.combiner();
+        if (!(op instanceof Serializable)) {
+            throw new IllegalArgumentException(call + "the MPI engine ships a combining put's operator to the destination"
+                    + " process, but " + op.getClass().getName() + " is not Serializable (use a serializable class or a"
+                    + " lambda of a Serializable functional interface)");
+        }
+        byte[] bytes;
+        try {
+            bytes = Causes.serialize(new Shipped(attr.elementSize(), op));
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException(call + "the operator of " + attr + " does not serialize: " + e, e);
+        }
+        int n = definitions.size();
+        definitions.add(bytes);
+        ids.put(attr, n);
+        return n;
+    }
+
+    /** @return the definitions destination {@code q} still needs before a put with {@code id}: [from, to) */
+    int knownBy(int q) { return shippedTo[q]; }
+
+    /** Records that {@code q} now knows ids below {@code upTo}. */
+    void shipped(int q, int upTo) { shippedTo[q] = Math.max(shippedTo[q], upTo); }
+
+    /** @return the serialized definition of {@code id} */
+    byte[] definition(int id) { return definitions.get(id); }
+
+    /** Defines source {@code s}'s attribute {@code id} from its serialized form. */
+    void define(int s, int id, byte[] bytes) {
+        Shipped shipped;
+        try {
+            shipped = (Shipped) Causes.deserialize(bytes);
+        } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            throw new IllegalStateException("a combining put's operator from pid " + s + " does not deserialize: " + e, e);
+        }
+        List<MsgAttr> list = received.get(s);
+        while (list.size() <= id) list.add(null);
+        list.set(id, MsgAttr.combining(shipped.elementSize(), shipped.combiner()));
+    }
+
+    /** @return source {@code s}'s attribute {@code id} */
+    MsgAttr attr(int s, int id) { return received.get(s).get(id); }
+
+    /** Copies the per-destination progress into {@code into} (to count a sync's bytes before packing it). */
+    void progressInto(int[] into) { System.arraycopy(shippedTo, 0, into, 0, shippedTo.length); }
+}

@@ -1,0 +1,80 @@
+/**
+ * The MPI engine: every lpf4j program, unchanged, on an MPI job (Open MPI or MPICH), calling libmpi
+ * through {@code java.lang.foreign} only.
+ *
+ * <h2>Structure</h2>
+ * <ul>
+ *   <li>{@code MpiLibrary} finds libmpi ({@code lpf.engine.mpi.library}, else {@code libmpi.so.40},
+ *       then {@code libmpich.so.12}) and opens it with {@code dlopen(RTLD_NOW | RTLD_GLOBAL)} through a
+ *       downcall into libc, so that Open MPI's components ({@code mca_*.so}) resolve libmpi's symbols.
+ *       {@code MpiAbi} is the only place that knows the two ABIs (Open MPI: handles are pointers,
+ *       predefined ones the addresses of exported globals such as {@code ompi_mpi_comm_world};
+ *       MPICH: {@code int} handles, predefined ones constants of its {@code mpi.h}, e.g.
+ *       {@code MPI_COMM_WORLD = 0x44000000}, {@code MPI_BYTE = 0x4c00010d}); {@link org.lpf4j.engine.mpi.Mpi}
+ *       is the binding, every handle a Java {@code long} (for Open MPI the pointer, for MPICH the
+ *       {@code int}), every call checked ({@code MPI_ERRORS_RETURN} on every communicator and window
+ *       the engine makes) and failing with an {@link org.lpf4j.engine.mpi.MpiException} naming the call.</li>
+ *   <li>{@code MpiRuntime}: MPI initialised once ({@code MPI_THREAD_SERIALIZED}: one thread calls
+ *       MPI at a time), the version agreement over all ranks ({@link org.lpf4j.spi.Agreement} plus
+ *       the MPI library and its version string), rank 0's root and the other ranks' service loop
+ *       ({@code EXEC} of a serialized SPMD function and symbols, {@code SPLIT} for the communicator
+ *       of the first p ranks, {@code STOP} from rank 0's shutdown hook). Waiting ranks poll with
+ *       {@code MPI_Iprobe} and sleep up to 1 ms between polls, so idle ranks leave the cores free.</li>
+ *   <li>{@code MpiContext}: one process of a section over its own duplicated communicator, on the
+ *       engine kit (slot register, staged capacities, argument rules, probe harness).
+ *       {@code Exchange}: the data phase of a sync. {@code Sections}: running a process's part of a
+ *       section, nested sections (on the threads engine in this JVM with the caller's share of the
+ *       job as freeP, else one process over {@code MPI_COMM_SELF}).</li>
+ *   <li>{@link org.lpf4j.engine.mpi.MpiLauncher}: the command lines ({@code mpirun} of Open MPI,
+ *       {@code mpiexec.mpich}, or {@code srun}) with what JVMs need: {@code --allow-run-as-root} as
+ *       root, {@code --oversubscribe}, {@code --bind-to none}, {@code UCX_ERROR_SIGNALS=} (UCX under
+ *       MPICH would take over the SIGSEGV the JVM uses for null checks; Open MPI does not replace
+ *       handlers that exist), {@code --enable-native-access}.</li>
+ * </ul>
+ *
+ * <h2>Sync: message passing, chosen by measurement</h2>
+ * A sync is an {@code MPI_Allreduce(BOR)} of one word (I queued something / I am ending / I am in
+ * rehook): an empty superstep costs that allreduce alone. With messages it continues with an
+ * {@code MPI_Alltoall} of two longs per pair (bytes of the packed message, number of large
+ * messages), one packed message per pair (every request's header and the payload of puts below
+ * 16 KiB), one message per large put (sent from the user's native segment in place) and one reply
+ * stream per pair for gets. The destination applies all writes to its own memory: a large put is
+ * received straight into the destination only if its area overlaps no other such receive and no
+ * area this process is still sending from; all other writes are applied after every transfer has
+ * completed, in the order (source pid, queue order), and gets are served before anything is
+ * written. So <b>write conflicts end as a serialisation</b> (puts to overlapping areas, puts and
+ * gets of one area) with no locking. Heap segments work as sources and destinations: they are
+ * copied through native buffers (one extra copy of the payload each way); native segments are
+ * sent and received in place when the rule above allows.
+ *
+ * <p>Why not RMA windows (C LPF's {@code mpirma}): MPI leaves concurrent {@code MPI_Put}s to
+ * overlapping target areas undefined (they may byte-mix), so conflicts would need an ordering
+ * protocol on top; every global registration would need a collective {@code MPI_Win_create}; and on
+ * Debian, Open MPI's {@code openmpi-mca-params.conf} disables {@code osc pt2pt}, so windows between
+ * hosts over TCP fail (only the shared-memory path works). The figures did not argue for windows
+ * either. Raw MPI through this binding, p = 2, Open MPI 4.1.4 on the 2-core machine
+ * ({@link org.lpf4j.engine.mpi.RawMpiBench}, medians of 9, three runs while the machine was quiet):
+ * {@code MPI_Barrier} 0.58-1.18 us, {@code MPI_Allreduce} of one long 1.1-3.1 us,
+ * {@code MPI_Alltoall} of 40 B 0.9-4.3 us; {@code MPI_Put} of 1 MiB + {@code MPI_Win_fence}
+ * 242-351 us (3.0-4.3 GB/s), {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB + {@code MPI_Waitall}
+ * 203-452 us (2.3-5.2 GB/s). MPICH 4.0.2: barrier 1.81 us, put + fence 702 us (1.5 GB/s),
+ * send/receive 309 us (3.4 GB/s). Point-to-point moves a large put as fast as RMA does here, and the
+ * small-message path needs a count exchange in either design.
+ *
+ * <h2>Failure</h2>
+ * A process whose SPMD function returns or throws contributes "ending" to the next round; every
+ * process then learns everyone's status in a second allreduce: the section is over, syncs
+ * elsewhere throw {@link org.lpf4j.FatalException}, and the exceptions travel to pid 0 (serialized;
+ * as text if they do not serialize), so {@code exec} throws them. After a failed section a last
+ * round carries what processes threw afterwards. No process ever waits for one that left. A rank
+ * killed by a signal is the launcher's business: {@code mpirun} ends the whole job (measured: under
+ * 5 s, naming the rank; see FaultTest). {@code rehook} starts with a round of the parent, so a
+ * mismatch with a sync fails both sides instead of mixing collectives.
+ *
+ * <h2>Limits</h2>
+ * No combining puts ({@link org.lpf4j.Capability#COMBINING_PUTS} is not supported: the combiner is
+ * a Java object at the source); {@code Spmd} functions and symbols must be serializable; {@code hook}
+ * over a boot session (MPI_Comm_connect/accept) is not done; code before {@code Lpf.root()} in
+ * {@code main} runs on every rank.
+ */
+package org.lpf4j.engine.mpi;

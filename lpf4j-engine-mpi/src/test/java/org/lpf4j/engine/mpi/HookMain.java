@@ -1,0 +1,55 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.Args;
+import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Run under mpirun by {@link EngineTest}: a program that already uses MPI (it initialises it
+ * itself, through the binding) hooks an LPF section over {@code MPI_COMM_WORLD}, each rank with
+ * its own args, then over a communicator of the even ranks, then finalizes MPI itself.
+ */
+public final class HookMain {
+    private HookMain() {}
+
+    public static void main(String[] args) {
+        Mpi mpi = Mpi.load(System.getProperty("lpf.engine.mpi.library"));
+        mpi.initThread(Mpi.THREAD_SERIALIZED);
+        long world = mpi.commWorld();
+        int rank = mpi.rank(world), size = mpi.size(world);
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment in = a.allocate(8), out = a.allocate(8);
+            in.set(ValueLayout.JAVA_LONG, 0, 100 + rank);
+            Lpf.hook(MpiEngine.init(world), ctx -> {
+                if (ctx.pid() != rank || ctx.nprocs() != size) throw new AssertionError("pid/nprocs " + ctx.pid() + "/" + ctx.nprocs());
+                ctx.resizeMemoryRegister(2);
+                ctx.resizeMessageQueue(1);
+                ctx.sync();
+                Memslot i = ctx.registerGlobal(ctx.args().input()), o = ctx.registerGlobal(ctx.args().output());
+                ctx.sync();
+                // Each process's own input goes to the next process's output.
+                ctx.put(i, 0, (ctx.pid() + 1) % ctx.nprocs(), o, 0, 8);
+                ctx.sync();
+                ctx.deregister(i);
+                ctx.deregister(o);
+            }, Args.of(in, out));
+            long expect = 100 + (rank + size - 1) % size;
+            if (out.get(ValueLayout.JAVA_LONG, 0) != expect) throw new AssertionError("rank " + rank + " got " + out.get(ValueLayout.JAVA_LONG, 0));
+            long evens = mpi.split(world, rank % 2 == 0 ? 0 : MpiRuntime.UNDEFINED, rank);
+            if (rank % 2 == 0) {
+                Lpf.hook(MpiEngine.init(evens), ctx -> {
+                    if (ctx.pid() != rank / 2 || ctx.nprocs() != (size + 1) / 2) throw new AssertionError("evens pid " + ctx.pid());
+                    ctx.sync();
+                }, Args.NONE);
+                mpi.free(evens);
+            }
+        }
+        mpi.barrier(world);
+        System.out.println("HOOK OK " + rank);
+        mpi.finish();
+    }
+}
