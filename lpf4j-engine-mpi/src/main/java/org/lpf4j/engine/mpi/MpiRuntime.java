@@ -128,9 +128,21 @@ final class MpiRuntime {
 
     // ---- rank 0 ----
 
+    /** Set while rank 0 runs a section: a shutdown then must not wait for it (see {@link #stop}). */
+    private volatile boolean inSection;
+
     /** Runs a root {@code exec}: ships the function to ranks 1..n-1 and runs pid 0 here. */
     synchronized void exec(int p, Spmd spmd, Args args) {
         if (stopped) throw new IllegalStateException("exec(p=" + p + "): the MPI engine has been shut down");
+        inSection = true;
+        try {
+            run(p, spmd, args);
+        } finally {
+            inSection = false;
+        }
+    }
+
+    private void run(int p, Spmd spmd, Args args) {
         byte[] shipment = ship(p, spmd, args);
         int n = Math.min(p, size);
         long comm = firstRanks(n);
@@ -181,8 +193,19 @@ final class MpiRuntime {
         }
     }
 
-    /** Rank 0's JVM is ending: release the other ranks, then finalize. */
-    synchronized void stop() {
+    /**
+     * Rank 0's JVM is ending: release the other ranks, then finalize. If the JVM ends in the middle
+     * of a section (System.exit inside an SPMD function), MPI is in use by that section's thread:
+     * then nothing is sent, rank 0 exits without finalizing, and the launcher ends the job.
+     */
+    void stop() {
+        if (inSection) return;
+        synchronized (this) {
+            stopNow();
+        }
+    }
+
+    private void stopNow() {
         if (stopped) return;
         stopped = true;
         try {
