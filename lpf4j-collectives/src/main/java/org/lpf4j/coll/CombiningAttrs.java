@@ -38,7 +38,11 @@ final class CombiningAttrs {
         return attr;
     }
 
-    /** Applies a reducer to each arriving element: {@code dst[k] = reduce(dst[k], src[k])}. */
+    /**
+     * Applies a reducer to each arriving element: {@code dst[k] = reduce(dst[k], src[k])}.
+     * Serializable (when its reducer is, as {@link Ops} are) so that an engine whose processes live
+     * in several JVMs can carry the operator to the destination (the hybrid engine does).
+     */
     private record ReducerAsCombiner(Reducer reducer, long size) implements MsgAttr.ElementCombiner, java.io.Serializable {
         @Override
         public void combine(long count, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset) {

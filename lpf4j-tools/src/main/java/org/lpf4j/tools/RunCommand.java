@@ -60,6 +60,11 @@ public class RunCommand implements Callable<Integer> {
                     + "(default: the machine size)")
     Integer procs;
 
+    @Option(names = "--nodes", paramLabel = "N",
+            description = "with -p, for an engine that runs several processes per JVM (hybrid): the JVMs (nodes) to"
+                    + " start; sets the engine's launchNodes parameter")
+    Integer nodes;
+
     @Mixin EngineOptions engineOptions;
 
     @Option(names = "--debug", description = "check for programming errors (sets lpf.debug=true; slow): each is "
@@ -85,6 +90,14 @@ public class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
+            if (nodes != null) {
+                String key = "lpf.engine." + selected().name() + ".launchNodes";
+                if (org.lpf4j.spi.ParameterRegistry.global().find(key).isEmpty()) {
+                    throw new UsageException("lpf run: --nodes needs an engine that runs several processes per JVM;"
+                            + " engine " + selected().name() + " has no parameter " + key);
+                }
+                scope.set(key, nodes.toString());
+            }
             java.util.Optional<ProcessLauncher> launcher = procs == null ? java.util.Optional.empty() : selected().launcher();
             if (launcher.isPresent()) return Launched.run(launcher.get(), launch(procs), out);
             ClassLoader loader = loader();

@@ -67,6 +67,26 @@ public final class MpiEngine {
         return init(commWorld());
     }
 
+    /**
+     * For engines layered on this one (the hybrid engine) only: the communicator of an MPI-engine
+     * section, so that such an engine can duplicate it for traffic of its own beside the section's
+     * rounds. O(1).
+     *
+     * @param ctx the context an MPI-engine section passed to its SPMD function
+     * @return the section's communicator handle
+     * @throws IllegalArgumentException if {@code ctx} is not a context of this engine
+     */
+    public static long communicator(org.lpf4j.Context ctx) {
+        if (ctx instanceof MpiContext m) return m.comm();
+        throw new IllegalArgumentException("MpiEngine.communicator(" + ctx + "): not a context of an MPI-engine section");
+    }
+
+    /**
+     * @param path a libmpi path or soname, or empty for the usual sonames
+     * @return whether that library is installed (looked up on disk; nothing is loaded)
+     */
+    public static boolean libraryInstalled(String path) { return MpiLibrary.locate(path) != null; }
+
     /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
     public static long commWorld() {
         return Mpi.load(LIBRARY.get()).commWorld();

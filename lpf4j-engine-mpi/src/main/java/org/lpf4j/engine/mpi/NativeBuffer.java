@@ -6,14 +6,15 @@ import java.lang.foreign.MemorySegment;
 /**
  * A native buffer that grows (by doubling) and frees its old memory when it does. MPI reads and
  * writes only native memory, so everything sent or received goes through one of these unless it
- * can be sent from or received into the user's native segment in place.
+ * can be sent from or received into the user's native segment in place. Public for engines layered
+ * on this one (the hybrid engine); not for programs.
  */
-final class NativeBuffer implements AutoCloseable {
+public final class NativeBuffer implements AutoCloseable {
     private Arena arena;
     private MemorySegment segment = MemorySegment.NULL;
 
     /** @return memory of at least {@code bytes} bytes (contents not kept across growth) */
-    MemorySegment atLeast(long bytes) {
+    public MemorySegment atLeast(long bytes) {
         if (segment.byteSize() < bytes) {
             long size = Math.max(bytes, Math.max(4096, Math.min(Long.MAX_VALUE / 2, segment.byteSize()) * 2));
             Arena next = Arena.ofShared();

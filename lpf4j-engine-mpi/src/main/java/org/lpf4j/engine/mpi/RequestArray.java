@@ -6,16 +6,17 @@ import java.lang.foreign.MemorySegment;
 /**
  * A growable native array of {@code MPI_Request} handles for one wait: {@link #next()} gives the
  * index for the next nonblocking call, {@link #waitAll()} completes them all. Growing copies the
- * handles (they are values, MPI keeps no pointer to the array).
+ * handles (they are values, MPI keeps no pointer to the array). Public for engines layered on this
+ * one (the hybrid engine); not for programs.
  */
-final class RequestArray implements AutoCloseable {
+public final class RequestArray implements AutoCloseable {
     private final Mpi mpi;
     private final long handleSize;
     private Arena arena = Arena.ofShared();
     private MemorySegment segment;
     private int capacity, count;
 
-    RequestArray(Mpi mpi, int capacity) {
+    public RequestArray(Mpi mpi, int capacity) {
         this.mpi = mpi;
         this.handleSize = mpi.abi.handleLayout.byteSize();
         this.capacity = Math.max(4, capacity);
@@ -23,7 +24,7 @@ final class RequestArray implements AutoCloseable {
     }
 
     /** @return the address where the next request handle goes, growing the array if needed (valid until the next call) */
-    long next() {
+    public long next() {
         if (count == capacity) {
             Arena grownArena = Arena.ofShared();
             MemorySegment grown = mpi.requests(grownArena, capacity * 2);
@@ -37,7 +38,7 @@ final class RequestArray implements AutoCloseable {
     }
 
     /** Waits for every request posted since the last wait. */
-    void waitAll() {
+    public void waitAll() {
         int n = count;
         count = 0;
         mpi.waitall(n, segment.address());

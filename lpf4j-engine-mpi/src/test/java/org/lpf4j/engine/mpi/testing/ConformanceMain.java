@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.engine.mpi.testing;
 
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -31,8 +31,10 @@ public final class ConformanceMain {
     private ConformanceMain() {}
 
     public static void main(String[] args) throws Exception {
-        Lpf.root("mpi"); // ranks >= 1 stay in here, serving rank 0's sections
-        System.setProperty("lpf.conformance.engines", "mpi");
+        // lpf.test.engine: another multi-process engine built on this one (hybrid) runs the same way.
+        String engine = System.getProperty("lpf.test.engine", "mpi");
+        Lpf.root(engine); // ranks >= 1 stay in here, serving rank 0's sections
+        System.setProperty("lpf.conformance.engines", engine);
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
         if (args.length == 0) {
             request.selectors(selectPackage("org.lpf4j.conformance"));

@@ -1,4 +1,6 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.engine.mpi.testing;
+
+import org.lpf4j.engine.mpi.MpiLauncher;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,11 +20,11 @@ import java.util.concurrent.TimeUnit;
  * or {@code orted} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
  * marker, so the check finds exactly this job's processes).
  */
-final class MpiJob {
+public final class MpiJob {
     /** What a job did. */
-    record Result(int exitCode, String out, String err, boolean timedOut, List<String> ghosts) {
+    public record Result(int exitCode, String out, String err, boolean timedOut, List<String> ghosts) {
         /** @return stdout and stderr, for assertion messages */
-        String both() { return "exit " + exitCode + (timedOut ? " (TIMED OUT)" : "") + "\n--- stdout\n" + out + "\n--- stderr\n" + err; }
+        public String both() { return "exit " + exitCode + (timedOut ? " (TIMED OUT)" : "") + "\n--- stdout\n" + out + "\n--- stderr\n" + err; }
     }
 
     private final MpiLauncher launcher;
@@ -34,19 +36,19 @@ final class MpiJob {
     }
 
     /** @return a job over Open MPI */
-    static MpiJob openMpi() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI)); }
+    public static MpiJob openMpi() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI)); }
 
     /** @return a job over MPICH */
-    static MpiJob mpich() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.MPICH)); }
+    public static MpiJob mpich() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.MPICH)); }
 
     /** Adds JVM options (e.g. {@code -Dlpf.engine=mpi}); returns this. */
-    MpiJob jvm(String... options) {
+    public MpiJob jvm(String... options) {
         jvmOptions.addAll(List.of(options));
         return this;
     }
 
     /** @return the class path of the test JVM (surefire's, when run by Maven) */
-    static String testClassPath() {
+    public static String testClassPath() {
         String cp = System.getProperty("surefire.test.class.path");
         return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
     }
@@ -56,10 +58,10 @@ final class MpiJob {
      *
      * @return what happened; never leaves a process of the job running
      */
-    Result run(int n, Duration timeout, Class<?> mainClass, String... args) {
+    public Result run(int n, Duration timeout, Class<?> mainClass, String... args) {
         // Without MPI installed the job cannot start: skip (CI installs Open MPI and MPICH).
         org.junit.jupiter.api.Assumptions.assumeTrue(launcher.available(), () -> launcher.kind() + " launcher not installed");
-        org.junit.jupiter.api.Assumptions.assumeTrue(MpiLibrary.locate(launcher.library() == null ? "" : launcher.library()) != null,
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.engine.mpi.MpiEngine.libraryInstalled(launcher.library() == null ? "" : launcher.library()),
                 () -> "libmpi for " + launcher.kind() + " not installed");
         String marker = UUID.randomUUID().toString();
         List<String> jvm = new ArrayList<>(jvmOptions);
@@ -152,7 +154,7 @@ final class MpiJob {
      * Asserts that a {@link ConformanceMain} job ran at least {@code atLeast} tests, none failed,
      * it exited 0 and left nothing behind; the failures are listed in the message otherwise.
      */
-    static void assertSuitePassed(Result r, int atLeast) {
+    public static void assertSuitePassed(Result r, int atLeast) {
         org.junit.jupiter.api.Assertions.assertFalse(r.timedOut(), r::both);
         java.util.regex.Matcher m = SUMMARY.matcher(r.out());
         org.junit.jupiter.api.Assertions.assertTrue(m.find(), () -> "no summary line: " + r.both());

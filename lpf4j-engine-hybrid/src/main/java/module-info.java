@@ -1,0 +1,13 @@
+/**
+ * The hybrid engine: one JVM per node, threads inside it (the threads engine's queues and
+ * barriers), MPI between nodes (the MPI engine's binding and sections). Needs native access for
+ * {@code org.lpf4j.engine.mpi} (or {@code ALL-UNNAMED} on the class path).
+ */
+module org.lpf4j.engine.hybrid {
+    requires transitive org.lpf4j.core;
+    requires org.lpf4j.engine.threads;
+    requires org.lpf4j.engine.mpi;
+    exports org.lpf4j.engine.hybrid;
+
+    provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.hybrid.HybridEngineProvider;
+}

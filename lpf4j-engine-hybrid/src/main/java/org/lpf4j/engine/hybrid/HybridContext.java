@@ -1,0 +1,344 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.Machine;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+import org.lpf4j.Spmd;
+import org.lpf4j.SyncAttr;
+import org.lpf4j.engine.threads.kit.RequestQueue;
+import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.StagedCapacity;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * One process (thread) of a hybrid section. Requests to processes of the same node go to a
+ * threads-engine {@link RequestQueue} (indexed by local pid), requests to other nodes to
+ * {@link RemoteRequests}. {@link #sync}:
+ *
+ * <ol>
+ *   <li>node-local barrier A (ORs "queued" and "some source is read during the sync");</li>
+ *   <li>the leader (local process 0) does the node's round with the other nodes
+ *       ({@link Link#round}) while the others wait in barrier B, which the leader enters with
+ *       "there is remote work";</li>
+ *   <li>each process writes its own memory: node-local puts pulled from the other local
+ *       processes' outboxes, then the puts from other nodes in the order the leader listed
+ *       them (by source node), then its gets (node-local ones copied from the owner's memory,
+ *       remote ones from the replies); so all writes into a process's memory are done by its
+ *       thread, in a fixed order: a serialisation;</li>
+ *   <li>barrier C only when some node-local request reads its source during the sync.</li>
+ * </ol>
+ * An empty superstep costs two node-local barriers and one {@code MPI_Allreduce} over the nodes.
+ * Combining puts ({@link MsgAttr#combining}) take the same paths; one to another node carries its
+ * operator, which must then be {@link java.io.Serializable} (the collectives' operators are).
+ * Nothing here allocates on put, get or sync (a combining attribute is serialized once per
+ * attribute object and deserialized once per distinct form).
+ */
+final class HybridContext implements Context {
+    static final int SYNC = 1, REHOOK = 2;
+
+    final Node node;
+    private final int local, pid, nprocs;
+    private final Args args;
+    /** This process's share of its node's processors (for nested sections). */
+    private final int freeP;
+    final SlotRegister register = new SlotRegister();
+    private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
+    final RequestQueue[] queues;
+    private RequestQueue pendingOther;
+    final RemoteRequests remote = new RemoteRequests();
+    private long syncs;
+
+    HybridContext(Node node, int local, Args args) {
+        this.node = node;
+        this.local = local;
+        this.pid = node.base + local;
+        this.nprocs = node.layout.p();
+        this.args = args;
+        this.fit = HybridProbe.cached(node.layout);
+        int cores = node.settings.threads();
+        this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
+        this.queues = new RequestQueue[] {new RequestQueue(0, node.t), new RequestQueue(0, node.t)};
+        publish(0);
+        publish(1);
+    }
+
+    private void publish(int parity) {
+        node.outboxes[parity * node.t + local] = queues[parity].outbox;
+    }
+
+    /** Combining puts, also between nodes when their operator is {@link java.io.Serializable}. */
+    @Override public boolean supports(org.lpf4j.Capability capability) { return capability == org.lpf4j.Capability.COMBINING_PUTS; }
+
+    @Override public int pid() { return pid; }
+
+    @Override public int nprocs() { return nprocs; }
+
+    @Override public Args args() { return args; }
+
+    @Override public long superstep() { return syncs; }
+
+    // ---- put / get ----
+
+    @Override
+    public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        RequestQueue q = queues[(int) syncs & 1];
+        MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current(), true);
+        int l = dstPid - node.base;
+        if (l >= 0 && l < node.t) {
+            q.addPut(src, srcOffset, l, dstSlot.id(), dstOffset, size, attr);
+        } else {
+            if (attr.isCombining() && !(attr.combiner() instanceof java.io.Serializable)) {
+                throw new IllegalArgumentException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                        dstOffset, size) + "a combining put to another node (pid " + dstPid + " is on node "
+                        + node.layout.nodeOf(dstPid) + ", pid " + pid + " on node " + node.node + ") carries its operator to"
+                        + " that JVM, so the operator must be Serializable, which " + attr.combiner() + " is not");
+            }
+            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
+        }
+    }
+
+    @Override
+    public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        RequestQueue q = queues[(int) syncs & 1];
+        MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
+                dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current());
+        int l = srcPid - node.base;
+        if (l >= 0 && l < node.t) q.addGet(l, srcSlot.id(), srcOffset, dst, dstOffset, size);
+        else remote.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
+    }
+
+    // ---- sync ----
+
+    @Override
+    public void sync(SyncAttr attr) {
+        Objects.requireNonNull(attr, "sync: attr");
+        enter(SYNC);
+        RequestQueue mine = queues[(int) syncs & 1];
+        int all = node.barrier.await(local, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
+                | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0));
+        checkIntents(SYNC);
+        all |= leaderRound();
+        if (all != 0) {
+            try {
+                executeRequestsToMe((int) syncs & 1);
+            } catch (RuntimeException | Error e) {
+                node.fail(node.who(local) + " could not execute a request: " + e, e);
+            }
+            if ((all & SuperstepBarrier.UNBUFFERED) != 0) node.barrier.await(local, 0);
+            if (node.failed()) throw node.fatal(local);
+        }
+        syncs++;
+        int next = (int) syncs & 1;
+        if (pendingOther != null && pendingOther.capacity > queues[next].capacity) {
+            queues[next] = pendingOther;
+            publish(next);
+        }
+        queues[next].startSuperstep(syncs);
+        pendingOther = null;
+        remote.clear();
+        register.capacity().applyAtSync();
+        queueCapacity.applyAtSync();
+    }
+
+    private void enter(int what) {
+        if (node.failed()) throw node.fatal(local);
+        node.intent[local] = what; // published to the others by barrier A
+    }
+
+    /** After barrier A: every local process must have entered the same call (sync vs rehook). */
+    private void checkIntents(int mine) {
+        for (int l = 0; l < node.t; l++) {
+            if (node.intent[l] != mine) {
+                node.fail(node.who(l) + (node.intent[l] == REHOOK ? " called rehook" : " called sync") + " while "
+                        + node.who(local) + (mine == REHOOK ? " called rehook" : " called sync")
+                        + " (sync and rehook are collective)", null);
+                throw node.fatal(local);
+            }
+        }
+    }
+
+    /**
+     * Barrier B: the leader first does the node's round with the other nodes.
+     *
+     * @return QUEUED if there is remote work to apply
+     */
+    private int leaderRound() {
+        if (local != 0) return node.barrier.await(local, 0);
+        int flags = 0;
+        try {
+            if (node.link.round()) flags = SuperstepBarrier.QUEUED;
+        } catch (FatalException e) {
+            node.fail("another node ended the section: " + e.getMessage(), null);
+            throw node.fatal(local);
+        } catch (RuntimeException | Error e) {
+            node.fail(node.who(local) + " (the node's leader) could not exchange with the other nodes: " + e, e);
+            throw node.fatal(local);
+        }
+        return node.barrier.await(local, flags);
+    }
+
+    /** Node-local puts to this process, then remote puts to it, then its gets. */
+    private void executeRequestsToMe(int parity) {
+        final RequestQueue.Outbox[] outboxes = node.outboxes;
+        final int t = node.t, base = parity * t;
+        for (int s = 0; s < t; s++) {
+            RequestQueue.Outbox from = outboxes[base + s];
+            for (long r = from.firstAfterBarrier(local, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
+                long size = from.sizeAfterBarrier(r);
+                if (size == 0) continue;
+                long dstOffset = from.dstOffsetAfterBarrier(r);
+                MemorySegment dst = checkedDestination(node.base + s, from.slotAfterBarrier(r), dstOffset, size);
+                MsgAttr combining = from.attrAfterBarrier(r);
+                if (combining == null) {
+                    MemorySegment.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                } else {
+                    RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                }
+            }
+        }
+        Link link = node.link;
+        MemorySegment in = link.received();
+        for (int i = 0, n = link.incomingCount(local); i < n; i++) {
+            long h = link.incoming(local, i);
+            long size = Link.size(in, h);
+            if (size == 0) continue;
+            long dstOffset = Link.offset(in, h);
+            MemorySegment dst = checkedDestination(-1, Link.slot(in, h), dstOffset, size);
+            MsgAttr combining = link.incomingAttr(local, i);
+            if (combining == null) MemorySegment.copy(in, Link.payloadAt(in, h), dst, dstOffset, size);
+            else RequestChecks.combine(combining, in, Link.payloadAt(in, h), dst, dstOffset, size);
+        }
+        RequestQueue own = queues[parity];
+        for (int g = 0, n = own.gets(); g < n; g++) {
+            long size = own.getSize(g);
+            if (size == 0) continue;
+            int owner = own.getPid(g);
+            int slot = own.getSlot(g);
+            MemorySegment src = node.members[owner].register.globalSegment(slot);
+            long srcOffset = own.getSrcOffset(g);
+            if (src == null || srcOffset > src.byteSize() - size) {
+                int o = node.base + owner;
+                throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + o + " global#" + slot
+                        + " [" + srcOffset + ", " + (srcOffset + size) + "): "
+                        + (src == null ? "slot not registered at pid " + o
+                        : "exceeds the " + src.byteSize() + " bytes pid " + o + " registered"));
+            }
+            MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
+        }
+        MemorySegment replies = link.replies();
+        for (int g = 0; g < remote.gets; g++) {
+            long size = remote.getSize[g];
+            if (size > 0) MemorySegment.copy(replies, remote.getReplyAt[g], remote.getDestination[g], remote.getDstOffset[g], size);
+        }
+    }
+
+    /** @param from the writer's pid, or -1 for a process of another node */
+    private MemorySegment checkedDestination(int from, int slot, long dstOffset, long size) {
+        MemorySegment dst = register.globalSegment(slot);
+        if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
+            throw new IndexOutOfBoundsException("put from " + (from < 0 ? "a process of another node" : "pid " + from)
+                    + " to pid " + pid + " global#" + slot + " [" + dstOffset + ", " + (dstOffset + size) + "): "
+                    + (dst == null ? "slot not registered at pid " + pid
+                    : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
+                    ? "pid " + pid + " registered a read-only segment there"
+                    : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
+        }
+        return dst;
+    }
+
+    // ---- registration ----
+
+    @Override
+    public Memslot registerGlobal(MemorySegment segment) {
+        checkRegistrable(segment, "registerGlobal");
+        return register.registerGlobal(segment, syncs);
+    }
+
+    @Override
+    public Memslot registerLocal(MemorySegment segment) {
+        checkRegistrable(segment, "registerLocal");
+        return register.registerLocal(segment);
+    }
+
+    private void checkRegistrable(MemorySegment segment, String call) {
+        register.checkRegistrable(segment, call, pid, nprocs);
+        SlotRegister.requireShareable(segment, call, pid);
+    }
+
+    @Override
+    public void deregister(Memslot slot) { register.deregister(slot, pid, syncs); }
+
+    // ---- capacities ----
+
+    @Override
+    public void resizeMemoryRegister(long maxRegs) { register.resize(pid, maxRegs); }
+
+    @Override
+    public void resizeMessageQueue(long maxMsgs) {
+        int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.bytesFor(1) + 2 * 64, RequestQueue.MAX_CAPACITY);
+        int current = (int) syncs & 1;
+        try {
+            if (n > queues[current].capacity || n > queues[1 - current].capacity) {
+                RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
+                RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, node.t) : null;
+                if (grown != null) {
+                    queues[current] = grown;
+                    publish(current);
+                }
+                if (other != null) pendingOther = other;
+            }
+            remote.ensure(n);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, maxMsgs, e);
+        }
+        queueCapacity.stage(n);
+    }
+
+    // ---- sections ----
+
+    /** The fit this JVM had cached for this section's layout when the section started (see {@link HybridProbe}). */
+    org.lpf4j.spi.kit.ProbeHarness.Fit fit;
+
+    @Override
+    public Machine probe() {
+        return HybridProbe.inSection(this);
+    }
+
+    /** @return this process's share of its node's processors */
+    int freeP() { return freeP; }
+
+    /**
+     * A nested exec runs in this JVM on the threads engine, on this process's share of the node's
+     * processors ({@code probe().freeP()}; the threads engine's machine size must allow it:
+     * {@code lpf.engine.threads.procs}, which {@code lpf run --engine hybrid} sets).
+     */
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        RequestChecks.checkExec(pid, p, spmd, args);
+        if (node.failed()) throw node.fatal(local);
+        Lpf.root("threads").exec(Math.min(p, freeP), spmd, args);
+    }
+
+    @Override
+    public void rehook(Spmd spmd, Args args) {
+        RequestChecks.checkRehook(spmd, args);
+        enter(REHOOK);
+        node.barrier.await(local, 0);
+        checkIntents(REHOOK);
+        Rehook.run(this, local, spmd, args);
+    }
+
+    @Override
+    public String toString() {
+        return "HybridContext[" + node.who(local) + " of " + nprocs + ", superstep " + syncs + "]";
+    }
+}

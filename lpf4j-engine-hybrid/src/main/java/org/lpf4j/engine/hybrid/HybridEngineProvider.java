@@ -1,0 +1,115 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.Context;
+import org.lpf4j.engine.mpi.Mpi;
+import org.lpf4j.engine.mpi.MpiEngine;
+import org.lpf4j.engine.mpi.MpiEngineProvider;
+import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.ModuleParameters;
+import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.Query;
+import org.lpf4j.spi.Version;
+
+import java.util.Optional;
+
+/**
+ * Engine module {@code hybrid}, found by {@link java.util.ServiceLoader}. It needs the MPI engine
+ * (libmpi and a launcher) and declines with the MPI engine's reason otherwise. Selection:
+ * <ul>
+ *   <li><b>automatic, priority 90</b> (above the MPI engine's 80) when an MPI launcher started
+ *       this JVM as one of several ranks with exactly one rank on this host
+ *       ({@code OMPI_COMM_WORLD_LOCAL_SIZE} or {@code MPI_LOCALNRANKS} is 1) and the host has more
+ *       than one core: one JVM per node was launched, so threads inside the node are what the
+ *       job wants;</li>
+ *   <li>otherwise priority 5: usable when chosen ({@code lpf.engine=hybrid}, or
+ *       {@code lpf run --engine hybrid --nodes N}), never the default. {@link #why()} says which
+ *       case applies; {@code lpf info} shows the priority.</li>
+ * </ul>
+ */
+public final class HybridEngineProvider implements EngineProvider {
+    /** The hybrid engine's version. */
+    public static final Version VERSION = new Version(0, 1, 0);
+    /** The engine's name. */
+    public static final String NAME = "hybrid";
+
+    private final MpiEngineProvider mpi = new MpiEngineProvider();
+
+    /** Used by {@link java.util.ServiceLoader}. */
+    public HybridEngineProvider() {}
+
+    @Override public String name() { return NAME; }
+
+    @Override public Version frameworkApiVersion() { return new Version(1, 0, 0); }
+
+    @Override public Version version() { return VERSION; }
+
+    @Override
+    public void open(ModuleParameters parameters) {
+        HybridEngine.parameters().forEach(parameters::adopt);
+    }
+
+    @Override
+    public Query query() {
+        Query q = mpi.query();
+        if (!q.canRun()) return Query.decline("needs the MPI engine, which declined: " + q.reason());
+        return Query.run(automatic() ? 90 : 5);
+    }
+
+    /** @return whether one JVM per node was launched on a multi-core node (see the class comment) */
+    static boolean automatic() {
+        return launchedRanks() > 1 && ranksOnThisHost() == 1 && Runtime.getRuntime().availableProcessors() > 1;
+    }
+
+    /** @return why the engine is (or is not) chosen automatically, for {@code lpf info} and errors */
+    public static String why() {
+        if (automatic()) {
+            return "chosen automatically: one MPI rank on this host of " + launchedRanks() + " ranks, "
+                    + Runtime.getRuntime().availableProcessors() + " cores";
+        }
+        return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
+                : "not automatic: " + ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
+    }
+
+    private static int launchedRanks() {
+        return new MpiEngineProvider().launcher().isEmpty() ? new MpiEngineProvider().machineSize() : 0;
+    }
+
+    /** @return the ranks the launcher put on this host (Open MPI, MPICH Hydra), 1 if it does not say */
+    static int ranksOnThisHost() {
+        for (String v : new String[] {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+            String s = System.getenv(v);
+            if (s != null) {
+                try {
+                    return Math.max(1, Integer.parseInt(s.strip()));
+                } catch (NumberFormatException e) {
+                    return 1;
+                }
+            }
+        }
+        return 1;
+    }
+
+    /** Under a launcher: ranks × threads per node; otherwise threads per node (one node). */
+    @Override
+    public int machineSize() {
+        return Math.max(1, mpi.machineSize()) * HybridSettings.resolve(ranksOnThisHost()).threads();
+    }
+
+    @Override
+    public Optional<ProcessLauncher> launcher() {
+        return mpi.launcher().map(HybridLauncher::new);
+    }
+
+    @Override
+    public void shutdown() { mpi.shutdown(); }
+
+    /** Rank 0: the hybrid root; every other rank serves sections and never returns. */
+    @Override
+    public Context root() {
+        HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
+        YieldingProgress.request(); // before MPI_Init
+        Context mpiRoot = mpi.root();
+        Mpi binding = Mpi.load(MpiEngine.LIBRARY.get());
+        return new HybridRoot(mpiRoot, binding.size(binding.commWorld()), settings);
+    }
+}

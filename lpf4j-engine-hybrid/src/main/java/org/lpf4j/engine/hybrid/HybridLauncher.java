@@ -1,0 +1,42 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.engine.mpi.MpiEngine;
+import org.lpf4j.engine.mpi.MpiLauncher;
+import org.lpf4j.spi.ProcessLauncher;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code lpf run --engine hybrid -p P} with {@code lpf.engine.hybrid.launchNodes=N} ({@code lpf run
+ * --nodes N}): N JVMs through the MPI engine's launcher, ⌈P/N⌉ threads each. With hosts given
+ * ({@code lpf.engine.mpi.launcherOptions}) Open MPI places one rank per node
+ * ({@code --map-by ppr:1:node}); without, the N JVMs run on this machine and stand for N nodes
+ * ({@code lpf.engine.hybrid.nodes=rank}). Pure: builds a list.
+ */
+final class HybridLauncher implements ProcessLauncher {
+    private final ProcessLauncher mpi;
+
+    HybridLauncher(ProcessLauncher mpi) { this.mpi = mpi; }
+
+    @Override
+    public List<String> command(Launch launch) {
+        int p = launch.processes();
+        int nodes = HybridEngine.LAUNCH_NODES.get();
+        if (nodes == 0) nodes = Math.min(p, 2);
+        if (nodes > p) throw new IllegalArgumentException("lpf run --engine hybrid: --nodes " + nodes + " exceeds -p " + p);
+        int threads = (p + nodes - 1) / nodes;
+        boolean cluster = !MpiEngine.LAUNCHER_OPTIONS.get().isBlank();
+        List<String> jvm = new ArrayList<>();
+        jvm.add("-Dlpf.engine=hybrid");
+        jvm.add("-Dlpf.engine.hybrid.threads=" + threads);
+        jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine
+        if (!cluster) jvm.add("-Dlpf.engine.hybrid.nodes=rank");
+        else if (!MpiEngine.LAUNCHER_OPTIONS.get().contains("--map-by") && mpi instanceof MpiLauncher m
+                && m.kind() == MpiLauncher.Kind.OPEN_MPI) {
+            m.launcherOptions(List.of("--map-by", "ppr:1:node"));
+        }
+        jvm.addAll(launch.jvmOptions());
+        return mpi.command(new Launch(nodes, launch.javaCommand(), launch.classPath(), jvm, launch.mainClass(), launch.args()));
+    }
+}

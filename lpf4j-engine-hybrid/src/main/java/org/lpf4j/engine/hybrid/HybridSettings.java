@@ -1,0 +1,31 @@
+package org.lpf4j.engine.hybrid;
+
+import java.io.Serializable;
+
+/**
+ * The hybrid engine's parameters as rank 0 resolved them; shipped with every section so that all
+ * nodes use the same values. Immutable.
+ *
+ * @param threads     processes per node (resolved: at least 1)
+ * @param perRank     whether every MPI rank is a node (else ranks are grouped by host name)
+ * @param spin        nanoseconds a node-local waiter spins, or -1
+ * @param yield       nanoseconds it yields before parking, or -1
+ * @param probeMillis probe budget per measurement
+ */
+record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param ranksOnThisHost how many MPI ranks share rank 0's host (from the launcher), ≥ 1
+     * @return the current values of the engine's parameters
+     */
+    static HybridSettings resolve(int ranksOnThisHost) {
+        int t = HybridEngine.THREADS.get();
+        if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
+        return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
+                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get());
+    }
+
+    /** @return the node-local barrier's kind (the threads kit chooses from processes vs cores) */
+    String barrier() { return "auto"; }
+}

@@ -1,0 +1,140 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.FatalException;
+import org.lpf4j.engine.threads.kit.Participants;
+import org.lpf4j.engine.threads.kit.RequestQueue;
+import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.engine.threads.kit.ThreadsPolicy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The processes of one hybrid section that live in this JVM (one node): their contexts and
+ * threads, the threads engine's superstep barrier over them, the outboxes they pull node-local
+ * puts from, the {@link Link} its leader (local process 0) uses to reach the other nodes, and the
+ * node's failure state.
+ *
+ * <p>Failure: the first local process that throws, that returns while another waits in a sync,
+ * or whose request cannot be executed, fails the node; so does the news that another node ended
+ * (the leader learns it in its round). Every later sync of a local process throws
+ * {@link FatalException}; the node's section then ends and the MPI engine's end round carries
+ * the news and the causes to the other nodes and to pid 0.
+ */
+final class Node implements Participants {
+    final Layout layout;
+    final int node;
+    /** Local processes, and the global pid of local process 0. */
+    final int t, base;
+    final Link link;
+    final HybridSettings settings;
+    private final ThreadsPolicy policy;
+    final SuperstepBarrier barrier;
+    final HybridContext[] members;
+    /** outboxes[parity · t + local]: the node-local puts a process queued in supersteps of that parity. */
+    final RequestQueue.Outbox[] outboxes;
+    /** Per local process: what it entered this round (SYNC or REHOOK), to catch a mismatch. */
+    final int[] intent;
+    private final AtomicReferenceArray<Thread> threads;
+    private final AtomicInteger exited = new AtomicInteger();
+    private final AtomicLong leastRoundsAtExit = new AtomicLong(Long.MAX_VALUE);
+    /** The local process that left with the fewest completed rounds (the one that returned early, if any). */
+    private volatile int earliestLeaver = -1;
+    private volatile String failure;
+    private Throwable firstCause;
+    private final List<Throwable> otherCauses = new ArrayList<>();
+    /** The node of a rehook's section, handed from the leader to the other local processes. */
+    Node child;
+
+    Node(Layout layout, int node, Link link, HybridSettings settings) {
+        this.layout = layout;
+        this.node = node;
+        this.t = layout.threads(node);
+        this.base = layout.first()[node];
+        this.link = link;
+        this.settings = settings;
+        this.policy = ThreadsPolicy.forProcesses(t, settings.spin(), settings.yield());
+        this.barrier = SuperstepBarrier.create(this, t, settings.barrier());
+        this.members = new HybridContext[t];
+        this.outboxes = new RequestQueue.Outbox[2 * t];
+        this.intent = new int[t];
+        this.threads = new AtomicReferenceArray<>(t);
+    }
+
+    @Override public ThreadsPolicy policy() { return policy; }
+
+    @Override public Thread thread(int local) { return threads.get(local); }
+
+    void attach(int local) { threads.set(local, Thread.currentThread()); }
+
+    boolean failed() { return failure != null; }
+
+    /** @return e.g. {@code "pid 5 (node 1, thread 2)"} */
+    String who(int local) { return "pid " + (base + local) + " (node " + node + ", thread " + local + ")"; }
+
+    @Override
+    public void fail(String reason, Throwable cause) {
+        synchronized (this) {
+            if (cause != null && !(cause instanceof NodeFailure)) {
+                if (firstCause == null) firstCause = cause;
+                else if (firstCause != cause) otherCauses.add(cause);
+            }
+            if (failure == null) failure = reason;
+        }
+        barrier.wakeAll();
+    }
+
+    @Override
+    public FatalException fatal(int local) {
+        return new NodeFailure(who(local) + " of " + layout.p() + ": the SPMD section is in the failure state: " + failure);
+    }
+
+    @Override
+    public String abandonment(int local, long round) {
+        String failed = failure;
+        if (failed != null && !barrier.allEntered(round)) return failed;
+        if (leastRoundsAtExit.get() < round) {
+            int q = earliestLeaver;
+            return (q >= 0 ? who(q) : "a process of node " + node) + " returned from its SPMD function while " + who(local)
+                    + " still synchronises (unequal numbers of syncs)";
+        }
+        return null;
+    }
+
+    /** Records that a local process left its SPMD function, with what it threw (or null). */
+    void exit(int local, Throwable thrown) {
+        if (thrown != null) {
+            fail(thrown instanceof NodeFailure ? thrown.getMessage() : who(local) + " threw " + thrown, thrown);
+        }
+        long rounds = barrier.completedRounds(local);
+        synchronized (this) {
+            if (rounds < leastRoundsAtExit.get()) earliestLeaver = local;
+            leastRoundsAtExit.accumulateAndGet(rounds, Math::min);
+        }
+        exited.incrementAndGet();
+        barrier.wakeAll();
+    }
+
+    /** Waits (parking) until every local process has left its SPMD function. */
+    void awaitAllExited() {
+        while (exited.get() < t) java.util.concurrent.locks.LockSupport.parkNanos(this, 100_000L);
+    }
+
+    /** @return the node's failure as an exception carrying the causes (to end the node's section with), or null */
+    synchronized NodeFailed outcome() {
+        if (failure == null) return null;
+        NodeFailed e = new NodeFailed(failure, firstCause);
+        for (Throwable x : otherCauses) e.addSuppressed(x);
+        return e;
+    }
+
+    /** A {@link FatalException} caused by the node's failure, not an independent cause. */
+    static final class NodeFailure extends FatalException {
+        private static final long serialVersionUID = 1L;
+
+        NodeFailure(String message) { super(message, null); }
+    }
+}

@@ -1,0 +1,101 @@
+package org.lpf4j.engine.hybrid;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Spmd;
+import org.lpf4j.engine.mpi.Mpi;
+import org.lpf4j.engine.mpi.MpiEngine;
+
+
+/**
+ * What every node (MPI rank) runs for a hybrid section: shipped by the MPI engine's {@code exec}
+ * to the first {@code layout.nodes()} ranks, it runs as one process of an MPI-engine section whose
+ * processes are the nodes. It builds the node's {@link Link} and {@link Node}, starts the node's
+ * processes (local process 0 on this thread, the leader, which alone calls MPI; the others on new
+ * threads), waits for them, and ends with the node's failure if it has one, so that the MPI
+ * engine's end round tells the other nodes and pid 0.
+ */
+final class NodeSection implements Spmd {
+    private static final long serialVersionUID = 1L;
+
+    private final Layout layout;
+    private final Spmd spmd;
+    private final HybridSettings settings;
+
+    NodeSection(Layout layout, Spmd spmd, HybridSettings settings) {
+        this.layout = layout;
+        this.spmd = spmd;
+        this.settings = settings;
+    }
+
+    @Override
+    public void run(Context nodes) {
+        Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
+        Link link = new Link(mpi, nodes);
+        FatalException failure;
+        try {
+            if (!settings.perRank()) link.checkOneRankPerHost();
+            Node node = new Node(layout, nodes.pid(), link, settings);
+            link.bind(node);
+            Args args = nodes.args();
+            for (int l = 0; l < node.t; l++) node.members[l] = new HybridContext(node, l, l == 0 ? args : args.withoutIo());
+            failure = runMembers(node, spmd);
+        } finally {
+            link.close();
+        }
+        if (failure != null) throw failure;
+    }
+
+    /**
+     * Runs the node's processes, whose contexts {@code node.members} holds: local process 0 on
+     * this thread, the others on new threads; returns when every one has left its SPMD function.
+     *
+     * @return the node's failure, or null
+     */
+    static FatalException runMembers(Node node, Spmd spmd) {
+        Thread[] threads = new Thread[node.t];
+        for (int l = 1; l < node.t; l++) {
+            final int local = l;
+            Thread th = new Thread(() -> runProcess(node, local, spmd),
+                    "lpf-hybrid-node" + node.node + "-pid" + (node.base + l));
+            th.setDaemon(true);
+            th.start();
+            threads[l] = th;
+        }
+        try {
+            runProcess(node, 0, spmd);
+        } finally {
+            joinAll(threads);
+        }
+        return node.outcome();
+    }
+
+    /** Runs one process's SPMD function on this thread and records its exit. */
+    static void runProcess(Node node, int local, Spmd spmd) {
+        node.attach(local);
+        Throwable thrown = null;
+        try {
+            spmd.run(node.members[local]);
+        } catch (Throwable t) {
+            thrown = t;
+        } finally {
+            node.exit(local, thrown);
+        }
+    }
+
+    private static void joinAll(Thread[] threads) {
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t != null) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+}

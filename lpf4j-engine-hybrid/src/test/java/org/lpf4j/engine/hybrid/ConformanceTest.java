@@ -1,0 +1,43 @@
+package org.lpf4j.engine.hybrid;
+
+import org.junit.jupiter.api.Test;
+import org.lpf4j.engine.mpi.testing.ConformanceMain;
+import org.lpf4j.engine.mpi.testing.MpiJob;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The whole conformance suite ({@code lpf4j-conformance}, assertions unchanged) on the hybrid
+ * engine: one Open MPI job of 2 JVMs, each a node of its own ({@code lpf.engine.hybrid.nodes=rank})
+ * with 4 threads, rank 0 driving JUnit ({@link ConformanceMain}). Every {@code exec(p)} of the suite,
+ * p = 1, 2, 3, 4, 5, 8, is spread over both nodes: 1, 1+1, 2+1, 2+2, 3+2, 4+4 threads.
+ */
+class ConformanceTest {
+    private static final Duration TIMEOUT = Duration.ofMinutes(8);
+    private static final Pattern SUMMARY = Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
+
+    @Test
+    void twoNodesOfFourThreads() {
+        check(MpiJob.openMpi().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
+                "-Dlpf.engine.hybrid.threads=4", "-Dlpf.engine.hybrid.probeMillis=100", "-Dlpf.engine.threads.procs=4")
+                .run(2, TIMEOUT, ConformanceMain.class));
+    }
+
+    static void check(MpiJob.Result r) {
+        assertFalse(r.timedOut(), r::both);
+        Matcher m = SUMMARY.matcher(r.out());
+        assertTrue(m.find(), () -> "no summary line: " + r.both());
+        StringBuilder failures = new StringBuilder();
+        r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
+        assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
+        assertTrue(Integer.parseInt(m.group(1)) >= 150, () -> "too few tests found: " + m.group(0));
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+}
