@@ -252,7 +252,23 @@ public final class RequestChecks {
      * @return the exception to fail the section with
      */
     public static IndexOutOfBoundsException remotePutTooFar(int from, int to, int slot, long offset, long size, MemorySegment dst) {
-        return new IndexOutOfBoundsException("put from pid " + from + " to pid " + to + " global#" + slot
+        return remotePutTooFar("pid " + from, to, slot, offset, size, dst);
+    }
+
+    /**
+     * {@link #remotePutTooFar(int, int, int, long, long, MemorySegment)} for an engine that knows
+     * the origin only roughly at the target (e.g. "a process of node 1").
+     *
+     * @param from   the origin, as the message names it
+     * @param to     the target's pid
+     * @param slot   the global slot id
+     * @param offset the remote offset
+     * @param size   the size
+     * @param dst    the target's segment for the slot, or null if the slot is not active there
+     * @return the exception to fail the section with
+     */
+    public static IndexOutOfBoundsException remotePutTooFar(String from, int to, int slot, long offset, long size, MemorySegment dst) {
+        return new IndexOutOfBoundsException("put from " + from + " to pid " + to + " global#" + slot
                 + " " + area(offset, size) + ": "
                 + (dst == null ? "slot not registered at pid " + to
                 : dst.isReadOnly() && offset <= dst.byteSize() - size
@@ -272,7 +288,23 @@ public final class RequestChecks {
      * @return the exception to fail the section with
      */
     public static IndexOutOfBoundsException remoteGetTooFar(int by, int owner, int slot, long offset, long size, MemorySegment src) {
-        return new IndexOutOfBoundsException("get by pid " + by + " from pid " + owner + " global#" + slot
+        return remoteGetTooFar("pid " + by, owner, slot, offset, size, src);
+    }
+
+    /**
+     * {@link #remoteGetTooFar(int, int, int, long, long, MemorySegment)} for an engine that knows
+     * the requester only roughly at the owner (e.g. "a process of node 1").
+     *
+     * @param by     the requester, as the message names it
+     * @param owner  the pid that owns the source memory
+     * @param slot   the global slot id
+     * @param offset the remote offset
+     * @param size   the size
+     * @param src    the owner's segment for the slot, or null if the slot is not active there
+     * @return the exception to fail the section with
+     */
+    public static IndexOutOfBoundsException remoteGetTooFar(String by, int owner, int slot, long offset, long size, MemorySegment src) {
+        return new IndexOutOfBoundsException("get by " + by + " from pid " + owner + " global#" + slot
                 + " " + area(offset, size) + ": "
                 + (src == null ? "slot not registered at pid " + owner
                 : "exceeds the " + src.byteSize() + " bytes pid " + owner + " registered"));

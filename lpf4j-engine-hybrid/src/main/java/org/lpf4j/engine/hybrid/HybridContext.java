@@ -225,12 +225,8 @@ final class HybridContext implements Context {
             int slot = own.getSlot(g);
             MemorySegment src = node.members[owner].register.globalSegment(slot);
             long srcOffset = own.getSrcOffset(g);
-            if (src == null || srcOffset > src.byteSize() - size) {
-                int o = node.base + owner;
-                throw new IndexOutOfBoundsException("get by pid " + pid + " from pid " + o + " global#" + slot
-                        + " [" + srcOffset + ", " + (srcOffset + size) + "): "
-                        + (src == null ? "slot not registered at pid " + o
-                        : "exceeds the " + src.byteSize() + " bytes pid " + o + " registered"));
+            if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
+                throw RequestChecks.remoteGetTooFar(pid, node.base + owner, slot, srcOffset, size, src);
             }
             MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
         }
@@ -244,13 +240,8 @@ final class HybridContext implements Context {
     /** @param from the writer's pid, or -1 for a process of another node */
     private MemorySegment checkedDestination(int from, int slot, long dstOffset, long size) {
         MemorySegment dst = register.globalSegment(slot);
-        if (dst == null || dstOffset > dst.byteSize() - size || dst.isReadOnly()) {
-            throw new IndexOutOfBoundsException("put from " + (from < 0 ? "a process of another node" : "pid " + from)
-                    + " to pid " + pid + " global#" + slot + " [" + dstOffset + ", " + (dstOffset + size) + "): "
-                    + (dst == null ? "slot not registered at pid " + pid
-                    : dst.isReadOnly() && dstOffset <= dst.byteSize() - size
-                    ? "pid " + pid + " registered a read-only segment there"
-                    : "exceeds the " + dst.byteSize() + " bytes pid " + pid + " registered"));
+        if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
+            throw RequestChecks.remotePutTooFar(from < 0 ? "a process of another node" : "pid " + from, pid, slot, dstOffset, size, dst);
         }
         return dst;
     }

@@ -1,5 +1,6 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.engine.mpi.Mpi;
@@ -351,11 +352,9 @@ final class Link implements AutoCloseable {
                 long offset = offset(in, h - HEADER);
                 SlotRegister register = local.members[l].register;
                 MemorySegment src = register.globalSegment(slot);
-                if (src == null || offset > src.byteSize() - size) {
+                if (!RequestChecks.remoteGetFits(src, offset, size)) {
                     replies.asSlice(reply, size).fill((byte) 0);
-                    local.fail("get by a process of node " + s + " from pid " + pid + " global#" + slot + " [" + offset + ", "
-                            + (offset + size) + "): " + (src == null ? "slot not registered at pid " + pid
-                            : "exceeds the " + src.byteSize() + " bytes pid " + pid + " registered"), null);
+                    local.fail(RequestChecks.remoteGetTooFar("a process of node " + s, pid, slot, offset, size, src).getMessage(), null);
                 } else {
                     MemorySegment.copy(src, offset, replies, reply, size);
                 }
