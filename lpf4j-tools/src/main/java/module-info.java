@@ -8,8 +8,13 @@ module org.lpf4j.tools {
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;
     requires info.picocli;
+    requires org.lpf4j.bench.programs;
+    requires org.knowm.xchart;
+    requires HdrHistogram;
+    requires java.desktop;
 
     exports org.lpf4j.tools;
     exports org.lpf4j.tools.bench;
+    exports org.lpf4j.tools.plot;
     opens org.lpf4j.tools to info.picocli;
 }

@@ -81,16 +81,29 @@ public final class Radix2Fft {
         int len = x.length / 2;
         double[] out = new double[2 * len];
         for (int k = 0; k < len; k++) {
-            double re = 0, im = 0;
-            for (int j = 0; j < len; j++) {
-                double angle = -2 * Math.PI * ((long) j * k % len) / len;
-                double c = Math.cos(angle), s = Math.sin(angle);
-                re += x[2 * j] * c - x[2 * j + 1] * s;
-                im += x[2 * j] * s + x[2 * j + 1] * c;
-            }
-            out[2 * k] = re;
-            out[2 * k + 1] = im;
+            double[] v = dftAt(x, k);
+            out[2 * k] = v[0];
+            out[2 * k + 1] = v[1];
         }
         return out;
+    }
+
+    /**
+     * One value of the plain DFT, O(m).
+     *
+     * @param x interleaved complex input of length m ≥ 1
+     * @param k the frequency, 0 ≤ k &lt; m
+     * @return {re, im} of X[k]
+     */
+    public static double[] dftAt(double[] x, int k) {
+        int len = x.length / 2;
+        double re = 0, im = 0;
+        for (int j = 0; j < len; j++) {
+            double angle = -2 * Math.PI * ((long) j * k % len) / len;
+            double c = Math.cos(angle), s = Math.sin(angle);
+            re += x[2 * j] * c - x[2 * j + 1] * s;
+            im += x[2 * j] * s + x[2 * j + 1] * c;
+        }
+        return new double[] {re, im};
     }
 }
