@@ -31,6 +31,12 @@ import java.util.concurrent.Callable;
  * the median of R repetitions (default 9) after a warm-up, in its own {@code exec}. Raises the
  * threads engine's machine size to the largest process count. Takes about 30 s
  * ({@code --quick}: a few seconds, mostly the first probe of each p by the collectives).
+ *
+ * <p>After the table, the step latency distribution of every cell (median, p99 and max of the
+ * durations of all timed steps at process 0, {@link LatencyTable}); {@code --runs N} repeats the
+ * table N times and prints max/min of the N medians per cell ({@link RunSpread});
+ * {@code --plot DIR} draws every row against p. {@code --programs} replaces the table by the
+ * example programs beside their Java peers ({@link ProgramsSection}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Runs the side-by-side benchmark (sync, put, total exchange vs. memory copy; collectives, "

@@ -61,6 +61,7 @@ public final class Charts {
         }
         XYChart chart = chart(title, "message size (bytes)", "g (ns per byte)");
         chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setYAxisLogarithmic(true); // g spans orders of magnitude from small to large messages
         XYSeries gs = chart.addSeries("g (ns/byte)", x, g);
         gs.setMarker(SeriesMarkers.CIRCLE);
         XYSeries ls = chart.addSeries("l (µs)", x, l);
