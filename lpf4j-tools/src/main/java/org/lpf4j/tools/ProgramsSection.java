@@ -39,9 +39,9 @@ final class ProgramsSection {
         int common = Programs.prepareCommonPool(columns[columns.length - 1]);
         int warmups = quick ? 1 : 2;
         out.printf("lpf bench --programs: %d cores, Java %s; median of %d timed runs after %d untimed per cell; "
-                        + "lpf4j: one exec of p processes per cell, from a common sync to the sync after the run; "
-                        + "peer: on p threads (ForkJoinPool of parallelism p; JTransforms: p threads), "
-                        + "common-pool parallelism %d (Arrays.parallelSort splits by it)%n",
+                        + "lpf4j (one exec of p processes per cell, from a common sync to the sync after the run) "
+                        + "and its peer (p threads: a ForkJoinPool of parallelism p, JTransforms p threads) "
+                        + "alternate run by run; common-pool parallelism %d (Arrays.parallelSort splits by it)%n",
                 Runtime.getRuntime().availableProcessors(), Runtime.version(), reps, warmups, common);
         out.flush();
         List<ProgramResult> results;

@@ -9,15 +9,18 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Times every {@link ProgramCase} at every process count: the lpf4j program in its own
- * {@code exec} of p processes, then its peer on p threads, each {@code warmups} untimed and
- * {@code reps} timed runs from a freshly reset input; the median is kept.
+ * Times every {@link ProgramCase} at every process count: in one {@code exec} of p processes the
+ * lpf4j program and its peer on p threads <em>alternate</em>, run by run, so that both see the
+ * same machine (on a shared machine the load changes from second to second); {@code warmups}
+ * untimed and {@code reps} timed runs of each, each from a freshly reset input; the medians are
+ * kept.
  *
- * <p>lpf4j protocol: every process resets its input, syncs, process 0 reads the clock, every
- * process runs the program and syncs again, process 0 reads the clock: the time from a common
- * start until the slowest process has finished. After the timed runs, the program's check runs
- * once (untimed) and its summary is kept. Peer protocol: reset, clock, {@link Peer#run()}, clock;
- * the peer's check runs once after the timed runs.
+ * <p>lpf4j run: every process resets its input, syncs, process 0 reads the clock, every process
+ * runs the program and syncs again, process 0 reads the clock: the time from a common start until
+ * the slowest process has finished. Peer run: process 0 resets the peer's input, reads the clock,
+ * runs the peer, reads the clock, while the other processes wait in the next sync (the threads
+ * engine's waiting parks after a short spin, so they do not compete for the cores). After the
+ * timed runs both checks run once (untimed) and the program's summary is kept.
  */
 public final class ProgramBench {
     private ProgramBench() {}
@@ -45,31 +48,37 @@ public final class ProgramBench {
             String[] summaries = new String[procs.length];
             for (int c = 0; c < procs.length; c++) {
                 int p = procs[c], col = c;
-                progress.accept(pc.name() + " (lpf4j) at p=" + p);
-                double[][] samples = new double[1][];
+                progress.accept(pc.name() + " at p=" + p + ", alternating with " + pc.peerName() + " on " + p
+                        + " threads");
+                double[][] samples = new double[2][];
                 int[] ran = new int[1];
-                root.exec(p, ctx -> {
-                    double[] mine = timeLpf(ctx, pc, warmups, reps, summaries, col);
-                    if (ctx.pid() == 0) {
-                        samples[0] = mine;
-                        ran[0] = ctx.nprocs();
-                    }
-                });
+                try (Peer peerRun = pc.peer(p)) {
+                    root.exec(p, ctx -> {
+                        double[][] mine = timeBoth(ctx, pc, peerRun, warmups, reps, summaries, col);
+                        if (ctx.pid() == 0) {
+                            samples[0] = mine[0];
+                            samples[1] = mine[1];
+                            ran[0] = ctx.nprocs();
+                        }
+                    });
+                }
                 if (ran[0] != p) {
                     throw new IllegalStateException("ProgramBench: " + pc.name() + " asked for " + p
                             + " processes and got " + ran[0] + "; raise the machine size");
                 }
                 lpf[c] = ProgramResult.median(samples[0]);
-                progress.accept(pc.name() + " (" + pc.peerName() + ") on " + p + " threads");
-                peer[c] = ProgramResult.median(timePeer(pc, p, warmups, reps));
+                peer[c] = ProgramResult.median(samples[1]);
             }
             results.add(new ProgramResult(pc.name(), pc.size(), pc.peerName(), procs, lpf, peer, summaries));
         }
         return results;
     }
 
-    private static double[] timeLpf(Context ctx, ProgramCase pc, int warmups, int reps, String[] summaries, int column) {
-        double[] samples = new double[reps];
+    /** @return at process 0: {lpf4j seconds, peer seconds} of the timed runs; elsewhere {lpf4j seconds, null} */
+    private static double[][] timeBoth(Context ctx, ProgramCase pc, Peer peer, int warmups, int reps,
+                                       String[] summaries, int column) {
+        boolean leader = ctx.pid() == 0;
+        double[] lpf = new double[reps], other = leader ? new double[reps] : null;
         try (BspRun run = pc.prepare(ctx)) {
             for (int r = -warmups; r < reps; r++) {
                 run.reset();
@@ -78,27 +87,23 @@ public final class ProgramBench {
                 run.run();
                 ctx.sync();
                 long t1 = System.nanoTime();
-                if (r >= 0) samples[r] = (t1 - t0) / 1e9;
+                if (r >= 0) lpf[r] = (t1 - t0) / 1e9;
+                if (leader) {
+                    peer.reset();
+                    long t2 = System.nanoTime();
+                    peer.run();
+                    long t3 = System.nanoTime();
+                    if (r >= 0) other[r] = (t3 - t2) / 1e9;
+                }
+                ctx.sync();
             }
             String summary = run.check();
-            if (ctx.pid() == 0) summaries[column] = summary;
-        }
-        return samples;
-    }
-
-    private static double[] timePeer(ProgramCase pc, int threads, int warmups, int reps) {
-        double[] samples = new double[reps];
-        try (Peer peer = pc.peer(threads)) {
-            for (int r = -warmups; r < reps; r++) {
-                peer.reset();
-                long t0 = System.nanoTime();
-                peer.run();
-                long t1 = System.nanoTime();
-                if (r >= 0) samples[r] = (t1 - t0) / 1e9;
+            if (leader) {
+                summaries[column] = summary;
+                peer.check();
             }
-            peer.check();
         }
-        return samples;
+        return new double[][] {lpf, other};
     }
 
     /**
