@@ -17,8 +17,8 @@ import java.util.Arrays;
  * when p = q², otherwise a rectangle (p = 2: 1×2, p = 8: 2×4; a prime p gives a 1×p grid, where
  * every process receives all of A, i.e. a 1D algorithm). All p processes work. Process
  * s = r·pc + c owns the blocks (r, c) of A, B and C: rows {@code [n·r/pr, n·(r+1)/pr)}, columns
- * {@code [n·c/pc, n·(c+1)/pc)}; A's block is stored column-major and B's row-major so that a panel
- * of columns of A (rows of B) is contiguous.
+ * {@code [n·c/pc, n·(c+1)/pc)}, row-major. A panel of rows of B is contiguous in its block; a panel
+ * of columns of A is packed row by row into the broadcast buffer by its owner.
  *
  * <p><b>Algorithm.</b> The k dimension is cut at the column boundaries of A and the row
  * boundaries of B into S ≤ pr + pc − 1 segments (S = q on a q×q grid). For each segment, the
@@ -84,7 +84,7 @@ public final class MatrixMultiply implements Spmd {
     public static Instance prepare(Context ctx, int n) { return new Instance(ctx, n); }
 
     /**
-     * C += Ap·Bp for an mr×w column-major panel of A and a w×nc row-major panel of B; C is mr×nc
+     * C += Ap·Bp for an mr×w panel of A and a w×nc panel of B, both row-major; C is mr×nc
      * row-major. Tiled over k and j so that a B tile stays in cache across the rows of C.
      *
      * @param ap the A panel
@@ -102,7 +102,7 @@ public final class MatrixMultiply implements Spmd {
                 for (int i = 0; i < mr; i++) {
                     int ci = i * nc;
                     for (int k = kb; k < ke; k++) {
-                        double aik = ap[k * mr + i];
+                        double aik = ap[i * w + k];
                         int bk = k * nc;
                         for (int j = jb; j < je; j++) c[ci + j] += aik * bp[bk + j];
                     }
@@ -156,7 +156,7 @@ public final class MatrixMultiply implements Spmd {
             int r0 = rowBounds[r], c0 = colBounds[c];
             for (int i = 0; i < mr; i++) {
                 for (int j = 0; j < nc; j++) {
-                    aBlock[j * mr + i] = a(r0 + i, c0 + j);
+                    aBlock[i * nc + j] = a(r0 + i, c0 + j);
                     bBlock[i * nc + j] = b(r0 + i, c0 + j);
                 }
             }
@@ -219,7 +219,10 @@ public final class MatrixMultiply implements Spmd {
         private void post(int t, int x) {
             int k0 = segStart[t], w = segStart[t + 1] - k0;
             int jc = segOwnerCol[t], ir = segOwnerRow[t];
-            if (c == jc) System.arraycopy(aBlock, (k0 - colBounds[jc]) * mr, aPanel[x], 0, w * mr);
+            if (c == jc) {
+                int from = k0 - colBounds[jc];
+                for (int i = 0; i < mr; i++) System.arraycopy(aBlock, i * nc + from, aPanel[x], i * w, w);
+            }
             if (r == ir) System.arraycopy(bBlock, (k0 - rowBounds[ir]) * nc, bPanel[x], 0, w * nc);
             rowColl[r].broadcast(aPanelSlot[x], aPanelSlot[x], 8L * w * mr, r * pc + jc);
             colColl[c].broadcast(bPanelSlot[x], bPanelSlot[x], 8L * w * nc, ir * pc + c);
