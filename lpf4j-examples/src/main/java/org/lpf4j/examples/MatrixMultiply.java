@@ -48,6 +48,8 @@ public final class MatrixMultiply implements Spmd {
     static final int KB = 128;
     /** The j-tile of the local kernel (doubles of a C row per pass). */
     static final int JB = 256;
+    /** The i-tile of the local kernel (rows of C per pass). */
+    static final int IB = 32;
 
     /** Creates the program. */
     public MatrixMultiply() {}
@@ -85,7 +87,8 @@ public final class MatrixMultiply implements Spmd {
 
     /**
      * C += Ap·Bp for an mr×w panel of A and a w×nc panel of B, both row-major; C is mr×nc
-     * row-major. Tiled over k and j so that a B tile stays in cache across the rows of C.
+     * row-major. Tiled over i, k and j so that a B tile stays in cache across a block of rows of C
+     * and that block's stripe of C across the k tiles.
      *
      * @param ap the A panel
      * @param bp the B panel
@@ -95,11 +98,19 @@ public final class MatrixMultiply implements Spmd {
      * @param w  the panel width
      */
     static void multiplyAdd(double[] ap, double[] bp, double[] c, int mr, int nc, int w) {
+        for (int ib = 0; ib < mr; ib += IB) {
+            int ie = Math.min(mr, ib + IB);
+            multiplyAddRows(ap, bp, c, ib, ie, nc, w);
+        }
+    }
+
+    /** {@link #multiplyAdd} for the rows {@code [ib, ie)} of C, whose stripe stays in cache across the k tiles. */
+    private static void multiplyAddRows(double[] ap, double[] bp, double[] c, int ib, int ie, int nc, int w) {
         for (int kb = 0; kb < w; kb += KB) {
             int ke = Math.min(w, kb + KB);
             for (int jb = 0; jb < nc; jb += JB) {
                 int je = Math.min(nc, jb + JB);
-                for (int i = 0; i < mr; i++) {
+                for (int i = ib; i < ie; i++) {
                     int ci = i * nc;
                     for (int k = kb; k < ke; k++) {
                         double aik = ap[i * w + k];
