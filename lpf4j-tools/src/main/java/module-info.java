@@ -10,9 +10,14 @@ module org.lpf4j.tools {
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;
     requires info.picocli;
+    requires org.lpf4j.bench.programs;
+    requires org.knowm.xchart;
+    requires HdrHistogram;
+    requires java.desktop;
 
     exports org.lpf4j.tools;
     exports org.lpf4j.tools.bench;
     exports org.lpf4j.tools.boot;
+    exports org.lpf4j.tools.plot;
     opens org.lpf4j.tools to info.picocli;
 }

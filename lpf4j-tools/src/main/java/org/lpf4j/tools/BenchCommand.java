@@ -4,6 +4,8 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
 import org.lpf4j.tools.bench.BenchTable;
+import org.lpf4j.tools.bench.LatencyTable;
+import org.lpf4j.tools.bench.RunSpread;
 import org.lpf4j.tools.bench.Settings;
 import org.lpf4j.tools.bench.SideBySide;
 import org.lpf4j.tools.bench.Workloads;
@@ -29,6 +31,12 @@ import java.util.concurrent.Callable;
  * the median of R repetitions (default 9) after a warm-up, in its own {@code exec}. Asks the
  * selected engine for the largest process count. Takes about 30 s
  * ({@code --quick}: a few seconds, mostly the first probe of each p by the collectives).
+ *
+ * <p>After the table, the step latency distribution of every cell (median, p99 and max of the
+ * durations of all timed steps at process 0, {@link LatencyTable}); {@code --runs N} repeats the
+ * table N times and prints max/min of the N medians per cell ({@link RunSpread});
+ * {@code --plot DIR} draws every row against p. {@code --programs} replaces the table by the
+ * example programs beside their Java peers ({@link ProgramsSection}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Runs the side-by-side benchmark (sync, put, total exchange vs. memory copy; collectives, "
@@ -51,6 +59,19 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--progress", description = "print each cell's name to stderr before measuring it")
     boolean progress;
 
+    @Option(names = "--programs", description = "instead of the workload table: the example programs (sample sort, "
+            + "matrix multiply, FFT, PageRank) beside their Java peers, at p = 1, 2, 4 and the core count unless "
+            + "--procs is given; medians of 5 runs unless --reps is given; --quick: tiny sizes")
+    boolean programs;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
+            description = "measure the whole table N times and print, per cell, max/min of the N medians (default: 1)")
+    int runs;
+
+    @Option(names = "--plot", paramLabel = "DIR",
+            description = "also draw the results into DIR as PNG and SVG (see the README for the files)")
+    java.nio.file.Path plot;
+
     @Mixin EngineOptions engineOptions;
 
     /** For picocli. */
@@ -58,6 +79,10 @@ public class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        var parsed = spec.commandLine().getParseResult();
+        if (programs && !parsed.hasMatchedOption("--procs")) procs = ProgramsSection.defaultProcs();
+        if (programs && !parsed.hasMatchedOption("--reps")) reps = 5;
+        if (runs < 1) throw new UsageException("lpf bench: --runs " + runs + ": need at least 1 run");
         if (reps < 1) throw new UsageException("lpf bench: --reps " + reps + ": need at least 1 repetition");
         for (int p : procs) {
             if (p < 1) throw new UsageException("lpf bench: --procs " + Arrays.toString(procs) + ": every count must be >= 1");
@@ -68,29 +93,56 @@ public class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try (ParameterScope ignored = engineOptions.apply("lpf bench", maxP)) {
             Context root = EngineOptions.root("lpf bench");
+            if (programs) {
+                return ProgramsSection.run(root, procs, reps, quick, plot, out, line -> {
+                    if (progress) {
+                        err.println("lpf bench: " + line);
+                        err.flush();
+                    }
+                });
+            }
             out.printf("lpf bench: %s engine, %d cores, machine size >= %d, Java %s%n", Lpf.engine().name(),
                     Runtime.getRuntime().availableProcessors(), maxP, Runtime.version());
             out.printf("median of %d repetitions per cell, each about %d ms of steps after %d ms of warm-up; "
                             + "each cell is its own exec of p processes%n", reps,
                     settings.repetitionNanos() / 1_000_000, settings.warmupNanos() / 1_000_000);
             out.flush();
-            BenchTable table;
-            try {
-                table = SideBySide.run(root, Workloads.all(), Workloads.allRatios(), procs, settings,
-                        cell -> {
-                            if (progress) {
-                                err.println("lpf bench: " + cell);
-                                err.flush();
-                            }
-                        });
-            } catch (FatalException e) {
-                throw new ProgramFailure("lpf bench: a benchmark section failed: " + e.getMessage(), e);
+            java.util.List<BenchTable> tables = new java.util.ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                if (runs > 1) out.printf("run %d of %d%n", run, runs);
+                BenchTable table;
+                LatencyTable latencies = new LatencyTable();
+                try {
+                    table = SideBySide.run(root, Workloads.all(), Workloads.allRatios(), procs, settings,
+                            cell -> {
+                                if (progress) {
+                                    err.println("lpf bench: " + cell);
+                                    err.flush();
+                                }
+                            }, latencies);
+                } catch (FatalException e) {
+                    throw new ProgramFailure("lpf bench: a benchmark section failed: " + e.getMessage(), e);
+                }
+                tables.add(table);
+                out.print(table.format());
+                out.println("GB/s = 10^9 bytes per second sent by each process (broadcast rows: received by each "
+                        + "non-root); M msg/s = 10^6 messages sent per process per second; µs per step; ratios are "
+                        + "value / value of the rows named; '-' = not measured (collectives run at p >= 2, BSMP at "
+                        + "2..4, empty sync everywhere, the other rows at p <= 4)");
+                out.print(latencies.format(procs));
+                out.println("step latency = duration of each timed step (its superstep or supersteps) at process 0: "
+                        + "median / 99th percentile / maximum over all steps of the cell, µs (HdrHistogram)");
+                out.flush();
             }
-            out.print(table.format());
-            out.println("GB/s = 10^9 bytes per second sent by each process (broadcast rows: received by each "
-                    + "non-root); M msg/s = 10^6 messages sent per process per second; µs per step; ratios are "
-                    + "value / value of the rows named; '-' = not measured (collectives run at p >= 2, BSMP at "
-                    + "2..4, empty sync everywhere, the other rows at p <= 4)");
+            if (runs > 1) {
+                out.printf("spread over %d runs: max/min of the medians per cell%n", runs);
+                out.print(RunSpread.of(tables).format());
+            }
+            if (plot != null) {
+                for (java.nio.file.Path f : org.lpf4j.tools.plot.Charts.workloads(tables.get(0), plot)) {
+                    out.println("wrote " + f);
+                }
+            }
         }
         out.flush();
         return 0;

@@ -29,6 +29,10 @@ public class ProbeCommand implements Callable<Integer> {
             description = "probe inside an exec of N processes (default: probe the root context)")
     Integer procs;
 
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "also draw g and l against the message size into FILE.png and FILE.svg")
+    java.nio.file.Path plot;
+
     @Mixin EngineOptions engineOptions;
 
     /** For picocli. */
@@ -40,7 +44,13 @@ public class ProbeCommand implements Callable<Integer> {
         try (ParameterScope ignored = engineOptions.apply("lpf probe", procs)) {
             Context root = EngineOptions.root("lpf probe");
             Machine machine = procs == null ? root.probe() : probeInside(root, procs);
-            out.print(table(Lpf.engine().name(), procs == null ? "root context" : "exec of " + machine.p(), machine));
+            String where = procs == null ? "root context" : "exec of " + machine.p();
+            out.print(table(Lpf.engine().name(), where, machine));
+            if (plot != null) {
+                String title = "lpf probe: " + Lpf.engine().name() + " engine, " + where + ", "
+                        + Runtime.getRuntime().availableProcessors() + " cores";
+                for (java.nio.file.Path f : org.lpf4j.tools.plot.Charts.probe(machine, title, plot)) out.println("wrote " + f);
+            }
         }
         out.flush();
         return 0;

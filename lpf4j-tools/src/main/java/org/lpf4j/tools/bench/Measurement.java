@@ -2,6 +2,7 @@ package org.lpf4j.tools.bench;
 
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
+import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,6 +39,22 @@ public final class Measurement {
      * @return this process's seconds per step for each repetition, in order
      */
     public static double[] measure(Context ctx, Workload workload, Settings settings) {
+        return measure(ctx, workload, settings, null);
+    }
+
+    /**
+     * {@link #measure(Context, Workload, Settings)}, also recording the duration of every timed
+     * step at this process into {@code latencies} (if not null): one {@link System#nanoTime()} per
+     * step, whose own cost (some 20 ns) is then part of every figure; recording allocates nothing
+     * (values above the histogram's range are clamped to it).
+     *
+     * @param ctx       this process's context
+     * @param workload  the row to time
+     * @param settings  warm-up and repetition lengths
+     * @param latencies nanoseconds per step, or null to time whole repetitions only
+     * @return this process's seconds per step for each repetition, in order
+     */
+    public static double[] measure(Context ctx, Workload workload, Settings settings, Histogram latencies) {
         int p = ctx.nprocs();
         boolean leader = ctx.pid() == 0;
         try (Arena arena = Arena.ofShared()) {
@@ -66,8 +83,19 @@ public final class Measurement {
             double[] samples = new double[settings.repetitions()];
             for (int r = 0; r < samples.length; r++) {
                 long t0 = System.nanoTime();
-                for (long i = 0; i < stepsPerRepetition; i++) step.run();
-                samples[r] = (System.nanoTime() - t0) / 1e9 / stepsPerRepetition;
+                if (latencies == null) {
+                    for (long i = 0; i < stepsPerRepetition; i++) step.run();
+                    samples[r] = (System.nanoTime() - t0) / 1e9 / stepsPerRepetition;
+                } else {
+                    long highest = latencies.getHighestTrackableValue(), previous = t0;
+                    for (long i = 0; i < stepsPerRepetition; i++) {
+                        step.run();
+                        long now = System.nanoTime();
+                        latencies.recordValue(Math.min(now - previous, highest));
+                        previous = now;
+                    }
+                    samples[r] = (previous - t0) / 1e9 / stepsPerRepetition;
+                }
             }
             ctx.sync(); // nobody touches this process's memory any more: the arena may close
             step.release();

@@ -42,15 +42,33 @@ public final class SideBySide {
      */
     public static BenchTable run(Context root, List<Workload> workloads, List<Ratio> ratios, int[] procs,
                                  Settings settings, Consumer<String> progress) {
+        return run(root, workloads, ratios, procs, settings, progress, null);
+    }
+
+    /**
+     * {@link #run(Context, List, List, int[], Settings, Consumer)}, also recording process 0's
+     * duration of every timed step of every cell into {@code latencies} (if not null).
+     *
+     * @param root      the context whose {@code exec} starts the sections
+     * @param workloads the measured rows, in order
+     * @param ratios    the derived rows, appended in order
+     * @param procs     the process counts (columns)
+     * @param settings  how long to measure each cell
+     * @param progress  told the name and p of each cell before it starts
+     * @param latencies receives each measured cell's step durations, or null
+     * @return the table
+     */
+    public static BenchTable run(Context root, List<Workload> workloads, List<Ratio> ratios, int[] procs,
+                                 Settings settings, Consumer<String> progress, LatencyTable latencies) {
         if (settings.warmupNanos() >= JIT_WARM_UP_THRESHOLD_NANOS) {
             // One quick, discarded pass over every cell first: on 2 cores the JIT compiler holds
             // a core for long stretches early in a JVM's life, and a cell measured meanwhile runs
             // with its processes sharing the other core (seen: 1.2 µs instead of 0.4 µs for an
             // 8-byte put + sync at p = 2 when the p = 2 column came first).
             progress.accept("JIT warm-up pass");
-            measureAll(root, workloads, procs, Settings.quick(1), name -> { });
+            measureAll(root, workloads, procs, Settings.quick(1), name -> { }, null);
         }
-        List<BenchTable.Row> rows = measureAll(root, workloads, procs, settings, progress);
+        List<BenchTable.Row> rows = measureAll(root, workloads, procs, settings, progress, latencies);
         for (Ratio r : ratios) rows.add(ratioRow(r, rows, procs));
         return new BenchTable(procs, rows);
     }
@@ -59,7 +77,8 @@ public final class SideBySide {
     private static final long JIT_WARM_UP_THRESHOLD_NANOS = 100_000_000L;
 
     private static List<BenchTable.Row> measureAll(Context root, List<Workload> workloads, int[] procs,
-                                                   Settings settings, Consumer<String> progress) {
+                                                   Settings settings, Consumer<String> progress,
+                                                   LatencyTable latencies) {
         List<BenchTable.Row> rows = new ArrayList<>();
         for (Workload w : workloads) {
             double[] values = new double[procs.length];
@@ -70,14 +89,18 @@ public final class SideBySide {
                 progress.accept(w.name() + " at p=" + p);
                 double[][] samples = new double[1][];
                 int[] ran = new int[1];
+                org.HdrHistogram.Histogram histogram = latencies == null ? null : LatencyTable.newHistogram();
                 w.root(root).exec(p, ctx -> {
-                    double[] mine = Measurement.measure(ctx, w, settings);
+                    double[] mine = Measurement.measure(ctx, w, settings, ctx.pid() == 0 ? histogram : null);
                     if (ctx.pid() == 0) {
                         samples[0] = mine;
                         ran[0] = ctx.nprocs();
                     }
                 });
-                if (ran[0] == p) values[c] = w.metric().value(Measurement.median(samples[0]), w.amountPerStep(p));
+                if (ran[0] == p) {
+                    values[c] = w.metric().value(Measurement.median(samples[0]), w.amountPerStep(p));
+                    if (latencies != null) latencies.add(w.name(), p, histogram);
+                }
             }
             rows.add(new BenchTable.Row(w.name(), w.metric().unit(), values));
         }
