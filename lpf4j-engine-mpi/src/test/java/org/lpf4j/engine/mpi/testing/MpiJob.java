@@ -70,6 +70,9 @@ public final class MpiJob {
                 testClassPath(), mainClass.getName(), List.of(args)));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
+        // Daemons already running belong to someone else's job: only new ones can be ours.
+        java.util.Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(MpiJob::isDaemon)
+                .map(ProcessHandle::pid).collect(java.util.stream.Collectors.toSet());
         Process proc = null;
         List<ProcessHandle> tree = new ArrayList<>();
         try {
@@ -82,7 +85,7 @@ public final class MpiJob {
             }
             int code = done ? proc.exitValue() : -1;
             String o = join(out), e = join(err);
-            return new Result(code, o, e, !done, ghosts(marker));
+            return new Result(code, o, e, !done, ghosts(marker, daemonsBefore));
         } catch (IOException e) {
             throw new UncheckedIOException("MpiJob: could not start " + cmd, e);
         } catch (InterruptedException e) {
@@ -127,13 +130,20 @@ public final class MpiJob {
                 || h.info().arguments().map(a -> String.join(" ", a).contains(marker)).orElse(false);
     }
 
-    /** @return the processes of this job still alive (JVMs by marker, and any orted), described */
-    private static List<String> ghosts(String marker) {
+    private static boolean isDaemon(ProcessHandle h) {
+        return h.info().command().map(c -> c.endsWith("/orted")).orElse(false);
+    }
+
+    /**
+     * @return the processes of this job still alive (JVMs by marker, and orted daemons that were
+     *         not running before it started), described
+     */
+    private static List<String> ghosts(String marker, java.util.Set<Long> daemonsBefore) {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         List<String> left;
         do {
             left = ProcessHandle.allProcesses()
-                    .filter(h -> h.isAlive() && (carries(h, marker) || h.info().command().map(c -> c.endsWith("/orted")).orElse(false)))
+                    .filter(h -> h.isAlive() && (carries(h, marker) || isDaemon(h) && !daemonsBefore.contains(h.pid())))
                     .map(h -> h.pid() + " " + h.info().commandLine().orElse("?"))
                     .toList();
             if (left.isEmpty()) return left;
