@@ -149,6 +149,7 @@ class BootHookTest {
                 pb.environment().put("LPF_BOOT_TCP_SERVE", "true");
                 pb.environment().put("UCX_ERROR_SIGNALS", "");
                 pb.environment().putAll(env);
+                pb.environment().put("LPF_TEST_JOB", marker); // inherited by whatever MPI starts (singleton orted)
                 pb.redirectErrorStream(true).redirectOutput(dir.resolve("p" + r + ".out").toFile());
                 procs.add(pb.start());
             }
@@ -174,8 +175,29 @@ class BootHookTest {
             ProcessHandle.allProcesses().filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
                     .forEach(ProcessHandle::destroyForcibly);
         }
-        List<String> left = seen.stream().filter(ProcessHandle::isAlive).map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
+        // Also what left the process tree (a daemonised orted): found by the marker in its environment.
+        // A daemon of the job gets 5 s to notice its JVM is gone and exit by itself.
+        List<ProcessHandle> strays = List.of();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); System.nanoTime() < end; Thread.sleep(100)) {
+            strays = ProcessHandle.allProcesses().filter(h -> environmentHas(h, marker)).toList();
+            if (strays.isEmpty()) break;
+        }
+        strays.forEach(ProcessHandle::destroyForcibly);
+        seen.addAll(strays);
+        for (ProcessHandle h : strays) h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
+        List<String> left = strays.stream().map(h -> h.pid() + " " + h.info().commandLine().orElse("?") + " (left the job's tree)")
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        seen.stream().filter(ProcessHandle::isAlive).map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).forEach(left::add);
         assertTrue(left.isEmpty(), () -> "processes left behind: " + left);
+    }
+
+    private static boolean environmentHas(ProcessHandle h, String marker) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "environ")),
+                    java.nio.charset.StandardCharsets.ISO_8859_1).contains("LPF_TEST_JOB=" + marker);
+        } catch (IOException | RuntimeException e) {
+            return false; // gone, or not ours to read
+        }
     }
 
     private static String outputs(Path dir, int n) throws IOException {
