@@ -88,6 +88,11 @@ final class BootJoin {
     static long join(Mpi mpi, BootSession session, Duration timeout) {
         if (!mpi.initialized()) mpi.initThread(Mpi.THREAD_SERIALIZED);
         int rank = session.rank(), n = session.size();
+        if (n == 1) { // nobody to join: no port (an MPI without MPI_Open_port still runs p = 1)
+            long self = mpi.dup(mpi.commSelf());
+            mpi.setErrorsReturn(self);
+            return self;
+        }
         String port = null;
         if (rank == 0) {
             port = mpi.openPort();

@@ -66,6 +66,13 @@ class BootHookTest {
         });
     }
 
+    /** One JVM: nothing to join, so no port is opened, and even Debian's MPICH runs the section. */
+    @Test
+    void aSingleProcessNeedsNoPort() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
+        run(1, "libmpich.so.12", java.util.Map.of(), ringPassed(1, "MPICH"));
+    }
+
     /**
      * Open MPI 4.1 singletons without an {@code ompi-server}: {@code MPI_Comm_connect} fails, and the
      * acceptor, blocked in {@code MPI_Comm_accept}, must still end (the boot fence fails) instead of hanging.
