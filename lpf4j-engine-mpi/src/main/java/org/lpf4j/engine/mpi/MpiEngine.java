@@ -12,7 +12,8 @@ import java.util.Objects;
 
 /**
  * The MPI engine's public entry points: {@link #init(long)} for {@link org.lpf4j.Lpf#hook} over a
- * communicator of a program that already uses MPI, and the engine's parameters.
+ * communicator of a program that already uses MPI, {@link #init(org.lpf4j.spi.boot.BootSession)}
+ * for JVMs that no MPI launcher started (joined over a boot session), and the engine's parameters.
  *
  * <p>Under an MPI launcher, {@code Lpf.root()} with this engine initialises MPI; on rank 0 it
  * returns the root context (its {@code exec(p)} runs on the first p ranks), on every other rank
