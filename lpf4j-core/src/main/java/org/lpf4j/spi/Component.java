@@ -1,5 +1,8 @@
 package org.lpf4j.spi;
 
+import java.util.LinkedHashMap;
+import java.util.SequencedMap;
+
 /**
  * A module of one of the component {@link Framework frameworks} (SSI's {@code lam_ssi_t}): found
  * with {@link java.util.ServiceLoader} under the framework's service interface, described by its
@@ -42,4 +45,16 @@ public interface Component {
      * @return can-run with priority, or declined with a reason
      */
     Query query();
+
+    /**
+     * What {@code lpf info} shows about the module beyond its versions and parameters (e.g. which
+     * native library it found and that library's version), as labelled lines in the map's
+     * iteration order. Called only by tools, never on a hot path; like {@link #query()} it must not
+     * start anything (no threads, no initialisation of a native runtime), though it may look a
+     * library up. A module whose details cannot be read answers the reason as a value rather than
+     * throwing. The default has none.
+     *
+     * @return label to value, in display order; empty if the module has nothing to add
+     */
+    default SequencedMap<String, String> details() { return new LinkedHashMap<>(); }
 }

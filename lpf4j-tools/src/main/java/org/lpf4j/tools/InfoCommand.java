@@ -71,6 +71,7 @@ public class InfoCommand implements Callable<Integer> {
                         .append(" (").append(f.name()).append(" API ").append(m.apiVersion()).append("): ")
                         .append(m.canRun() ? "can run, priority " + m.priority() + (m.priorityFromUser() ? " (set by user)" : "")
                                 : "cannot run: " + m.reason()).append('\n');
+                m.details().forEach((k, v) -> b.append("      ").append(k).append(": ").append(v).append('\n'));
                 for (InfoReport.ParameterInfo p : m.parameters()) parameterLine(b, p);
             }
         }
@@ -103,7 +104,9 @@ public class InfoCommand implements Callable<Integer> {
                 j.open('{').field("name", m.name()).field("version", m.version()).field("apiVersion", m.apiVersion())
                         .key("canRun").raw(Boolean.toString(m.canRun())).key("priority").raw(Integer.toString(m.priority()))
                         .key("priorityFromUser").raw(Boolean.toString(m.priorityFromUser())).field("reason", m.reason())
-                        .key("selected").raw(Boolean.toString(m.selected())).key("parameters");
+                        .key("selected").raw(Boolean.toString(m.selected())).key("details").open('{');
+                m.details().forEach(j::field);
+                j.close('}').key("parameters");
                 parameters(j, m.parameters());
                 j.close('}');
             }

@@ -7,12 +7,14 @@ import org.lpf4j.spi.Parameters;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SequencedMap;
 
 /**
  * What {@code lpf info} shows, read from a {@link Components} registry: per framework its modules
- * (versions, whether they can run here and why not, which one is selected) with their parameters,
+ * (versions, whether they can run here and why not, which one is selected, what they tell about themselves) with their parameters,
  * then the parameters of no module, then the settings that name no parameter. Built once; costs a
  * query of every module and a resolution of every parameter. Never fails for bad settings: an
  * invalid value shows as the parameter's error (and, for a {@code priority}, as the module's
@@ -44,10 +46,12 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
      * @param priorityFromUser whether that priority is the user's {@code priority} parameter
      * @param reason           why it cannot run, or {@code null}
      * @param selected         whether it is the framework's selection
+     * @param details          what the module tells about itself ({@link Component#details()}), in its order
      * @param parameters       its parameters
      */
     record ModuleInfo(String name, String version, String apiVersion, boolean canRun, int priority,
-                      boolean priorityFromUser, String reason, boolean selected, List<ParameterInfo> parameters) {}
+                      boolean priorityFromUser, String reason, boolean selected, SequencedMap<String, String> details,
+                      List<ParameterInfo> parameters) {}
 
     /**
      * @param key                 the key
@@ -92,7 +96,7 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
                     params.add(parameter(p));
                 }
                 modules.add(new ModuleInfo(m.name(), m.version().toString(), m.frameworkApiVersion().toString(),
-                        v.canRun(), v.priority(), v.priorityFromUser(), v.reason(), m.name().equals(selected), params));
+                        v.canRun(), v.priority(), v.priorityFromUser(), v.reason(), m.name().equals(selected), details(m), params));
             }
             Parameters.Parameter<String> choice = components.choiceParameter(f);
             owned.put(choice, true);
@@ -103,6 +107,18 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
             if (!owned.containsKey(p)) others.add(parameter(p));
         }
         return new InfoReport(frameworks, others, components.unknownSettings());
+    }
+
+    /** A module's details; a module that fails to give them shows the failure instead of costing the report. */
+    private static SequencedMap<String, String> details(Component m) {
+        try {
+            SequencedMap<String, String> d = m.details();
+            return d == null ? new LinkedHashMap<>() : new LinkedHashMap<>(d);
+        } catch (RuntimeException | LinkageError e) {
+            SequencedMap<String, String> d = new LinkedHashMap<>();
+            d.put("details", "unavailable: " + e);
+            return d;
+        }
     }
 
     private static ParameterInfo parameter(Parameters.Parameter<?> p) {

@@ -32,6 +32,15 @@ class InfoCommandTest {
         @Override public Query query() { return answer; }
         @Override public org.lpf4j.Context root() { throw new UnsupportedOperationException(); }
         @Override public int machineSize() { return 1; }
+        @Override public java.util.SequencedMap<String, String> details() {
+            java.util.SequencedMap<String, String> d = new java.util.LinkedHashMap<>();
+            if (name.equals("sim")) {
+                d.put("fabric", "none");
+                d.put("latency", "5 \"us\"");
+            }
+            if (name.equals("broken")) throw new IllegalStateException("library vanished");
+            return d;
+        }
     }
 
     private final Map<String, String> env = new HashMap<>();
@@ -66,6 +75,8 @@ class InfoCommandTest {
 
                 engine framework (API 1.0.0): sim selected [lpf.engine=(highest priority), default]
                   * sim 3.2.1 (engine API 1.0.0): can run, priority 20
+                      fabric: none
+                      latency: 5 "us"
                       lpf.engine.sim.priority = -1  [default; default -1; integer in [-1, 100]]  \
                 selection priority of this module, 0..100; -1: the priority the module answers
                       lpf.engine.sim.latency = 7  [environment; default 5; integer in [0, 100]]  simulated latency in us
@@ -114,13 +125,13 @@ class InfoCommandTest {
                 + "\"selected\":null,\"error\":\"lpf.engine=fabric (from environment): the engine module 'fabric' cannot run"
                 + " here: no fabric found\",\"modules\":["
                 + "{\"name\":\"sim\",\"version\":\"3.2.1\",\"apiVersion\":\"1.0.0\",\"canRun\":true,\"priority\":20,"
-                + "\"priorityFromUser\":false,\"reason\":null,\"selected\":false,\"parameters\":["
+                + "\"priorityFromUser\":false,\"reason\":null,\"selected\":false,\"details\":{\"fabric\":\"none\",\"latency\":\"5 \\\"us\\\"\"},\"parameters\":["
                 + "{\"key\":\"lpf.engine.sim.priority\"," + priority + "\"environmentVariable\":\"LPF_ENGINE_SIM_PRIORITY\"," + priorityText
                 + ",{\"key\":\"lpf.engine.sim.latency\",\"type\":\"integer in [0, 100]\",\"default\":\"5\",\"value\":\"5\","
                 + "\"source\":\"default\",\"environmentVariable\":\"LPF_ENGINE_SIM_LATENCY\",\"description\":\"simulated latency"
                 + " in us\",\"error\":null}]},"
                 + "{\"name\":\"fabric\",\"version\":\"3.2.1\",\"apiVersion\":\"1.0.0\",\"canRun\":false,\"priority\":-1,"
-                + "\"priorityFromUser\":false,\"reason\":\"no fabric found\",\"selected\":false,\"parameters\":["
+                + "\"priorityFromUser\":false,\"reason\":\"no fabric found\",\"selected\":false,\"details\":{},\"parameters\":["
                 + "{\"key\":\"lpf.engine.fabric.priority\"," + priority + "\"environmentVariable\":\"LPF_ENGINE_FABRIC_PRIORITY\","
                 + priorityText + "]}]},"
                 + frameworkWithoutModules("boot") + String.format(noModules, "boot") + ","
@@ -133,6 +144,15 @@ class InfoCommandTest {
         return "{\"name\":\"" + f + "\",\"apiVersion\":\"1.0.0\",\"choice\":{\"key\":\"lpf." + f + "\",\"type\":\"string\","
                 + "\"default\":\"\",\"value\":\"\",\"source\":\"default\",\"environmentVariable\":\"LPF_" + f.toUpperCase()
                 + "\",\"description\":\"the " + f + " module to use; empty: the usable one of highest priority\",\"error\":null},";
+    }
+
+    @Test
+    void aModuleWhoseDetailsFailShowsTheFailure() {
+        ParameterRegistry registry = new ParameterRegistry(env::get, k -> null);
+        Components c = new Components(registry, List.of(new FakeEngine("broken", Query.run(5))));
+        String text = InfoCommand.toText(InfoReport.of(c));
+        assertTrue(text.contains("  * broken 3.2.1 (engine API 1.0.0): can run, priority 5\n"
+                + "      details: unavailable: java.lang.IllegalStateException: library vanished\n"), text);
     }
 
     @Test
@@ -151,7 +171,13 @@ class InfoCommandTest {
         assertTrue(text.out().contains("      lpf.engine.threads.spin = 7  [programmatic; default -1;"), text.out());
         assertTrue(text.out().contains("    env 0.1.0 (boot API 1.0.0): cannot run: no launcher variables set"), text.out());
         assertTrue(text.out().contains("      lpf.debug = false  [default; default false; boolean]"), text.out());
+        // The MPI engine's details: library, flavour and version without MPI_Init, thread level unknown.
+        assertTrue(text.out().matches("(?s).*\n    mpi 0\\.1\\.0 \\(engine API 1\\.0\\.0\\): [^\n]*\n"
+                + "      library: /[^\n]*/libmpi\\.so\\.40\n      flavour: Open MPI\n      version: Open MPI v4\\.[^\n]*\n"
+                + "      thread level: not initialised\n.*"), text.out());
         Cli json = Cli.run("info", "--json").expect(0);
+        assertTrue(json.out().matches("(?s).*\"name\":\"mpi\".*\"details\":\\{\"library\":\"/[^\"]*libmpi\\.so\\.40\","
+                + "\"flavour\":\"Open MPI\",\"version\":\"Open MPI v4\\.[^\"]*\",\"thread level\":\"not initialised\"}.*"), json.out());
         assertTrue(json.out().startsWith("{\"lpf4j\":\"0.1.0\",\"specVersion\":202000,\"frameworks\":[{\"name\":\"engine\""), json.out());
         assertTrue(json.out().contains("{\"key\":\"lpf.engine.threads.spin\",\"type\":\"integer in [-1, 2147483647]\","
                 + "\"default\":\"-1\",\"value\":\"-1\",\"source\":\"default\""), json.out());

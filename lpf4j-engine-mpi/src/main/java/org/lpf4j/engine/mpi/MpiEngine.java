@@ -12,7 +12,8 @@ import java.util.Objects;
 
 /**
  * The MPI engine's public entry points: {@link #init(long)} for {@link org.lpf4j.Lpf#hook} over a
- * communicator of a program that already uses MPI, and the engine's parameters.
+ * communicator of a program that already uses MPI, {@link #init(org.lpf4j.spi.boot.BootSession)}
+ * for JVMs that no MPI launcher started (joined over a boot session), and the engine's parameters.
  *
  * <p>Under an MPI launcher, {@code Lpf.root()} with this engine initialises MPI; on rank 0 it
  * returns the root context (its {@code exec(p)} runs on the first p ranks), on every other rank
@@ -58,6 +59,31 @@ public final class MpiEngine {
                         + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
             }
             FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1);
+            if (f != null) throw f;
+        };
+    }
+
+    /**
+     * An {@link Init} for JVMs that no MPI launcher started, joined through a boot session (C LPF's
+     * {@code lpf_mpi_initialize_over_tcp}): every process of {@code session} calls
+     * {@code Lpf.hook(MpiEngine.init(session), spmd, args)}; each initialises MPI as a singleton
+     * (unless already initialised; MPI is left initialised afterwards), the processes join with
+     * {@code MPI_Open_port}/{@code MPI_Comm_connect}/{@code MPI_Comm_accept} over the port name
+     * rank 0 publishes in the session, and the section runs with pid = boot rank. Cost: the join
+     * (n - 1 boot fences and MPI connects) on every call. Which MPI libraries allow this without a
+     * launcher: see the package documentation.
+     *
+     * @param session the open boot session of every process of the job (not closed here)
+     * @return the init object
+     */
+    public static Init init(org.lpf4j.spi.boot.BootSession session) {
+        Objects.requireNonNull(session, "MpiEngine.init: session");
+        return (spmd, args) -> {
+            Objects.requireNonNull(spmd, "hook: spmd");
+            Objects.requireNonNull(args, "hook: args");
+            Mpi mpi = Mpi.load(LIBRARY.get());
+            long comm = BootJoin.join(mpi, session, java.time.Duration.ofSeconds(60));
+            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1); // frees comm
             if (f != null) throw f;
         };
     }

@@ -8,6 +8,7 @@ import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
 
 import java.util.Optional;
+import java.util.SequencedMap;
 
 /**
  * Engine module {@code mpi}, found by {@link java.util.ServiceLoader}. {@link #query} runs (priority
@@ -87,4 +88,12 @@ public final class MpiEngineProvider implements EngineProvider {
 
     @Override
     public Context root() { return MpiRuntime.get().root(); }
+
+    /**
+     * For {@code lpf info}: the library file, Open MPI or MPICH, its {@code MPI_Get_library_version}
+     * and the thread level granted ("not initialised" unless MPI runs in this JVM). Opens the library
+     * but never initialises MPI (see {@code MpiDetails}).
+     */
+    @Override
+    public SequencedMap<String, String> details() { return MpiDetails.of(MpiEngine.LIBRARY.get()); }
 }

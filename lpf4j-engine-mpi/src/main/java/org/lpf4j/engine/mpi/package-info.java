@@ -81,8 +81,30 @@
  *
  * <h2>Limits</h2>
  * No combining puts ({@link org.lpf4j.Capability#COMBINING_PUTS} is not supported: the combiner is
- * a Java object at the source); {@code Spmd} functions and symbols must be serializable; {@code hook}
- * over a boot session (MPI_Comm_connect/accept) is not done; code before {@code Lpf.root()} in
- * {@code main} runs on every rank.
+ * a Java object at the source); {@code Spmd} functions and symbols must be serializable; code before
+ * {@code Lpf.root()} in {@code main} runs on every rank.
+ *
+ * <h2>Hook over a boot session (JVMs no MPI launcher started)</h2>
+ * {@code Lpf.hook(MpiEngine.init(bootSession), spmd, args)}, as C LPF's
+ * {@code lpf_mpi_initialize_over_tcp}: every JVM initialises MPI as a singleton, boot rank 0 opens a
+ * port and publishes its name in the session, and the ranks join one by one
+ * ({@code MPI_Comm_accept}/{@code MPI_Comm_connect}, {@code MPI_Intercomm_merge}) into one
+ * intracommunicator in boot-rank order ({@code BootJoin}); one boot fence per step keeps the order
+ * and turns a failing peer into an exception on every rank (MPI has no timeout for accept/connect).
+ * What works on this machine (Debian packages; BootHookTest, 3 separate JVMs, tcp boot on loopback):
+ * <ul>
+ *   <li>Open MPI 4.1.4: singletons connect only through an {@code ompi-server} ({@code ompi-server
+ *       --no-daemonize -r FILE}, every JVM with {@code OMPI_MCA_pmix_server_uri=file:FILE}); then the
+ *       ring runs (about 2 s for p = 3, mostly singleton start-up). Without it {@code MPI_Comm_connect}
+ *       fails ("requires the support of the ompi-server tool") and every rank ends with an exception
+ *       within a few seconds.</li>
+ *   <li>MPICH 4.0.2 as Debian builds it ({@code ch4:ucx} only): {@code MPI_Open_port} is not
+ *       supported by the UCX netmod ("The function is currently not supported with ucx netmod"), so
+ *       the hook fails at once on every rank naming the call. An MPICH built with {@code ch4:ofi} or
+ *       {@code ch3} should work (not tried here).</li>
+ * </ul>
+ * MPI is left initialised after the hook (a singleton whose peers may be gone cannot finalize
+ * safely); a failed join leaves a native accept/connect blocked on a daemon thread, so MPI is
+ * unusable in that JVM afterwards.
  */
 package org.lpf4j.engine.mpi;

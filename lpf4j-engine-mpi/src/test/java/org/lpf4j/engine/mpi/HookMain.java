@@ -2,7 +2,6 @@ package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
 import org.lpf4j.Lpf;
-import org.lpf4j.Memslot;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,16 +25,7 @@ public final class HookMain {
             in.set(ValueLayout.JAVA_LONG, 0, 100 + rank);
             Lpf.hook(MpiEngine.init(world), ctx -> {
                 if (ctx.pid() != rank || ctx.nprocs() != size) throw new AssertionError("pid/nprocs " + ctx.pid() + "/" + ctx.nprocs());
-                ctx.resizeMemoryRegister(2);
-                ctx.resizeMessageQueue(1);
-                ctx.sync();
-                Memslot i = ctx.registerGlobal(ctx.args().input()), o = ctx.registerGlobal(ctx.args().output());
-                ctx.sync();
-                // Each process's own input goes to the next process's output.
-                ctx.put(i, 0, (ctx.pid() + 1) % ctx.nprocs(), o, 0, 8);
-                ctx.sync();
-                ctx.deregister(i);
-                ctx.deregister(o);
+                InputRing.run(ctx);
             }, Args.of(in, out));
             long expect = 100 + (rank + size - 1) % size;
             if (out.get(ValueLayout.JAVA_LONG, 0) != expect) throw new AssertionError("rank " + rank + " got " + out.get(ValueLayout.JAVA_LONG, 0));
