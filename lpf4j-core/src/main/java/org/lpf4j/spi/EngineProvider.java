@@ -54,6 +54,18 @@ public interface EngineProvider extends Component {
     default Optional<ProcessLauncher> launcher() { return Optional.empty(); }
 
     /**
+     * The engine's own side-by-side benchmark, for an engine with a {@link #launcher()}: the main
+     * class {@code lpf bench} runs under that launcher instead of its in-JVM table. It prints the
+     * engine's rows beside the raw rows of the layer the engine runs on (e.g. the MPI calls it
+     * wraps) with their ratios, from process 0. Its arguments: {@code --reps R}, {@code --procs
+     * P1,P2,...} (the column process counts; the job has max(P) processes) and optionally
+     * {@code --quick} (fewer steps per repetition). Empty (default): no such benchmark.
+     *
+     * @return the benchmark's main class name, if the engine has one
+     */
+    default Optional<String> launchedBenchmark() { return Optional.empty(); }
+
+    /**
      * Releases what the engine holds for the life of the JVM (native libraries, connections,
      * threads). Called at most once, by a tool at its end ({@code lpf} calls it on every installed
      * engine before exiting) or by a shutdown hook, when no context of the engine is in use any

@@ -3,6 +3,7 @@ package org.lpf4j.tools;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
+import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.tools.bench.BenchTable;
 import org.lpf4j.tools.bench.LatencyTable;
 import org.lpf4j.tools.bench.RunSpread;
@@ -37,6 +38,13 @@ import java.util.concurrent.Callable;
  * table N times and prints max/min of the N medians per cell ({@link RunSpread});
  * {@code --plot DIR} draws every row against p. {@code --programs} replaces the table by the
  * example programs beside their Java peers ({@link ProgramsSection}).
+ *
+ * <p>An engine whose processes come from its launcher and that names its own benchmark
+ * ({@link EngineProvider#launchedBenchmark()}, e.g. {@code lpf bench --engine mpi}) gets the run
+ * delegated instead: its benchmark runs on max(--procs) processes under its launcher and prints
+ * the engine's rows beside the raw rows of the layer below (e.g. {@code MPI_Barrier},
+ * {@code MPI_Put} + {@code MPI_Win_fence}) with the ratios; {@code --reps}, {@code --procs} and
+ * {@code --quick} pass through.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Runs the side-by-side benchmark (sync, put, total exchange vs. memory copy; collectives, "
@@ -92,6 +100,8 @@ public class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (ParameterScope ignored = engineOptions.apply("lpf bench", maxP)) {
+            java.util.Optional<Integer> launched = launchedBenchmark(maxP, out);
+            if (launched.isPresent()) return launched.get();
             Context root = EngineOptions.root("lpf bench");
             if (programs) {
                 return ProgramsSection.run(root, procs, reps, quick, plot, out, line -> {
@@ -146,5 +156,33 @@ public class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * An engine whose processes come from its launcher and that names its own benchmark
+     * ({@link EngineProvider#launchedBenchmark()}): runs that benchmark on max(--procs) processes
+     * under the launcher (the engine's rows beside its raw baseline rows, with ratios) and returns
+     * its exit status; empty for every other engine (the in-JVM table below).
+     */
+    private java.util.Optional<Integer> launchedBenchmark(int maxP, PrintWriter out) {
+        EngineProvider engine;
+        try {
+            engine = Lpf.engine();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new UsageException("lpf bench: " + e.getMessage());
+        }
+        var launcher = engine.launcher();
+        var main = engine.launchedBenchmark();
+        if (launcher.isEmpty() || main.isEmpty()) return java.util.Optional.empty();
+        if (programs || runs > 1 || plot != null) {
+            throw new UsageException("lpf bench: engine " + engine.name() + " runs its own benchmark under its launcher;"
+                    + " --programs, --runs and --plot are not available there");
+        }
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--reps", Integer.toString(reps), "--procs",
+                Arrays.stream(procs).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(","))));
+        if (quick) args.add("--quick");
+        int status = Launched.run("lpf bench", launcher.get(), RunCommand.thisJvm(maxP, main.get(), args), out);
+        if (status != 0) throw new ProgramFailure("lpf bench: the " + engine.name() + " engine's benchmark exited with status " + status, null);
+        return java.util.Optional.of(0);
     }
 }

@@ -202,10 +202,14 @@ public class RunCommand implements Callable<Integer> {
         if (classPath != null) args.addAll(List.of("--class-path", classPath));
         args.add(className);
         args.addAll(programArgs);
+        return thisJvm(p, LpfCommand.class.getName(), args);
+    }
+
+    /** @return a launch of {@code p} JVMs like this one (same java, class path and JVM options) running {@code mainClass} */
+    static ProcessLauncher.Launch thisJvm(int p, String mainClass, List<String> args) {
         String javaCommand = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         return new ProcessLauncher.Launch(p, javaCommand, System.getProperty("java.class.path"),
-                java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(),
-                LpfCommand.class.getName(), args);
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(), mainClass, args);
     }
 
     private ClassLoader loader() {

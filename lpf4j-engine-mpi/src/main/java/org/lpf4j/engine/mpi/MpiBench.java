@@ -17,7 +17,10 @@ import java.util.Arrays;
  * binding on the same communicator: {@code MPI_Barrier}, and {@code MPI_Put} of 1 MiB +
  * {@code MPI_Win_fence}. Prints medians of {@code reps} batches (pid 0's clock) and the ratios.
  *
- * <p>Arguments: {@code [reps]} (default 9).
+ * <p>Arguments (what {@code lpf bench --engine mpi} passes, see
+ * {@link org.lpf4j.spi.EngineProvider#launchedBenchmark()}): {@code [--reps R] [--procs 2,4] [--quick]}
+ * (default 9 repetitions, p = 2 and 4; {@code --quick}: a tenth of the steps per repetition); a
+ * single number alone is taken as R. Each p runs as its own {@code exec} on the first p ranks.
  */
 public final class MpiBench {
     private MpiBench() {}
@@ -28,9 +31,12 @@ public final class MpiBench {
     static final class Cells implements Spmd {
         private static final long serialVersionUID = 1L;
         static volatile double[] last;
-        private final int reps;
+        private final int reps, divisor;
 
-        Cells(int reps) { this.reps = reps; }
+        Cells(int reps, int divisor) {
+            this.reps = reps;
+            this.divisor = divisor;
+        }
 
         @Override
         public void run(Context ctx) {
@@ -78,7 +84,8 @@ public final class MpiBench {
             }
         }
 
-        private double median(Context ctx, int iters, Runnable op) {
+        private double median(Context ctx, int steps, Runnable op) {
+            int iters = Math.max(4, steps / divisor);
             for (int i = 0; i < iters / 4; i++) op.run();
             double[] t = new double[reps];
             for (int k = 0; k < reps; k++) {
@@ -92,17 +99,36 @@ public final class MpiBench {
         }
     }
 
-    /** @param args {@code [reps]} */
+    /** @param args {@code [--reps R] [--procs 2,4] [--quick]}, or {@code [R]} */
     public static void main(String[] args) {
-        int reps = args.length > 0 ? Integer.parseInt(args[0]) : 9;
+        int reps = 9, divisor = 1;
+        int[] procs = {2, 4};
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--reps" -> reps = Integer.parseInt(value(args, ++i));
+                case "--procs" -> procs = java.util.Arrays.stream(value(args, ++i).split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--quick" -> divisor = 10;
+                default -> {
+                    if (args.length != 1) throw new IllegalArgumentException("MpiBench: unknown argument '" + args[i]
+                            + "' in " + java.util.Arrays.toString(args) + "; expected [--reps R] [--procs 2,4] [--quick]");
+                    reps = Integer.parseInt(args[i]);
+                }
+            }
+        }
+        if (reps < 1) throw new IllegalArgumentException("MpiBench: --reps " + reps + ": need at least 1 repetition");
         var root = Lpf.root("mpi");
-        int size = root.probe().p();
+        int size = MpiEngineProvider.launcherSize(); // the job's ranks, without a probe
         Mpi mpi = MpiRuntime.get().mpi;
-        System.out.println("lpf4j MPI engine benchmark: " + mpi.abiName() + " (" + MpiRuntime.get().libraryVersion
-                + "), medians of " + reps + " batches");
-        for (int p : new int[] {2, 4}) {
-            if (p > size) break;
-            root.exec(p, new Cells(reps));
+        System.out.println("lpf bench: mpi engine over " + mpi.abiName() + " (" + MpiRuntime.get().libraryVersion.strip()
+                + "), " + size + " ranks, " + Runtime.getRuntime().availableProcessors() + " cores here, Java "
+                + Runtime.version() + "; medians of " + reps + " batches; raw MPI through the same binding on the same"
+                + " communicator");
+        for (int p : procs) {
+            if (p < 2 || p > size) {
+                System.out.printf("p=%d  skipped: the job has %d ranks and the rows need 2 <= p <= %d%n", p, size, size);
+                continue;
+            }
+            root.exec(p, new Cells(reps, divisor));
             double[] r = Cells.last;
             System.out.printf("p=%d  empty sync %.2f us (MPI_Barrier %.2f us, ratio %.2fx)%n", p, r[0] * 1e6, r[4] * 1e6, r[0] / r[4]);
             System.out.printf("p=%d  8-byte put + sync %.2f us%n", p, r[1] * 1e6);
@@ -110,5 +136,13 @@ public final class MpiBench {
                     p, r[2] * 1e6, MIB / r[2] / 1e9, r[5] * 1e6, MIB / r[5] / 1e9, r[5] / r[2]);
             System.out.printf("p=%d  64 KiB total exchange + sync %.1f us%n", p, r[3] * 1e6);
         }
+        System.out.println("ratios: empty sync / MPI_Barrier time (target <= 2); 1 MiB put bandwidth / MPI_Put + fence"
+                + " bandwidth (target >= 0.9)");
+        System.out.flush();
+    }
+
+    private static String value(String[] args, int i) {
+        if (i >= args.length) throw new IllegalArgumentException("MpiBench: " + args[i - 1] + " needs a value");
+        return args[i];
     }
 }

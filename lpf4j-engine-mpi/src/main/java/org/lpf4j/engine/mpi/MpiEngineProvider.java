@@ -82,6 +82,10 @@ public final class MpiEngineProvider implements EngineProvider {
         return launcherSize() > 0 ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
     }
 
+    /** {@link MpiBench}: the engine's workloads beside {@code MPI_Barrier} and {@code MPI_Put} + {@code MPI_Win_fence}. */
+    @Override
+    public Optional<String> launchedBenchmark() { return Optional.of(MpiBench.class.getName()); }
+
     /** Rank 0: releases the other ranks (they exit) and finalizes MPI. */
     @Override
     public void shutdown() { MpiRuntime.shutdown(); }

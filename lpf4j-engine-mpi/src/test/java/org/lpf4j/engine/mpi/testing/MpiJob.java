@@ -29,9 +29,15 @@ public final class MpiJob {
 
     private final MpiLauncher launcher;
     private final List<String> jvmOptions = new ArrayList<>();
+    private final List<String> prefix = new ArrayList<>();
 
     MpiJob(MpiLauncher launcher) {
-        this.launcher = launcher.loopbackOnly();
+        this(launcher.loopbackOnly(), List.of());
+    }
+
+    private MpiJob(MpiLauncher launcher, List<String> prefix) {
+        this.launcher = launcher;
+        this.prefix.addAll(prefix);
         jvmOptions.addAll(List.of("-Xss1m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
     }
 
@@ -40,6 +46,15 @@ public final class MpiJob {
 
     /** @return a job over MPICH */
     public static MpiJob mpich() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.MPICH)); }
+
+    /**
+     * A job over Open MPI that is not kept on loopback: the launcher gets {@code launcherOptions}
+     * (hostfile, agent, interfaces) and its command runs behind {@code prefix} (e.g.
+     * {@code ip netns exec ns}). For tests that spread a job over network namespaces.
+     */
+    public static MpiJob openMpiAcross(List<String> prefix, List<String> launcherOptions) {
+        return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).launcherOptions(launcherOptions), prefix);
+    }
 
     /** Adds JVM options (e.g. {@code -Dlpf.engine=mpi}); returns this. */
     public MpiJob jvm(String... options) {
@@ -66,8 +81,9 @@ public final class MpiJob {
         String marker = UUID.randomUUID().toString();
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);
-        List<String> cmd = launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
-                testClassPath(), mainClass.getName(), List.of(args)));
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
+                testClassPath(), mainClass.getName(), List.of(args))));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
         // Daemons already running belong to someone else's job: only new ones can be ours.
