@@ -5,6 +5,7 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.mpi.Mpi;
+import org.lpf4j.engine.threads.kit.ProcessThreads;
 import org.lpf4j.engine.mpi.MpiEngine;
 
 
@@ -66,7 +67,7 @@ final class NodeSection implements Spmd {
         try {
             runProcess(node, 0, spmd);
         } finally {
-            joinAll(threads);
+            ProcessThreads.joinAll(threads);
         }
         return node.outcome();
     }
@@ -84,18 +85,4 @@ final class NodeSection implements Spmd {
         }
     }
 
-    private static void joinAll(Thread[] threads) {
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            while (t != null) {
-                try {
-                    t.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
-    }
 }

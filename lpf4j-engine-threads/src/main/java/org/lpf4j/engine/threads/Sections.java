@@ -4,6 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Spmd;
+import org.lpf4j.engine.threads.kit.ProcessThreads;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -54,7 +55,7 @@ final class Sections {
         } catch (Throwable e) { // OutOfMemoryError (no native thread), or anything else: start nobody
             abort[0] = true;
             go.countDown();
-            joinAll(threads);
+            ProcessThreads.joinAll(threads);
             if (e instanceof OutOfMemoryError) {
                 throw new LpfOutOfMemoryException("exec(p=" + p + "): could start only " + started
                         + " threads; nothing ran", e);
@@ -66,7 +67,7 @@ final class Sections {
             team.enter();
         runProcess(team, 0, spmd, null);
         } finally {
-            joinAll(threads);
+            ProcessThreads.joinAll(threads);
         }
         FatalException failure = team.outcome("exec(p=" + p + ")");
         if (failure != null) throw failure;
@@ -104,21 +105,6 @@ final class Sections {
         }
     }
 
-    private static void joinAll(Thread[] threads) {
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            if (t == null) continue;
-            while (true) {
-                try {
-                    t.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
-    }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
