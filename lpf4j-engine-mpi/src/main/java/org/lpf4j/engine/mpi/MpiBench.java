@@ -7,6 +7,7 @@ import org.lpf4j.Spmd;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -15,17 +16,20 @@ import java.util.Arrays;
  * has ranks), the engine's empty sync, 8-byte put + sync, 1 MiB put + sync and a 64 KiB total
  * exchange (each process puts 64 KiB / p to every process), beside raw MPI through the same
  * binding on the same communicator: {@code MPI_Barrier}, and {@code MPI_Put} of 1 MiB +
- * {@code MPI_Win_fence}. Prints medians of {@code reps} batches (pid 0's clock) and the ratios.
+ * {@code MPI_Win_fence}. Every workload is warmed up for 0.6 s, then timed in batches of about 25 ms
+ * (pid 0's clock); an engine workload and its raw counterpart alternate batch by batch, so their
+ * ratio compares the two under the same conditions. Prints the medians of {@code reps} batches and
+ * the ratios.
  *
  * <p>Arguments (what {@code lpf bench --engine mpi} passes, see
  * {@link org.lpf4j.spi.EngineProvider#launchedBenchmark()}): {@code [--reps R] [--procs 2,4] [--quick]}
- * (default 9 repetitions, p = 2 and 4; {@code --quick}: a tenth of the steps per repetition); a
+ * (default 9 repetitions, p = 2 and 4; {@code --quick}: a tenth of the warm-up and batch time); a
  * single number alone is taken as R. Each p runs as its own {@code exec} on the first p ranks.
  */
 public final class MpiBench {
     private MpiBench() {}
 
-    static final long MIB = 1 << 20, EXCHANGE = 64 * 1024;
+    static final long MIB = 1 << 20, EXCHANGE = 64 * 1024, PAGE = 4096;
 
     /** One p: every measurement, on every process of the section. */
     static final class Cells implements Spmd {
@@ -48,31 +52,35 @@ public final class MpiBench {
             ctx.resizeMessageQueue(2L * p + 2);
             ctx.sync();
             try (Arena a = Arena.ofShared()) {
-                MemorySegment src = a.allocate(MIB), dst = a.allocate(MIB * p), ex = a.allocate(EXCHANGE), exIn = a.allocate(EXCHANGE);
+                MemorySegment src = a.allocate(MIB, PAGE), dst = a.allocate(MIB * p, PAGE);
+                MemorySegment ex = a.allocate(EXCHANGE, PAGE), exIn = a.allocate(EXCHANGE, PAGE);
                 Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst);
                 Memslot exSlot = ctx.registerGlobal(ex), exInSlot = ctx.registerGlobal(exIn);
                 ctx.sync();
+                long win = mpi.winCreate(dst, comm);
+                mpi.winFence(0, win);
+                Batches b = new Batches(mpi, comm, s, a, reps, divisor);
                 long chunk = EXCHANGE / p;
                 double[] r = new double[7];
-                r[0] = median(ctx, 4000, ctx::sync);
-                r[1] = median(ctx, 4000, () -> {
+                double[] sync = b.paired(ctx::sync, () -> mpi.barrier(comm));
+                r[0] = sync[0];
+                r[4] = sync[1];
+                r[1] = b.single(() -> {
                     ctx.put(srcSlot, 0, next, dstSlot, 0, 8);
                     ctx.sync();
                 });
-                r[2] = median(ctx, 60, () -> {
+                double[] big = b.paired(() -> {
                     ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
                     ctx.sync();
-                });
-                r[3] = median(ctx, 400, () -> {
-                    for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
-                    ctx.sync();
-                });
-                r[4] = median(ctx, 4000, () -> mpi.barrier(comm));
-                long win = mpi.winCreate(dst, comm);
-                mpi.winFence(0, win);
-                r[5] = median(ctx, 60, () -> {
+                }, () -> {
                     mpi.putBytes(src, (int) MIB, next, MIB * s, win);
                     mpi.winFence(0, win);
+                });
+                r[2] = big[0];
+                r[5] = big[1];
+                r[3] = b.single(() -> {
+                    for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
+                    ctx.sync();
                 });
                 mpi.winFree(win);
                 r[6] = p;
@@ -83,19 +91,89 @@ public final class MpiBench {
                 if (s == 0) last = r;
             }
         }
+    }
 
-        private double median(Context ctx, int steps, Runnable op) {
-            int iters = Math.max(4, steps / divisor);
-            for (int i = 0; i < iters / 4; i++) op.run();
+    /**
+     * Timed batches that every process of the section runs the same number of times: pid 0 decides
+     * (how long to warm up, how many steps a batch has) and broadcasts, so no process leaves a
+     * collective loop early. A pair of workloads (the engine's and raw MPI's) is measured in
+     * alternating batches, so that both see the same machine: on 2 cores a JIT compilation, a page
+     * fault storm on fresh buffers or both processes landing on one CPU can slow a whole stretch of
+     * a run, which would otherwise fall on one side of a ratio only.
+     */
+    static final class Batches {
+        /** Warm-up per workload (a fresh 1 MiB buffer was measured slow for about 0.5 s here), and the length of one batch. */
+        private static final long WARM_NANOS = 600_000_000L, BATCH_NANOS = 25_000_000L;
+        private final Mpi mpi;
+        private final long comm;
+        private final int pid, reps, divisor;
+        private final MemorySegment word;
+
+        Batches(Mpi mpi, long comm, int pid, Arena arena, int reps, int divisor) {
+            this.mpi = mpi;
+            this.comm = comm;
+            this.pid = pid;
+            this.reps = reps;
+            this.divisor = divisor;
+            this.word = arena.allocate(8);
+        }
+
+        /** @return the median seconds per step of {@code op} */
+        double single(Runnable op) {
+            int steps = warm(op);
             double[] t = new double[reps];
+            for (int k = 0; k < reps; k++) t[k] = batch(op, steps);
+            return median(t);
+        }
+
+        /** @return the median seconds per step of {@code engine} and of {@code raw}, measured in alternating batches */
+        double[] paired(Runnable engine, Runnable raw) {
+            int se = warm(engine), sr = warm(raw);
+            double[] te = new double[reps], tr = new double[reps];
             for (int k = 0; k < reps; k++) {
-                ctx.sync();
-                long t0 = System.nanoTime();
-                for (int i = 0; i < iters; i++) op.run();
-                t[k] = (System.nanoTime() - t0) / 1e9 / iters;
+                if (k % 2 == 0) {
+                    te[k] = batch(engine, se);
+                    tr[k] = batch(raw, sr);
+                } else {
+                    tr[k] = batch(raw, sr);
+                    te[k] = batch(engine, se);
+                }
             }
-            Arrays.sort(t);
-            return t[reps / 2];
+            return new double[] {median(te), median(tr)};
+        }
+
+        /** Runs {@code op} in growing chunks for pid 0's warm-up time; @return the steps of one batch, the same on every process */
+        private int warm(Runnable op) {
+            long t0 = System.nanoTime(), done = 0;
+            for (int chunk = 1; ; chunk = Math.min(chunk * 2, 4096)) {
+                for (int i = 0; i < chunk; i++) op.run();
+                done += chunk;
+                long elapsed = System.nanoTime() - t0;
+                if (agree(elapsed >= WARM_NANOS / divisor ? 1 : 0) == 1) {
+                    return (int) agree(Math.max(1, Math.min(1 << 24, BATCH_NANOS / divisor * done / Math.max(1, elapsed))));
+                }
+            }
+        }
+
+        /** @return pid 0's {@code value}, on every process */
+        private long agree(long value) {
+            if (pid == 0) word.set(ValueLayout.JAVA_LONG, 0, value);
+            mpi.bcastBytes(word, 8, 0, comm);
+            return word.get(ValueLayout.JAVA_LONG, 0);
+        }
+
+        /** @return seconds per step of one batch on pid 0's clock, the batch started together by a barrier */
+        private double batch(Runnable op, int steps) {
+            mpi.barrier(comm);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < steps; i++) op.run();
+            return (System.nanoTime() - t0) / 1e9 / steps;
+        }
+
+        private static double median(double[] t) {
+            double[] sorted = t.clone();
+            Arrays.sort(sorted);
+            return sorted[sorted.length / 2];
         }
     }
 
