@@ -93,7 +93,7 @@ final class Team implements Participants {
         this.p = p;
         this.parent = parent;
         this.settings = settings;
-        this.policy = ThreadsPolicy.forProcesses(p, settings.spin(), settings.yield());
+        this.policy = ThreadsPolicy.forProcesses(p, settings.spin(), settings.yield(), settings.spread());
         this.barrier = SuperstepBarrier.create(this, p, settings.barrier());
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];

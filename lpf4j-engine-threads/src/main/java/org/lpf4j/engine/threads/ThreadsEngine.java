@@ -39,6 +39,13 @@ import org.lpf4j.spi.Parameters;
  * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
  * <li>{@code lpf.engine.threads.barrier}: auto (dissemination while every process has a core,
  *     central counter otherwise), central or dissemination.</li>
+ * <li>{@code lpf.engine.threads.spread} (default true): while a section has no more processes
+ *     than cores, a process whose wait in a sync did not end while spinning checks whether
+ *     another process of the section runs on its CPU, and if so moves itself to another CPU and
+ *     gives its thread its full affinity back at once (nothing stays pinned; see
+ *     {@link org.lpf4j.engine.threads.kit.CpuSpreading} for the measurements behind it). Needs
+ *     Linux and native access for this module ({@code --enable-native-access}, which
+ *     {@code bin/lpf} passes); without them it is off, silently.</li>
  * </ul>
  *
  * <p>Sync: a superstep in which no process queued anything costs one barrier; one whose
@@ -70,6 +77,8 @@ public final class ThreadsEngine {
     public static final Parameters.Parameter<Integer> HOOK_TIMEOUT = hookTimeout(ParameterRegistry.global());
     /** Milliseconds processes wait in a sync for the missing ones (0: forever). */
     public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = syncTimeout(ParameterRegistry.global());
+    /** {@code lpf.engine.threads.spread}. */
+    public static final Parameters.Parameter<Boolean> SPREAD = spread(ParameterRegistry.global());
 
     /**
      * Declares the engine's parameters in a registry: {@link #PROCS} and the others are these
@@ -77,11 +86,11 @@ public final class ThreadsEngine {
      * an isolated registry (tests, tools).
      *
      * @param r a registry
-     * @return procs, spin, yield, probeMillis, barrier, maxProcs, hookTimeout, syncTimeout
+     * @return procs, spin, yield, probeMillis, barrier, maxProcs, hookTimeout, syncTimeout, spread
      */
     static java.util.List<Parameters.Parameter<?>> declare(ParameterRegistry r) {
         return java.util.List.of(procs(r), spin(r), yields(r), probeMillis(r), barrier(r), maxProcs(r), hookTimeout(r),
-                syncTimeout(r));
+                syncTimeout(r), spread(r));
     }
 
     private static Parameters.Parameter<Integer> maxProcs(ParameterRegistry r) {
@@ -97,6 +106,11 @@ public final class ThreadsEngine {
     private static Parameters.Parameter<Integer> syncTimeout(ParameterRegistry r) {
         return r.integer(PREFIX + "syncTimeout", 0, 0, Integer.MAX_VALUE,
                 "ms processes wait in a sync for the missing ones before failing (0: forever)");
+    }
+
+    private static Parameters.Parameter<Boolean> spread(ParameterRegistry r) {
+        return r.bool(PREFIX + "spread", true,
+                "processes that find themselves sharing a CPU move apart while p <= cores (Linux, native access)");
     }
 
     private static Parameters.Parameter<String> barrier(ParameterRegistry r) {

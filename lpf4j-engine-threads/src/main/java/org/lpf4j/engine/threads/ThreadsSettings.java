@@ -12,19 +12,20 @@ package org.lpf4j.engine.threads;
  * @param maxProcs    the most processes an explicit {@code exec(p)} from the root gets
  * @param hookTimeoutMillis how long the members of a hook wait for the missing ones (0: forever)
  * @param syncTimeoutMillis how long processes waiting in a sync wait for the missing ones (0: forever)
+ * @param spread      whether processes that find themselves on one CPU move apart (while p <= cores)
  */
 record ThreadsSettings(int procs, int spin, int yield, int probeMillis, String barrier, int maxProcs,
-                       int hookTimeoutMillis, int syncTimeoutMillis) {
+                       int hookTimeoutMillis, int syncTimeoutMillis, boolean spread) {
     /** @return the current values of the engine's parameters */
     static ThreadsSettings resolve() {
         return new ThreadsSettings(ThreadsEngine.PROCS.get(), ThreadsEngine.SPIN.get(), ThreadsEngine.YIELD.get(),
                 ThreadsEngine.PROBE_MILLIS.get(), ThreadsEngine.BARRIER.get(), ThreadsEngine.MAX_PROCS.get(),
-                ThreadsEngine.HOOK_TIMEOUT.get(), ThreadsEngine.SYNC_TIMEOUT.get());
+                ThreadsEngine.HOOK_TIMEOUT.get(), ThreadsEngine.SYNC_TIMEOUT.get(), ThreadsEngine.SPREAD.get());
     }
 
     /** @return these settings with a machine size of at least {@code n} */
     ThreadsSettings withProcsAtLeast(int n) {
         return n <= procs ? this : new ThreadsSettings(n, spin, yield, probeMillis, barrier,
-                Math.max(n, maxProcs), hookTimeoutMillis, syncTimeoutMillis);
+                Math.max(n, maxProcs), hookTimeoutMillis, syncTimeoutMillis, spread);
     }
 }

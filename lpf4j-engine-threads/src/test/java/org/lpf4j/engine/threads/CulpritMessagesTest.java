@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /** Failure messages of the threads engine name the culprit and show only public types. */
 @Timeout(60)
 class CulpritMessagesTest {
-    private static final ThreadsSettings SETTINGS = new ThreadsSettings(2, -1, -1, 50, "auto", 512, 60_000, 0);
+    private static final ThreadsSettings SETTINGS = new ThreadsSettings(2, -1, -1, 50, "auto", 512, 60_000, 0, true);
 
     @Test
     void aPutIntoMemoryWhoseArenaTheReceiverClosedNamesTheRequest() {

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class ExecGrantTest {
-    private static final ThreadsSettings TWO_CORES = new ThreadsSettings(2, -1, -1, 50, "auto", 6, 60_000, 0);
+    private static final ThreadsSettings TWO_CORES = new ThreadsSettings(2, -1, -1, 50, "auto", 6, 60_000, 0, true);
 
     @Test
     void rootGrantsExplicitPBeyondTheMachineSizeAndMaxPIsTheMachine() {

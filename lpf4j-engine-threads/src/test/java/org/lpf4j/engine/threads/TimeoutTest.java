@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class TimeoutTest {
     private static ThreadsSettings settings(int hookMillis, int syncMillis) {
-        return new ThreadsSettings(2, -1, -1, 50, "auto", 512, hookMillis, syncMillis);
+        return new ThreadsSettings(2, -1, -1, 50, "auto", 512, hookMillis, syncMillis, true);
     }
 
     @ParameterizedTest

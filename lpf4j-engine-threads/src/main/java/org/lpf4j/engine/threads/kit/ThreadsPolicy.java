@@ -28,23 +28,37 @@ public final class ThreadsPolicy {
 
     public final long spinNanos;
     public final long yieldNanos;
+    /** Whether processes that find themselves on one CPU move apart ({@link CpuSpreading}; only while p <= cores). */
+    public final boolean spreadCpus;
 
-    private ThreadsPolicy(long spinNanos, long yieldNanos) {
+    private ThreadsPolicy(long spinNanos, long yieldNanos, boolean spreadCpus) {
         this.spinNanos = spinNanos;
         this.yieldNanos = yieldNanos;
+        this.spreadCpus = spreadCpus;
     }
 
     /**
      * @param p     the processes of the group
      * @param spin  nanoseconds to spin, or -1 to choose from p vs cores
      * @param yield nanoseconds to yield, or -1 to choose from p vs cores
-     * @return the policy
+     * @return the policy, with CPU spreading on
      */
     public static ThreadsPolicy forProcesses(int p, long spin, long yield) {
+        return forProcesses(p, spin, yield, true);
+    }
+
+    /**
+     * @param p      the processes of the group
+     * @param spin   nanoseconds to spin, or -1 to choose from p vs cores
+     * @param yield  nanoseconds to yield, or -1 to choose from p vs cores
+     * @param spread whether processes sharing a CPU move apart while p <= cores ({@link CpuSpreading})
+     * @return the policy
+     */
+    public static ThreadsPolicy forProcesses(int p, long spin, long yield, boolean spread) {
         int cores = Runtime.getRuntime().availableProcessors();
         boolean oversubscribed = p > cores;
         if (spin < 0) spin = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : DEFAULT_SPIN_NANOS;
         if (yield < 0) yield = oversubscribed ? OVERSUBSCRIBED_YIELD_NANOS : DEFAULT_YIELD_NANOS;
-        return new ThreadsPolicy(spin, yield);
+        return new ThreadsPolicy(spin, yield, spread);
     }
 }

@@ -29,6 +29,7 @@ public final class Waiting {
     /** The thread parked for each process, or null: wakers unpark exactly these. */
     private final AtomicReferenceArray<Thread> parked;
     private final SpinBudgets spin;
+    private final CpuSpreading spreading;
     /** Per pid (padded): how many waits ended while spinning, yielding, parked. */
     private final long[] ends;
     private static final int STRIDE = 16;
@@ -39,6 +40,7 @@ public final class Waiting {
         this.team = team;
         this.parked = new AtomicReferenceArray<>(parties);
         this.spin = new SpinBudgets(parties, team.policy().spinNanos);
+        this.spreading = new CpuSpreading(parties, team.policy().spreadCpus);
         this.ends = new long[STRIDE * (parties + 1)];
     }
 
@@ -57,6 +59,7 @@ public final class Waiting {
                 if (release.released(a, b)) {
                     spin.paid(pid);
                     ends[STRIDE * (pid + 1) + SPINNING]++;
+                    spreading.afterFastWait(pid);
                     return;
                 }
                 Thread.onSpinWait();
@@ -67,6 +70,7 @@ public final class Waiting {
         do {
             if (release.released(a, b)) {
                 ends[STRIDE * (pid + 1) + YIELDING]++;
+                spreading.afterSlowWait(pid);
                 return;
             }
             checkAbandoned(release, pid, round, a, b);
@@ -81,6 +85,7 @@ public final class Waiting {
                 parked.set(pid, me);
                 if (release.released(a, b)) {
                     ends[STRIDE * (pid + 1) + PARKED]++;
+                    spreading.afterSlowWait(pid);
                     return;
                 }
                 checkAbandoned(release, pid, round, a, b);
@@ -112,6 +117,9 @@ public final class Waiting {
      * @return how many of pid's waits ended in that phase (read by pid, or after a barrier)
      */
     public long ended(int pid, int phase) { return ends[STRIDE * (pid + 1) + phase]; }
+
+    /** @return how often {@code pid} moved itself off a CPU it shared with another process ({@link CpuSpreading}) */
+    public long moves(int pid) { return spreading.moves(pid); }
 
     /** Unparks {@code pid} if it is parked. */
     public void wake(int pid) {

@@ -1,0 +1,132 @@
+package org.lpf4j.engine.threads.kit;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * The calling thread's CPU and CPU affinity, through Linux's {@code sched_getcpu},
+ * {@code sched_getaffinity} and {@code sched_setaffinity} (libc, {@code java.lang.foreign}).
+ * Engines only.
+ *
+ * <p>{@link #usable()} is false — and every method a no-op answering "unknown" — on other
+ * systems, when libc lacks the functions, and when this module has no native access (the JVM
+ * was started without {@code --enable-native-access} for it): the engine then never asks, so
+ * no warning about restricted methods is printed.
+ *
+ * <p>Costs: {@link #current()} is one downcall (glibc reads the CPU from the thread's rseq
+ * area, a few nanoseconds); {@link #moveOff} is three system calls and a migration (a few
+ * microseconds), and allocates a small native buffer.
+ */
+public final class Cpus {
+    private Cpus() {}
+
+    /** Bytes of the CPU mask handed to the kernel: 8192 CPUs. */
+    private static final long MASK_BYTES = 1024;
+
+    private static final MethodHandle GET_CPU, GET_AFFINITY, SET_AFFINITY;
+
+    static {
+        MethodHandle getCpu = null, getAffinity = null, setAffinity = null;
+        if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
+                && Cpus.class.getModule().isNativeAccessEnabled()) {
+            try {
+                Linker linker = Linker.nativeLinker();
+                SymbolLookup libc = linker.defaultLookup();
+                FunctionDescriptor affinity = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+                MemorySegment gc = libc.find("sched_getcpu").orElse(null);
+                MemorySegment ga = libc.find("sched_getaffinity").orElse(null);
+                MemorySegment sa = libc.find("sched_setaffinity").orElse(null);
+                if (gc != null && ga != null && sa != null) {
+                    getCpu = linker.downcallHandle(gc, FunctionDescriptor.of(ValueLayout.JAVA_INT), Linker.Option.critical(false));
+                    getAffinity = linker.downcallHandle(ga, affinity);
+                    setAffinity = linker.downcallHandle(sa, affinity);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                getCpu = getAffinity = setAffinity = null; // no placement: the engine works without it
+            }
+        }
+        GET_CPU = getCpu;
+        GET_AFFINITY = getAffinity;
+        SET_AFFINITY = setAffinity;
+    }
+
+    /** @return whether CPUs can be read and affinities changed here */
+    public static boolean usable() { return GET_CPU != null; }
+
+    /** @return the CPU the calling thread runs on, or -1 if unknown */
+    public static int current() {
+        if (GET_CPU == null) return -1;
+        try {
+            return (int) GET_CPU.invokeExact();
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /** @return how many CPUs the calling thread may run on, or -1 if unknown */
+    public static int allowed() {
+        if (GET_AFFINITY == null) return -1;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(MASK_BYTES, 8);
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask) != 0) return -1;
+            int n = 0;
+            for (long i = 0; i < MASK_BYTES / 8; i++) n += Long.bitCount(mask.getAtIndex(ValueLayout.JAVA_LONG, i));
+            return n;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /**
+     * Moves the calling thread off {@code cpu}, preferably to a CPU not in {@code avoid}, and
+     * then gives it back exactly the affinity it had: the thread stays where the kernel put it
+     * until the scheduler moves it again, and threads it starts later inherit the full affinity,
+     * never a single CPU.
+     *
+     * @param cpu   the CPU to leave
+     * @param avoid CPUs to avoid if another allowed one is left ({@code avoid[i]} is CPU i; may be shorter)
+     * @return whether the thread was moved
+     */
+    public static boolean moveOff(int cpu, boolean[] avoid) {
+        if (SET_AFFINITY == null || cpu < 0 || cpu >= MASK_BYTES * 8) return false;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment allowed = arena.allocate(MASK_BYTES, 8), target = arena.allocate(MASK_BYTES, 8);
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, allowed) != 0) return false;
+            if (!isSet(allowed, cpu)) return false;
+            target.copyFrom(allowed);
+            clear(target, cpu);
+            if (isEmpty(target)) return false;
+            MemorySegment preferred = arena.allocate(MASK_BYTES, 8);
+            preferred.copyFrom(target);
+            for (int c = 0; c < avoid.length && c < MASK_BYTES * 8; c++) if (avoid[c]) clear(preferred, c);
+            MemorySegment to = isEmpty(preferred) ? target : preferred;
+            if ((int) SET_AFFINITY.invokeExact(0, MASK_BYTES, to) != 0) return false;
+            // Restore: the kernel keeps the thread where it is as long as that CPU stays allowed.
+            int restored = (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, allowed);
+            return restored == 0;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    private static boolean isSet(MemorySegment mask, int cpu) {
+        return (mask.getAtIndex(ValueLayout.JAVA_LONG, cpu >>> 6) & (1L << (cpu & 63))) != 0;
+    }
+
+    private static void clear(MemorySegment mask, int cpu) {
+        long i = cpu >>> 6;
+        mask.setAtIndex(ValueLayout.JAVA_LONG, i, mask.getAtIndex(ValueLayout.JAVA_LONG, i) & ~(1L << (cpu & 63)));
+    }
+
+    private static boolean isEmpty(MemorySegment mask) {
+        for (long i = 0; i < MASK_BYTES / 8; i++) if (mask.getAtIndex(ValueLayout.JAVA_LONG, i) != 0) return false;
+        return true;
+    }
+}
