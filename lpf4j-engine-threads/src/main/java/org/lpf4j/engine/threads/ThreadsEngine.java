@@ -39,10 +39,10 @@ import org.lpf4j.spi.Parameters;
  * <li>{@code lpf.engine.threads.probeMillis}: time budget of the first {@code probe} per p.</li>
  * <li>{@code lpf.engine.threads.barrier}: auto (dissemination while every process has a core,
  *     central counter otherwise), central or dissemination.</li>
- * <li>{@code lpf.engine.threads.spread} (default true): while a section has no more processes
- *     than cores, a process whose wait in a sync did not end while spinning checks whether
- *     another process of the section runs on its CPU, and if so moves itself to another CPU and
- *     gives its thread its full affinity back at once (nothing stays pinned; see
+ * <li>{@code lpf.engine.threads.spread} (default true): a process whose wait in a sync did not
+ *     end while spinning notes its CPU and, at most once per millisecond, moves itself to another
+ *     CPU if its CPU holds more than ⌈p / cores⌉ processes of its section, giving its thread its
+ *     full affinity back at once (nothing stays pinned; see
  *     {@link org.lpf4j.engine.threads.kit.CpuSpreading} for the measurements behind it). Needs
  *     Linux and native access for this module ({@code --enable-native-access}, which
  *     {@code bin/lpf} passes); without them it is off, silently.</li>
@@ -110,7 +110,7 @@ public final class ThreadsEngine {
 
     private static Parameters.Parameter<Boolean> spread(ParameterRegistry r) {
         return r.bool(PREFIX + "spread", true,
-                "processes that find themselves sharing a CPU move apart while p <= cores (Linux, native access)");
+                "processes move apart when a CPU holds more than ceil(p / cores) of a section (Linux, native access)");
     }
 
     private static Parameters.Parameter<String> barrier(ParameterRegistry r) {

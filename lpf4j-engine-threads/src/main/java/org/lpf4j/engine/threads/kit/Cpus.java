@@ -21,13 +21,25 @@ import java.util.Locale;
  *
  * <p>Costs: {@link #current()} is one downcall (glibc reads the CPU from the thread's rseq
  * area, a few nanoseconds); {@link #moveOff} is three system calls and a migration (a few
- * microseconds), and allocates a small native buffer.
+ * microseconds) and allocates nothing (the caller passes its {@link Masks}).
  */
 public final class Cpus {
     private Cpus() {}
 
-    /** Bytes of the CPU mask handed to the kernel: 8192 CPUs. */
-    private static final long MASK_BYTES = 1024;
+    /** Bytes of the CPU mask handed to the kernel: 1024 CPUs (a machine with more gets no moves: the kernel refuses the mask). */
+    private static final long MASK_BYTES = 128;
+
+    /** The native masks one thread's {@link #moveOff} works in, made once so that a move allocates nothing. */
+    public static final class Masks {
+        final MemorySegment allowed, target, preferred;
+
+        /** @param arena where the three masks (384 bytes) live */
+        public Masks(Arena arena) {
+            allowed = arena.allocate(MASK_BYTES, 8);
+            target = arena.allocate(MASK_BYTES, 8);
+            preferred = arena.allocate(MASK_BYTES, 8);
+        }
+    }
 
     private static final MethodHandle GET_CPU, GET_AFFINITY, SET_AFFINITY;
 
@@ -38,8 +50,10 @@ public final class Cpus {
             try {
                 Linker linker = Linker.nativeLinker();
                 SymbolLookup libc = linker.defaultLookup();
+                // The mask pointer is passed as a 64-bit integer (its address): a MemorySegment argument
+                // allocated on every call until the JIT compiled the caller (~300 B per move measured).
                 FunctionDescriptor affinity = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+                        ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
                 MemorySegment gc = libc.find("sched_getcpu").orElse(null);
                 MemorySegment ga = libc.find("sched_getaffinity").orElse(null);
                 MemorySegment sa = libc.find("sched_setaffinity").orElse(null);
@@ -55,7 +69,25 @@ public final class Cpus {
         GET_CPU = getCpu;
         GET_AFFINITY = getAffinity;
         SET_AFFINITY = setAffinity;
+        if (SET_AFFINITY != null) warmUp();
     }
+
+    /**
+     * A downcall allocates on every call (about 650 B measured) until the JIT has compiled it,
+     * and moves are rare enough that it never would be: a program's superstep that happened to
+     * move would allocate. So the class runs the whole move path, without moving, a few hundred
+     * times when it is loaded (well under a millisecond).
+     */
+    private static void warmUp() {
+        Masks masks = new Masks(Arena.ofAuto());
+        boolean[] none = new boolean[0];
+        for (int i = 0; i < WARM_UP_CALLS; i++) {
+            current();
+            reaffine(-1, none, masks);
+        }
+    }
+
+    private static final int WARM_UP_CALLS = 400;
 
     /** @return whether CPUs can be read and affinities changed here */
     public static boolean usable() { return GET_CPU != null; }
@@ -75,7 +107,7 @@ public final class Cpus {
         if (GET_AFFINITY == null) return -1;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(MASK_BYTES, 8);
-            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask) != 0) return -1;
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) != 0) return -1;
             int n = 0;
             for (long i = 0; i < MASK_BYTES / 8; i++) n += Long.bitCount(mask.getAtIndex(ValueLayout.JAVA_LONG, i));
             return n;
@@ -90,27 +122,31 @@ public final class Cpus {
      * until the scheduler moves it again, and threads it starts later inherit the full affinity,
      * never a single CPU.
      *
-     * @param cpu   the CPU to leave
-     * @param avoid CPUs to avoid if another allowed one is left ({@code avoid[i]} is CPU i; may be shorter)
+     * @param cpu     the CPU to leave
+     * @param avoid   CPUs to avoid if another allowed one is left ({@code avoid[i]} is CPU i; may be shorter)
+     * @param masks   working memory, used by this thread only
      * @return whether the thread was moved
      */
-    public static boolean moveOff(int cpu, boolean[] avoid) {
+    public static boolean moveOff(int cpu, boolean[] avoid, Masks masks) {
         if (SET_AFFINITY == null || cpu < 0 || cpu >= MASK_BYTES * 8) return false;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment allowed = arena.allocate(MASK_BYTES, 8), target = arena.allocate(MASK_BYTES, 8);
-            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, allowed) != 0) return false;
-            if (!isSet(allowed, cpu)) return false;
+        return reaffine(cpu, avoid, masks);
+    }
+
+    /** {@link #moveOff}; with {@code cpu} = -1 it sets the thread's own affinity twice (the warm-up). */
+    private static boolean reaffine(int cpu, boolean[] avoid, Masks masks) {
+        MemorySegment allowed = masks.allowed, target = masks.target, preferred = masks.preferred;
+        try {
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, allowed.address()) != 0) return false;
+            if (cpu >= 0 && !isSet(allowed, cpu)) return false;
             target.copyFrom(allowed);
-            clear(target, cpu);
+            if (cpu >= 0) clear(target, cpu);
             if (isEmpty(target)) return false;
-            MemorySegment preferred = arena.allocate(MASK_BYTES, 8);
             preferred.copyFrom(target);
             for (int c = 0; c < avoid.length && c < MASK_BYTES * 8; c++) if (avoid[c]) clear(preferred, c);
             MemorySegment to = isEmpty(preferred) ? target : preferred;
-            if ((int) SET_AFFINITY.invokeExact(0, MASK_BYTES, to) != 0) return false;
+            if ((int) SET_AFFINITY.invokeExact(0, MASK_BYTES, to.address()) != 0) return false;
             // Restore: the kernel keeps the thread where it is as long as that CPU stays allowed.
-            int restored = (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, allowed);
-            return restored == 0;
+            return (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, allowed.address()) == 0;
         } catch (Throwable t) {
             return false;
         }

@@ -28,7 +28,7 @@ public final class ThreadsPolicy {
 
     public final long spinNanos;
     public final long yieldNanos;
-    /** Whether processes that find themselves on one CPU move apart ({@link CpuSpreading}; only while p <= cores). */
+    /** Whether processes that find too many of their group on one CPU move apart ({@link CpuSpreading}). */
     public final boolean spreadCpus;
 
     private ThreadsPolicy(long spinNanos, long yieldNanos, boolean spreadCpus) {
@@ -51,7 +51,7 @@ public final class ThreadsPolicy {
      * @param p      the processes of the group
      * @param spin   nanoseconds to spin, or -1 to choose from p vs cores
      * @param yield  nanoseconds to yield, or -1 to choose from p vs cores
-     * @param spread whether processes sharing a CPU move apart while p <= cores ({@link CpuSpreading})
+     * @param spread whether processes keep at most ⌈p / cores⌉ of the group on one CPU ({@link CpuSpreading})
      * @return the policy
      */
     public static ThreadsPolicy forProcesses(int p, long spin, long yield, boolean spread) {

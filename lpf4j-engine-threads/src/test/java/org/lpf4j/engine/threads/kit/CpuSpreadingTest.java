@@ -35,7 +35,7 @@ class CpuSpreadingTest {
 
         @Override public int current() { return cpu[who]; }
 
-        @Override public boolean moveOff(int c, boolean[] avoid) {
+        @Override public boolean moveOff(int c, boolean[] avoid, Cpus.Masks masks) {
             moves.add(who + " off " + c);
             lastAvoid = avoid.clone();
             return true;
@@ -50,7 +50,7 @@ class CpuSpreadingTest {
     @Test
     void aProcessThatFindsAnotherOnItsCpuMovesOffIt() {
         Fake f = new Fake(0, 0, 1);
-        CpuSpreading s = new CpuSpreading(3, true, f);
+        CpuSpreading s = new CpuSpreading(3, 3, true, f);
         slow(s, f, 0);
         assertEquals(List.of(), f.moves, "alone on CPU 0 so far: nobody moves");
         slow(s, f, 1);
@@ -62,20 +62,34 @@ class CpuSpreadingTest {
     @Test
     void theMoverAvoidsCpusOtherProcessesNoted() {
         Fake f = new Fake(0, 2, 0, 3);
-        CpuSpreading s = new CpuSpreading(4, true, f);
+        CpuSpreading s = new CpuSpreading(4, 4, true, f);
         slow(s, f, 0);
         slow(s, f, 1);
         slow(s, f, 3);
         slow(s, f, 2);
         assertEquals(List.of("2 off 0"), f.moves);
         boolean[] avoid = java.util.Arrays.copyOf(f.lastAvoid, 4);
-        assertArrayEquals(new boolean[] {false, false, true, true}, avoid, "CPUs 2 and 3 are taken, CPU 0 is being left");
+        assertArrayEquals(new boolean[] {true, false, true, true}, avoid, "CPUs 0, 2 and 3 hold one process each, the limit");
+    }
+
+    @Test
+    void oversubscribedACpuHoldsUpToTheCeilingOfPOverCores() {
+        Fake f = new Fake(0, 0, 0, 1);
+        CpuSpreading s = new CpuSpreading(4, 2, true, f);
+        slow(s, f, 0);
+        slow(s, f, 1);
+        assertEquals(List.of(), f.moves, "two of four on one of two CPUs is the fair share");
+        slow(s, f, 2);
+        assertEquals(List.of("2 off 0"), f.moves, "a third one is too many");
+        assertTrue(f.lastAvoid[0] && !f.lastAvoid[1], "CPU 0 is full, CPU 1 is not");
+        slow(s, f, 3);
+        assertEquals(List.of("2 off 0"), f.moves);
     }
 
     @Test
     void aWaitThatEndsSpinningErasesTheNote() {
         Fake f = new Fake(0, 0);
-        CpuSpreading s = new CpuSpreading(2, true, f);
+        CpuSpreading s = new CpuSpreading(2, 2, true, f);
         slow(s, f, 0);
         s.afterFastWait(0);
         slow(s, f, 1);
@@ -83,15 +97,15 @@ class CpuSpreadingTest {
     }
 
     @Test
-    void aProcessMovesAtMostOncePerInterval() {
+    void aProcessCountsAndMovesAtMostOncePerInterval() {
         Fake f = new Fake(0, 0);
-        CpuSpreading s = new CpuSpreading(2, true, f);
+        CpuSpreading s = new CpuSpreading(2, 2, true, f);
         slow(s, f, 0);
         slow(s, f, 1);
         slow(s, f, 0); // pid 1 moved and erased its note: pid 0 is alone
         f.cpu[1] = 0; // the kernel put pid 1 back at once
         slow(s, f, 1);
-        assertEquals(List.of("1 off 0"), f.moves, "a second move within " + CpuSpreading.MIN_INTERVAL_NANOS + " ns");
+        assertEquals(List.of("1 off 0"), f.moves, "a second check within " + CpuSpreading.MIN_INTERVAL_NANOS + " ns");
         f.now += CpuSpreading.MIN_INTERVAL_NANOS / 2;
         slow(s, f, 1); // still within the interval: noted, not moved
         assertEquals(List.of("1 off 0"), f.moves);
@@ -106,7 +120,7 @@ class CpuSpreadingTest {
     @Test
     void notesOlderThanTheirLifetimeAreIgnored() {
         Fake f = new Fake(0, 0);
-        CpuSpreading s = new CpuSpreading(2, true, f);
+        CpuSpreading s = new CpuSpreading(2, 2, true, f);
         slow(s, f, 0);
         f.now += CpuSpreading.RECENT_NANOS;
         slow(s, f, 1);
@@ -118,14 +132,13 @@ class CpuSpreadingTest {
         Fake f = new Fake(0, 0) {
             @Override public int current() { throw new AssertionError("asked for the CPU while inactive"); }
         };
-        CpuSpreading off = new CpuSpreading(2, false, f);
+        CpuSpreading off = new CpuSpreading(2, 2, false, f);
         assertFalse(off.active());
         off.afterSlowWait(0);
         off.afterSlowWait(1);
         assertEquals(0, off.moves(1));
-        assertFalse(new CpuSpreading(1, true, f).active(), "a single process has nobody to share with");
-        assertFalse(new CpuSpreading(Runtime.getRuntime().availableProcessors() + 1, true).active(),
-                "more processes than cores must share");
+        assertFalse(new CpuSpreading(1, 2, true, f).active(), "a single process has nobody to share with");
+        assertFalse(new CpuSpreading(2, 1, true, f).active(), "one core: nowhere to go");
     }
 
     /** The real mechanism: the thread leaves its CPU, and its affinity is what it was. */
@@ -135,10 +148,11 @@ class CpuSpreadingTest {
         int allowed = Cpus.allowed();
         assumeTrue(allowed >= 2, "needs two CPUs");
         int moved = 0;
+        Cpus.Masks masks = new Cpus.Masks(java.lang.foreign.Arena.ofAuto());
         for (int i = 0; i < 5; i++) {
             int before = Cpus.current();
             assertTrue(before >= 0);
-            assertTrue(Cpus.moveOff(before, new boolean[0]));
+            assertTrue(Cpus.moveOff(before, new boolean[0], masks));
             if (Cpus.current() != before) moved++;
             assertEquals(allowed, Cpus.allowed(), "the full affinity is back after the move");
         }
