@@ -12,8 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code Lpf.hook(HybridEngine.init(comm, t), ...)} from a program that uses MPI itself ({@link HookMain}), 2 JVMs under mpirun. */
 class HookTest {
     @Test
-    void hookOverTheProgramsCommunicator() {
-        MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.probeMillis=30")
+    void hookOverTheProgramsCommunicator() { check(MpiJob.openMpi()); }
+
+    @Test
+    void hookOverTheProgramsCommunicatorOnMpich() { check(MpiJob.mpich()); }
+
+    private static void check(MpiJob job) {
+        MpiJob.Result r = job.jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.probeMillis=30")
                 .run(2, Duration.ofMinutes(2), HookMain.class);
         assertFalse(r.timedOut(), r::both);
         assertTrue(r.out().contains("HYBRID HOOK OK 0\n") && r.out().contains("HYBRID HOOK OK 1\n"), r::both);
