@@ -52,7 +52,10 @@ public final class HybridEngine {
      * {@code comm}, so the program's own messages on {@code comm} never mix with it. Ranks on one
      * host are refused unless {@code lpf.engine.hybrid.nodes=rank} (as for {@code Lpf.root()}).
      * Cost: one {@code MPI_Allreduce} that checks {@code t} agrees, then the section's set-up
-     * (a few collectives over the nodes) and the section itself.
+     * (a few collectives over the nodes) and the section itself. Unlike {@code Lpf.root()}, this
+     * cannot ask Open MPI to yield the core while it waits (MPI is already up): a program whose
+     * nodes have fewer cores than threads should set {@code OMPI_MCA_mpi_yield_when_idle=1}
+     * before {@code MPI_Init}.
      *
      * @param comm           the communicator handle as MPI's C API gives it (Open MPI: the pointer
      *                       value; MPICH: the {@code int} value), e.g. {@code MpiEngine.commWorld()}
