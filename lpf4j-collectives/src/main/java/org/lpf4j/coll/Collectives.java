@@ -577,7 +577,9 @@ public final class Collectives implements AutoCloseable {
      *     (objects over all processes only).</li>
      * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
      *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
-     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members, or the
+     *     machine's nodes when their sizes differ by at most one; with more uneven nodes a
+     *     member of a small node serves several members of a larger one, still at most 2P−2).</li>
      * </ul>
      * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
      * class comment.
@@ -639,7 +641,9 @@ public final class Collectives implements AutoCloseable {
      *     (objects over all processes only).</li>
      * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
      *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
-     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members, or the
+     *     machine's nodes when their sizes differ by at most one; with more uneven nodes a
+     *     member of a small node serves several members of a larger one, still at most 2P−2).</li>
      * </ul>
      * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
      * class comment.
