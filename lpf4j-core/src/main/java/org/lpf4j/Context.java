@@ -247,7 +247,9 @@ public interface Context {
      *
      * <p>The result is <em>identical on every process</em> of the context: libraries choose
      * algorithms from it, and all processes must choose the same. (Engines measure with one clock,
-     * pid 0's, and send its figures to every process.)
+     * pid 0's, and send its figures to every process.) An engine whose processes are grouped
+     * in nodes also reports the node layout and each level's figures
+     * ({@link Machine#levels()}); the others report none.
      *
      * <p>Cost: the first call for a given number of processes measures g and l by timing
      * h-relations over that many processes, bounded by the engine's probe budget (an engine

@@ -28,6 +28,13 @@ import java.util.Arrays;
  * <p>A figure whose fit failed the engine's checks is reported as a conservative bound and
  * named in {@link #warnings()} (empty when every fit passed).
  *
+ * <p><b>Levels.</b> An engine whose processes are grouped in nodes that share memory (threads
+ * inside a JVM, JVMs across a network) may also report which pids share a node and the figures
+ * of each level ({@link #levels()}, {@link MachineLevels}); the g and l above are then those of
+ * the whole machine as the probe drives it (every process sending to every other, so a mix of
+ * both levels). An engine without such a structure reports none. A two-level algorithm (the
+ * collectives' tree) uses the levels when they are present.
+ *
  * <p>Immutable.
  */
 public final class Machine {
@@ -39,6 +46,8 @@ public final class Machine {
     /** g rows measured with q &lt; p processes: gByQ[q] (null where not measured). */
     private final double[][] gByQ;
     private final java.util.List<String> warnings;
+    /** The node structure and its two levels' figures, or null. */
+    private final MachineLevels levels;
 
     /**
      * @param p     processes of the context that probed
@@ -67,9 +76,10 @@ public final class Machine {
         this.l = l.clone();
         this.gByQ = null;
         this.warnings = java.util.List.of();
+        this.levels = null;
     }
 
-    private Machine(Machine m, double[][] gByQ, java.util.List<String> warnings) {
+    private Machine(Machine m, double[][] gByQ, java.util.List<String> warnings, MachineLevels levels) {
         this.p = m.p;
         this.freeP = m.freeP;
         this.sizes = m.sizes;
@@ -77,6 +87,7 @@ public final class Machine {
         this.l = m.l;
         this.gByQ = gByQ;
         this.warnings = java.util.List.copyOf(warnings);
+        this.levels = levels;
     }
 
     /**
@@ -93,7 +104,7 @@ public final class Machine {
         }
         double[][] rows = gByQ == null ? new double[p][] : gByQ.clone();
         rows[q] = gq.clone();
-        return new Machine(this, rows, warnings);
+        return new Machine(this, rows, warnings, levels);
     }
 
     /**
@@ -105,8 +116,32 @@ public final class Machine {
     public Machine withWarning(String warning) {
         java.util.List<String> w = new java.util.ArrayList<>(warnings);
         w.add(java.util.Objects.requireNonNull(warning, "warning"));
-        return new Machine(this, gByQ, w);
+        return new Machine(this, gByQ, w, levels);
     }
+
+    /**
+     * For engines: this machine with its node structure and the figures of its two levels.
+     *
+     * @param levels the levels; {@code levels.p()} must be {@link #p()}
+     * @return a new machine
+     * @throws IllegalArgumentException if the levels' processes are not this machine's
+     */
+    public Machine withLevels(MachineLevels levels) {
+        java.util.Objects.requireNonNull(levels, "Machine.withLevels: levels");
+        if (levels.p() != p) {
+            throw new IllegalArgumentException("Machine.withLevels: the levels hold " + levels.p() + " processes, the machine " + p);
+        }
+        return new Machine(this, gByQ, warnings, levels);
+    }
+
+    /**
+     * The node structure and the figures of each level, when the engine has two levels (see the
+     * class comment and {@link MachineLevels}); every process of a context gets the same. O(1).
+     *
+     * @return the levels, or empty when the engine reports none (one level: threads of one JVM,
+     *         or one process per machine)
+     */
+    public java.util.Optional<MachineLevels> levels() { return java.util.Optional.ofNullable(levels); }
 
     /** @return what the engine found unreliable in these figures; empty when every fit passed its checks */
     public java.util.List<String> warnings() { return warnings; }
@@ -194,6 +229,7 @@ public final class Machine {
             b.append(String.format(", %d B: g=%.3g s/B l=%.3g s", sizes[i], g[i], l[i]));
         }
         if (!warnings.isEmpty()) b.append(", unreliable: ").append(warnings);
+        if (levels != null) b.append(", ").append(levels);
         return b.append(']').toString();
     }
 }

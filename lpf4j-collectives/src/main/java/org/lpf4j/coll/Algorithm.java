@@ -29,7 +29,9 @@ public enum Algorithm {
      */
     TWO_PHASE,
     /**
-     * Two supersteps (one internal sync) over a two-level tree of about √P groups of √P.
+     * Two supersteps (one internal sync) over a two-level tree of about √P groups of √P, or of
+     * the machine's nodes when {@link org.lpf4j.Machine#levels()} reports them (then only the
+     * upper level crosses nodes; the root leads its own node).
      * Broadcast: root to group leaders, leaders to their groups, {@code 2(√P·N·g + l)}.
      * Reductions: combine within groups, then across groups (to the root, or member i of each
      * group exchanging with member i of the others), {@code 2(√P·N·g + l)}.

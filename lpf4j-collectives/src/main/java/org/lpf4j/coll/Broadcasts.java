@@ -42,17 +42,22 @@ final class Broadcasts {
         }
     }
 
-    /** Root to group leaders' buffers, sync, then every member reads from its leader. */
+    /**
+     * Root to the other group leaders' buffers, sync, then every member reads from its leader
+     * (the root leads its own group; with node groups the upper level is the only one that
+     * crosses nodes).
+     */
     private static void tree(Collectives c, Memslot src, Memslot dst, long n, int root, long region) {
         Members m = c.members;
         Context ctx = c.ctx;
-        int p = m.count, v = Math.floorMod(m.rank - root, p), rootPid = m.pid(root);
-        int leader = c.groups.start(c.groups.of(v));
-        if (v == leader && v != 0 && n > 0) ctx.get(rootPid, src, 0, c.bufferSlot, region, n);
+        Groups groups = c.groups;
+        int v = groups.virtual(m.rank, root), rootV = groups.virtual(root, root), rootPid = m.pid(root);
+        int leader = groups.leader(v, rootV);
+        if (v == leader && v != rootV && n > 0) ctx.get(rootPid, src, 0, c.bufferSlot, region, n);
         c.internalSync();
-        if (v == 0 || n == 0) return;
-        if (leader == 0) ctx.get(rootPid, src, 0, dst, 0, n);
-        else ctx.get(m.pid((leader + root) % p), c.bufferSlot, region, dst, 0, n);
+        if (v == rootV || n == 0) return;
+        if (leader == rootV) ctx.get(rootPid, src, 0, dst, 0, n);
+        else ctx.get(m.pid(groups.rank(leader, root)), c.bufferSlot, region, dst, 0, n);
     }
 
     /** @return {@code ⌊n·k/p⌋}, the start of piece k of n units cut in p nearly equal pieces (no overflow) */

@@ -58,7 +58,10 @@ import java.util.Objects;
  * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured,
  * pricing each superstep with {@link org.lpf4j.Machine#g(int, long) g(q, size)} and
  * {@code l(q, size)} of the q processes that communicate in it (every member for DIRECT and
- * TWO_PHASE; the group leaders, then the largest group, for the two levels of TREE);
+ * TWO_PHASE; the group leaders, then the largest group, for the two levels of TREE) — or, when
+ * the machine reports its nodes ({@link org.lpf4j.Machine#levels()}), with the intra-node g for
+ * bytes that stay in a node and the inter-node g for the bytes a node sends across, the tree's
+ * groups then being the nodes ({@link #treeGroups()});
  * {@link #algorithm(Algorithm)} forces one for all operations of the object. Otherwise the user
  * may force one per operation with the selected {@code coll} module's parameter — for the
  * built-in {@code costmodel} module {@code lpf.coll.costmodel.<operation>=auto|direct|two_phase|tree}
@@ -135,7 +138,7 @@ public final class Collectives implements AutoCloseable {
                         ForcedAlgorithms configured) {
         this.ctx = ctx;
         this.members = members;
-        this.groups = new Groups(Math.max(1, members.count));
+        this.groups = Groups.of(Math.max(1, members.count), machine);
         this.arena = arena;
         this.buffer = buffer;
         this.bufferSlot = bufferSlot;
@@ -261,6 +264,24 @@ public final class Collectives implements AutoCloseable {
 
     /** @return this process's rank among the members, or -1 if it is not a member */
     public int rank() { return members.rank; }
+
+    /**
+     * The groups of the two-level tree ({@link Algorithm#TREE}): the machine's nodes when
+     * {@link Context#probe()} reports {@link Machine#levels() levels} for the members (all
+     * processes of the context), otherwise about √P groups of consecutive ranks counted from the
+     * root. O(G); allocates the answer.
+     *
+     * @return the size of each group, in rank order of the groups (for √P groups: of virtual
+     *         ranks, root first)
+     */
+    public int[] treeGroups() {
+        int[] sizes = new int[groups.count];
+        for (int g = 0; g < sizes.length; g++) sizes[g] = groups.size(g);
+        return sizes;
+    }
+
+    /** @return whether the tree's groups are the machine's nodes (see {@link #treeGroups()}) */
+    public boolean treeGroupsAreNodes() { return groups.nodes; }
 
     /**
      * The message-queue entries that suffice, at every member, for {@code maxCalls} operations
@@ -556,7 +577,9 @@ public final class Collectives implements AutoCloseable {
      *     (objects over all processes only).</li>
      * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
      *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
-     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members, or the
+     *     machine's nodes when their sizes differ by at most one; with more uneven nodes a
+     *     member of a small node serves several members of a larger one, still at most 2P−2).</li>
      * </ul>
      * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
      * class comment.
@@ -618,7 +641,9 @@ public final class Collectives implements AutoCloseable {
      *     (objects over all processes only).</li>
      * <li>Queue entries per member (issued plus targeted): DIRECT 2P−2 (P−1 puts and the target
      *     of P−1); TWO_PHASE at most 2P−2 in each of the two supersteps; TREE before the internal
-     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members).</li>
+     *     sync 2c−2, after it at most 3(G−1) (G groups of at most c ≈ √P members, or the
+     *     machine's nodes when their sizes differ by at most one; with more uneven nodes a
+     *     member of a small node serves several members of a larger one, still at most 2P−2).</li>
      * </ul>
      * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
      * class comment.

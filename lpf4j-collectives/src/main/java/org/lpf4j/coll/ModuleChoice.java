@@ -44,7 +44,8 @@ final class ModuleChoice {
     Algorithm reduction(int operation, long num, long size) {
         if (hit(operation, num, size)) return cached[operation];
         boolean choice = module != null && machine != null
-                && CostModel.reductionTimes(machine, groups, p, num, size, times);
+                && CostModel.reductionTimes(machine, groups, p, num, size,
+                        operation == ForcedAlgorithms.REDUCE || operation == ForcedAlgorithms.COMBINE, times);
         return remember(operation, num, size, choice);
     }
 

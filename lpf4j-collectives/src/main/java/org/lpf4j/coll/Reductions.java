@@ -71,22 +71,23 @@ final class Reductions {
     }
 
     /**
-     * Members combine into their group leader, sync, leaders combine into the root. A leader
-     * other than the root accumulates in its buffer region (starting from a copy of its own
-     * array), so only the root's array changes.
+     * Members combine into their group leader (the root leads its own group), sync, leaders
+     * combine into the root. A leader other than the root accumulates in its buffer region
+     * (starting from a copy of its own array), so only the root's array changes.
      */
     private static void treeToRoot(Collectives c, MemorySegment array, Memslot slot, long n, MsgAttr attr, int root,
                                    long region) {
         Members m = c.members;
-        int p = m.count, v = Math.floorMod(m.rank - root, p);
-        int leader = c.groups.start(c.groups.of(v));
-        if (n > 0 && v == leader && v != 0) MemorySegment.copy(array, 0, c.buffer, region, n);
+        Groups groups = c.groups;
+        int v = groups.virtual(m.rank, root), rootV = groups.virtual(root, root);
+        int leader = groups.leader(v, rootV);
+        if (n > 0 && v == leader && v != rootV) MemorySegment.copy(array, 0, c.buffer, region, n);
         if (n > 0 && v != leader) {
-            if (leader == 0) c.ctx.put(slot, 0, m.pid(root), slot, 0, n, attr);
-            else c.ctx.put(slot, 0, m.pid((leader + root) % p), c.bufferSlot, region, n, attr);
+            if (leader == rootV) c.ctx.put(slot, 0, m.pid(root), slot, 0, n, attr);
+            else c.ctx.put(slot, 0, m.pid(groups.rank(leader, root)), c.bufferSlot, region, n, attr);
         }
         c.internalSync();
-        if (v == leader && v != 0 && n > 0) c.ctx.put(c.bufferSlot, region, m.pid(root), slot, 0, n, attr);
+        if (v == leader && v != rootV && n > 0) c.ctx.put(c.bufferSlot, region, m.pid(root), slot, 0, n, attr);
     }
 
     /**

@@ -79,4 +79,45 @@ class CostModelTest {
             assertEquals(p, covered, "p=" + p);
         }
     }
+
+    /** Two nodes of 4: memory copies 1000 times cheaper per byte than the network. */
+    private static Machine twoNodesOfFour() {
+        Machine whole = machine(8, 1e-8, 1e-8, 1e-5);
+        return whole.withLevels(new org.lpf4j.MachineLevels(new int[] {4, 4}, machine(4, 1e-11, 1e-11, 1e-6),
+                machine(2, 1e-8, 1e-8, 1e-5)));
+    }
+
+    @Test
+    void groupsAreTheNodesWhenTheMachineReportsThem() {
+        Groups nodes = Groups.of(7, machine(7, 1e-9, 1e-9, 1e-5).withLevels(new org.lpf4j.MachineLevels(new int[] {3, 2, 2},
+                machine(3, 1e-9, 1e-9, 1e-5), machine(3, 1e-9, 1e-9, 1e-5))));
+        assertEquals(true, nodes.nodes);
+        assertEquals(3, nodes.count);
+        assertEquals(3, nodes.start(1));
+        assertEquals(2, nodes.size(2));
+        assertEquals(1, nodes.of(4));
+        assertEquals(2, nodes.of(5));
+        assertEquals(5, nodes.virtual(5, 3), "node groups are not rotated by the root");
+        assertEquals(3, nodes.leader(4, 3), "the root leads its own node");
+        assertEquals(5, nodes.leader(6, 3), "another node's leader is its first pid");
+        Groups plain = Groups.of(7, machine(7, 1e-9, 1e-9, 1e-5));
+        assertEquals(false, plain.nodes);
+        assertEquals(new Groups(7).count, plain.count, "without levels: the √p groups");
+        assertEquals(false, Groups.of(7, null).nodes);
+    }
+
+    @Test
+    void twoLevelPricingSendsTheTreeAcrossNodesOnce() {
+        Machine m = twoNodesOfFour();
+        Groups nodes = Groups.of(8, m);
+        assertEquals(Algorithm.TREE, CostModel.broadcast(m, nodes, 8, MIB), "one copy per node across the network");
+        assertEquals(Algorithm.TWO_PHASE, CostModel.broadcast(m, new Groups(8), 8, MIB),
+                "the same whole-machine figures without levels: the one-level table");
+        assertEquals(Algorithm.TREE, CostModel.reduction(m, nodes, 8, MIB / 8, 8, true), "rooted 1 MiB");
+        assertEquals(Algorithm.DIRECT, CostModel.reduction(m, nodes, 8, 1, 8, false), "one double: latency dominates");
+        double[] rooted = new double[3], all = new double[3];
+        CostModel.reductionTimes(m, nodes, 8, MIB / 8, 8, true, rooted);
+        CostModel.reductionTimes(m, nodes, 8, MIB / 8, 8, false, all);
+        for (int k = 0; k < 3; k++) assertEquals(true, rooted[k] < all[k], "to all moves more across nodes, variant " + k);
+    }
 }

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * {@link org.lpf4j.conformance.simple.SimpleEngine} (written only against the engine kit), so
  * every test runs on it too: the proof that the kit is enough to write an engine. The system property
  * {@code lpf.conformance.engines} (a comma-separated list) limits the engines, e.g. to {@code mpi}
- * when the suite runs inside an MPI job.
+ * when the suite runs inside an MPI job, and {@code lpf.conformance.maxP} the process counts.
  */
 final class Matrix {
     private Matrix() {}
@@ -31,9 +31,17 @@ final class Matrix {
     static Stream<Arguments> engineAndP() {
         List<Arguments> list = new ArrayList<>();
         for (String e : engines().toList()) {
-            for (int p : PROCS) list.add(Arguments.of(e, p));
+            for (int p : PROCS) if (p <= maxP()) list.add(Arguments.of(e, p));
         }
         return list.stream();
+    }
+
+    /**
+     * @return the system property {@code lpf.conformance.maxP} (default: no limit): a run on a
+     *         machine of fewer than 8 processes (an MPI job of few ranks) keeps the counts that fit
+     */
+    static int maxP() {
+        return Integer.getInteger("lpf.conformance.maxP", Integer.MAX_VALUE);
     }
 
     /** @return (engine name, p) for p ≥ 2 only (tests that need a second process) */

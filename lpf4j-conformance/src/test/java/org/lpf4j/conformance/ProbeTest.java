@@ -42,7 +42,8 @@ class ProbeTest {
     @MethodSource("org.lpf4j.conformance.Matrix#engines")
     void theRootReportsTheWholeMachine(String engine) {
         Machine m = Lpf.root(engine).probe();
-        assertTrue(m.p() >= 8, "the test build gives the engine 8 processors; probe says " + m.p());
+        int want = Math.min(8, Matrix.maxP());
+        assertTrue(m.p() >= want, "the test build gives the engine " + want + " processors; probe says " + m.p());
         assertEquals(m.p(), m.freeP());
     }
 }

@@ -72,7 +72,9 @@ public class ProbeCommand implements Callable<Integer> {
      * @param engine the engine's name
      * @param where  what probed ({@code "root context"}, {@code "exec of 4"})
      * @param m      the measurement
-     * @return the table {@code lpf probe} prints: a header line, then one row per message size
+     * @return the table {@code lpf probe} prints: a header line, then one row per message size;
+     *         when the machine reports levels ({@link Machine#levels()}), the node layout and a
+     *         row per size with each level's g and l
      */
     static String table(String engine, String where, Machine m) {
         StringBuilder b = new StringBuilder();
@@ -87,6 +89,19 @@ public class ProbeCommand implements Callable<Integer> {
             double g = m.g(size);
             b.append(String.format("%14d %14.4e %12.5f %12.3f%n", size, g, g * 1e9, m.l(size) * 1e6));
         }
+        m.levels().ifPresent(lv -> {
+            StringBuilder nodes = new StringBuilder();
+            for (int k = 0; k < lv.nodes(); k++) nodes.append(k == 0 ? "" : " + ").append(lv.nodeSize(k));
+            b.append(String.format("levels: %d nodes (%s processes; pids numbered node by node)%n", lv.nodes(), nodes));
+            b.append(String.format("%14s %14s %12s %14s %12s%n", "msg size (B)", "intra g (ns/B)", "intra l (µs)",
+                    "inter g (ns/B)", "inter l (µs)"));
+            for (long size : m.messageSizes()) {
+                b.append(String.format("%14d %14.5f %12.3f %14.5f %12.3f%n", size, lv.intra().g(size) * 1e9,
+                        lv.intra().l(size) * 1e6, lv.inter().g(size) * 1e9, lv.inter().l(size) * 1e6));
+            }
+            b.append(String.format("  intra: one node's %d processes among themselves; inter: one process per node"
+                    + " (g per byte a node moves)%n", lv.intra().p()));
+        });
         for (String w : m.warnings()) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
         if (!m.warnings().isEmpty()) {
             b.append(String.format("  (the machine was too busy or too noisy for a fit: the figures above are bounds;"

@@ -66,5 +66,17 @@ class ProbeCommandTest {
         assertTrue(!out.contains("UNRELIABLE"), out);
         String warned = ProbeCommand.table("threads", "root context", m.withWarning("8 B: unreliable after 3 measurements"));
         assertTrue(warned.contains("UNRELIABLE 8 B: unreliable after 3 measurements"), warned);
+        assertTrue(!out.contains("levels:"), out);
+    }
+
+    @Test
+    void tablePrintsTheLevelsWhenTheMachineHasThem() {
+        Machine whole = new Machine(4, 4, new long[] {8, 1024}, new double[] {2e-9, 5e-11}, new double[] {1e-6, 2.5e-6});
+        Machine intra = new Machine(2, 0, new long[] {8, 1024}, new double[] {1e-9, 1e-11}, new double[] {5e-7, 5e-7});
+        Machine inter = new Machine(2, 0, new long[] {8, 1024}, new double[] {4e-9, 2e-10}, new double[] {3e-6, 3e-6});
+        String out = ProbeCommand.table("hybrid", "root context",
+                whole.withLevels(new org.lpf4j.MachineLevels(new int[] {2, 2}, intra, inter)));
+        assertTrue(out.contains("levels: 2 nodes (2 + 2 processes; pids numbered node by node)"), out);
+        assertTrue(out.contains("1024        0.01000        0.500        0.20000        3.000"), out);
     }
 }

@@ -223,16 +223,12 @@ public final class SimpleEngine implements EngineProvider {
 
         @Override
         public Memslot registerGlobal(MemorySegment segment) {
-            register.checkRegistrable(segment, "registerGlobal", pid, section.p);
-            SlotRegister.requireShareable(segment, "registerGlobal", pid);
-            return register.registerGlobal(segment, superstep);
+            return register.registerGlobalShared(segment, superstep, pid, section.p);
         }
 
         @Override
         public Memslot registerLocal(MemorySegment segment) {
-            register.checkRegistrable(segment, "registerLocal", pid, section.p);
-            SlotRegister.requireShareable(segment, "registerLocal", pid);
-            return register.registerLocal(segment);
+            return register.registerLocalShared(segment, pid, section.p);
         }
 
         @Override public void deregister(Memslot slot) { register.deregister(slot, pid, superstep); }

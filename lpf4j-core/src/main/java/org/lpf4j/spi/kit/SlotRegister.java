@@ -116,6 +116,31 @@ public final class SlotRegister implements SlotView {
     }
 
     /**
+     * {@code registerGlobal} of an engine that copies on other processes' threads:
+     * {@link #checkRegistrable}, {@link #requireShareable}, then {@link #registerGlobal}. O(1).
+     *
+     * @param superstep the current superstep: the slot is usable from {@code superstep + 1}
+     */
+    public Memslot registerGlobalShared(MemorySegment segment, long superstep, int pid, int nprocs) {
+        checkShareable(segment, "registerGlobal", pid, nprocs);
+        return registerGlobal(segment, superstep);
+    }
+
+    /**
+     * {@code registerLocal} of an engine that copies on other processes' threads:
+     * {@link #checkRegistrable}, {@link #requireShareable}, then {@link #registerLocal}. O(1).
+     */
+    public Memslot registerLocalShared(MemorySegment segment, int pid, int nprocs) {
+        checkShareable(segment, "registerLocal", pid, nprocs);
+        return registerLocal(segment);
+    }
+
+    private void checkShareable(MemorySegment segment, String call, int pid, int nprocs) {
+        checkRegistrable(segment, call, pid, nprocs);
+        requireShareable(segment, call, pid);
+    }
+
+    /**
      * Registers a segment globally (after {@link #checkRegistrable}).
      *
      * @param superstep the current superstep: the slot is usable from {@code superstep + 1}

@@ -62,7 +62,7 @@ final class HybridContext implements Context {
         this.pid = node.base + local;
         this.nprocs = node.layout.p();
         this.args = args;
-        this.fit = HybridProbe.cached(node.layout);
+        this.figures = node.link == null ? null : HybridProbe.cached(node.layout);
         int cores = node.settings.threads();
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new RequestQueue[] {new RequestQueue(0, node.t), new RequestQueue(0, node.t)};
@@ -172,6 +172,7 @@ final class HybridContext implements Context {
      * @return QUEUED if there is remote work to apply
      */
     private int leaderRound() {
+        if (node.link == null) return 0; // a node-local section (HybridProbe's intra-node level): no other node
         if (local != 0) return node.barrier.await(local, 0);
         int flags = 0;
         try {
@@ -206,8 +207,8 @@ final class HybridContext implements Context {
             }
         }
         Link link = node.link;
-        MemorySegment in = link.received();
-        for (int i = 0, n = link.incomingCount(local); i < n; i++) {
+        MemorySegment in = link == null ? null : link.received();
+        for (int i = 0, n = link == null ? 0 : link.incomingCount(local); i < n; i++) {
             long h = link.incoming(local, i);
             long size = Link.size(in, h);
             if (size == 0) continue;
@@ -230,7 +231,7 @@ final class HybridContext implements Context {
             }
             MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
         }
-        MemorySegment replies = link.replies();
+        MemorySegment replies = remote.gets == 0 ? null : link.replies();
         for (int g = 0; g < remote.gets; g++) {
             long size = remote.getSize[g];
             if (size > 0) MemorySegment.copy(replies, remote.getReplyAt[g], remote.getDestination[g], remote.getDstOffset[g], size);
@@ -249,21 +250,10 @@ final class HybridContext implements Context {
     // ---- registration ----
 
     @Override
-    public Memslot registerGlobal(MemorySegment segment) {
-        checkRegistrable(segment, "registerGlobal");
-        return register.registerGlobal(segment, syncs);
-    }
+    public Memslot registerGlobal(MemorySegment segment) { return register.registerGlobalShared(segment, syncs, pid, nprocs); }
 
     @Override
-    public Memslot registerLocal(MemorySegment segment) {
-        checkRegistrable(segment, "registerLocal");
-        return register.registerLocal(segment);
-    }
-
-    private void checkRegistrable(MemorySegment segment, String call) {
-        register.checkRegistrable(segment, call, pid, nprocs);
-        SlotRegister.requireShareable(segment, call, pid);
-    }
+    public Memslot registerLocal(MemorySegment segment) { return register.registerLocalShared(segment, pid, nprocs); }
 
     @Override
     public void deregister(Memslot slot) { register.deregister(slot, pid, syncs); }
@@ -296,8 +286,8 @@ final class HybridContext implements Context {
 
     // ---- sections ----
 
-    /** The fit this JVM had cached for this section's layout when the section started (see {@link HybridProbe}). */
-    org.lpf4j.spi.kit.ProbeHarness.Fit fit;
+    /** The figures this JVM had cached for this section's layout when the section started (see {@link HybridProbe}). */
+    HybridProbe.Figures figures;
 
     @Override
     public Machine probe() {
@@ -322,6 +312,7 @@ final class HybridContext implements Context {
     @Override
     public void rehook(Spmd spmd, Args args) {
         RequestChecks.checkRehook(spmd, args);
+        if (node.link == null) throw new UnsupportedOperationException("rehook in a node-local probe section");
         enter(REHOOK);
         node.barrier.await(local, 0);
         checkIntents(REHOOK);

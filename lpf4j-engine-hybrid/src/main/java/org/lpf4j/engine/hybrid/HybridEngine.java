@@ -1,9 +1,17 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.FatalException;
+import org.lpf4j.Init;
+import org.lpf4j.engine.mpi.Mpi;
+import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Parameters;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The hybrid engine: one JVM per node (one MPI rank each), {@code t} LPF processes (threads) in
@@ -21,9 +29,93 @@ import java.util.List;
  * engine); on rank 0 it returns the root context, on every other rank it does not return (the
  * rank waits for sections and exits when rank 0's JVM ends). Call {@code Lpf.root()} early in
  * {@code main}.
+ *
+ * <p>A program that already uses MPI runs a section with {@link #init(long, int)} and
+ * {@link org.lpf4j.Lpf#hook}: its communicator's ranks are the nodes.
  */
 public final class HybridEngine {
     private HybridEngine() {}
+
+    /** MPI_THREAD_FUNNELED: only the thread that initialised MPI calls it, the least a hooked section needs. */
+    private static final int THREAD_FUNNELED = 1;
+
+    /**
+     * An {@link Init} over an existing MPI communicator whose ranks are the nodes (C LPF's
+     * {@code lpf_hook} over a communicator, for the hybrid engine): every rank of {@code comm}
+     * calls {@code Lpf.hook(HybridEngine.init(comm, t), spmd, args)} together, on the thread that
+     * initialised MPI; the section has {@code p = size(comm) × t} processes, pids numbered node by
+     * node (rank r's threads are pids {@code r·t … r·t + t − 1}). On each rank, the calling thread
+     * runs the node's first process (it alone calls MPI) and {@code t − 1} new threads the others;
+     * the first process gets the rank's {@code args}, the others the same symbols without input
+     * and output. MPI must be initialised by the program with at least
+     * {@code MPI_THREAD_FUNNELED} and is left initialised; the section runs over a duplicate of
+     * {@code comm}, so the program's own messages on {@code comm} never mix with it. Ranks on one
+     * host are refused unless {@code lpf.engine.hybrid.nodes=rank} (as for {@code Lpf.root()}).
+     * Cost: one {@code MPI_Allreduce} that checks {@code t} agrees, then the section's set-up
+     * (a few collectives over the nodes) and the section itself. Unlike {@code Lpf.root()}, this
+     * cannot ask Open MPI to yield the core while it waits (MPI is already up): a program whose
+     * nodes have fewer cores than threads should set {@code OMPI_MCA_mpi_yield_when_idle=1}
+     * before {@code MPI_Init}.
+     *
+     * @param comm           the communicator handle as MPI's C API gives it (Open MPI: the pointer
+     *                       value; MPICH: the {@code int} value), e.g. {@code MpiEngine.commWorld()}
+     * @param threadsPerNode processes (threads) per node, the same on every rank; 0 for
+     *                       {@code lpf.engine.hybrid.threads} (default: the host's cores divided by
+     *                       the ranks on it)
+     * @return the init object
+     * @throws IllegalArgumentException if {@code threadsPerNode} is negative or above the node
+     *                                  barrier's limit; at {@code hook}: if the ranks disagree on it
+     * @throws IllegalStateException    at {@code hook}: if MPI is not initialised or gives less
+     *                                  than {@code MPI_THREAD_FUNNELED}
+     */
+    public static Init init(long comm, int threadsPerNode) {
+        if (threadsPerNode < 0 || threadsPerNode > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
+            throw new IllegalArgumentException("HybridEngine.init(comm=" + comm + ", threadsPerNode=" + threadsPerNode
+                    + "): need 0 <= threadsPerNode <= " + org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES);
+        }
+        return (spmd, args) -> {
+            Objects.requireNonNull(spmd, "hook: spmd");
+            Objects.requireNonNull(args, "hook: args");
+            String call = "hook(HybridEngine.init(comm=" + comm + ", threadsPerNode=" + threadsPerNode + "))";
+            Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
+            if (!mpi.initialized() || mpi.finalized()) {
+                throw new IllegalStateException(call + ": MPI is not initialised (call MPI_Init_thread first, or use"
+                        + " Lpf.root() under an MPI launcher)");
+            }
+            if (mpi.queryThread() < THREAD_FUNNELED) {
+                throw new IllegalStateException(call + ": MPI was initialised with thread level " + mpi.queryThread()
+                        + "; the hybrid engine runs threads beside MPI and needs at least MPI_THREAD_FUNNELED (1)");
+            }
+            HybridSettings settings = HybridSettings.resolve(HybridEngineProvider.ranksOnThisHost(), threadsPerNode);
+            int nodes = mpi.size(comm), t = settings.threads();
+            checkSameThreads(mpi, comm, t, call);
+            Layout layout = Layout.of(nodes * t, nodes, t);
+            try {
+                MpiEngine.init(comm).hook(new NodeSection(layout, spmd, settings), args);
+            } catch (FatalException e) {
+                throw HybridRoot.unpack(call + " on the hybrid engine (" + layout + ")", e);
+            }
+        };
+    }
+
+    /** @return {@link #init(long, int)} with {@code lpf.engine.hybrid.threads} processes per node */
+    public static Init init(long comm) { return init(comm, 0); }
+
+    /** Collective over {@code comm}: every rank must run {@code t} threads (the layout is computed on each). */
+    private static void checkSameThreads(Mpi mpi, long comm, int t, String call) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment in = a.allocate(16, 8), out = a.allocate(16, 8);
+            in.set(ValueLayout.JAVA_LONG, 0, t);
+            in.set(ValueLayout.JAVA_LONG, 8, -t);
+            mpi.allreduceLongs(in, out, 2, mpi.opMax(), comm);
+            long max = out.get(ValueLayout.JAVA_LONG, 0), min = -out.get(ValueLayout.JAVA_LONG, 8);
+            if (max != min) {
+                throw new IllegalArgumentException(call + " at rank " + mpi.rank(comm) + ": the ranks run between " + min
+                        + " and " + max + " threads per node (this rank " + t + "); every rank must give the same"
+                        + " threadsPerNode");
+            }
+        }
+    }
 
     private static final String PREFIX = "lpf.engine.hybrid.";
 

@@ -1,48 +1,147 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
+import org.lpf4j.MachineLevels;
+import org.lpf4j.Memslot;
 import org.lpf4j.spi.kit.ProbeHarness;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * g and l of the hybrid machine, measured with the kit's {@link ProbeHarness} over a hybrid
- * section (through {@code rehook}, so every process takes part) and cached per layout in every
- * JVM of the section.
+ * g and l of the hybrid machine and of its two levels, measured with the kit's
+ * {@link ProbeHarness} and cached per layout in every JVM of the section.
  *
  * <p><b>What the single g and l mean here.</b> They are the figures of the whole machine as the
  * harness drives it: every process sends h-relations to every other, so with N nodes of t
  * threads a fraction (N−1)t/(p−1) of the traffic crosses nodes and the rest is memory copies;
  * l is the cost of a superstep (node-local barriers plus one allreduce over the nodes). A library
- * that spreads its traffic evenly can use them as they are. Separate intra-node and inter-node
- * figures (for a two-level tree) are not measured yet: the threads engine's probe is the
- * intra-node level and the MPI engine's probe over one rank per node the inter-node level.
+ * that spreads its traffic evenly can use them as they are.
+ *
+ * <p><b>The levels</b> ({@link Machine#levels()}): the node layout of the section, and
+ * <ul>
+ * <li>intra-node: the harness over a node-local section of the node's own threads (this
+ *     engine's queues, barrier and memory copies, no MPI), on every node at once; node 0's
+ *     figures are reported;</li>
+ * <li>inter-node: the harness over the node-level MPI-engine section (one rank per node, a
+ *     fresh context through its {@code rehook}), run by the nodes' leaders while the other
+ *     threads wait.</li>
+ * </ul>
+ * Measuring takes three harness runs (about three probe budgets,
+ * {@code lpf.engine.hybrid.probeMillis}), once per layout and JVM.
  *
  * <p>The processes of a section must agree on whether to measure (it is collective): each context
  * reads the cache once, when the section starts, and all JVMs of a layout fill their caches in
- * the same section, so the answers agree.
+ * the same section, with pid 0's figures (sent to every process), so the answers agree.
  */
 final class HybridProbe {
     private HybridProbe() {}
 
-    private static final ConcurrentHashMap<String, ProbeHarness.Fit> CACHE = new ConcurrentHashMap<>();
+    /** The three fits of one layout: the whole machine, one node, one process per node. */
+    record Figures(ProbeHarness.Fit whole, ProbeHarness.Fit intra, ProbeHarness.Fit inter) {}
+
+    private static final ConcurrentHashMap<String, Figures> CACHE = new ConcurrentHashMap<>();
 
     private static String key(Layout layout) { return "hybrid/" + layout; }
 
-    /** @return the fit cached for this layout in this JVM, or null */
-    static ProbeHarness.Fit cached(Layout layout) { return CACHE.get(key(layout)); }
+    /** @return the figures cached for this layout in this JVM, or null */
+    static Figures cached(Layout layout) { return CACHE.get(key(layout)); }
 
     /** Collective over the section of {@code ctx}: measures once per layout (a rehook), then answers from the cache. */
     static Machine inSection(HybridContext ctx) {
-        ProbeHarness.Fit fit = ctx.fit;
-        if (fit == null) {
-            ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
+        Figures f = ctx.figures;
+        if (f == null) {
+            Figures[] result = new Figures[1];
             long budget = ctx.node.settings.probeMillis() * 1_000_000L;
-            ctx.rehook(c -> result[0] = ProbeHarness.measure(c, budget), org.lpf4j.Args.NONE);
-            fit = result[0];
-            CACHE.putIfAbsent(key(ctx.node.layout), fit);
-            ctx.fit = fit;
+            ctx.rehook(c -> result[0] = measure((HybridContext) c, budget), Args.NONE);
+            f = result[0];
+            CACHE.putIfAbsent(key(ctx.node.layout), f);
+            ctx.figures = f;
         }
-        return new Machine(ctx.nprocs(), ctx.freeP(), fit.sizes(), fit.g(), fit.l());
+        return machine(ctx.nprocs(), ctx.freeP(), f, ctx.node.layout);
+    }
+
+    /**
+     * @return the machine of {@code figures}: the whole machine's g and l, with the layout's
+     *         nodes and the two levels ({@link MachineLevels})
+     */
+    static Machine machine(int p, int freeP, Figures figures, Layout layout) {
+        Machine m = of(p, freeP, figures.whole());
+        int[] sizes = new int[layout.nodes()];
+        for (int k = 0; k < sizes.length; k++) sizes[k] = layout.threads(k);
+        return m.withLevels(new MachineLevels(sizes, of(layout.threads(0), 0, figures.intra()),
+                of(layout.nodes(), 0, figures.inter())));
+    }
+
+    private static Machine of(int p, int freeP, ProbeHarness.Fit fit) {
+        Machine m = new Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
+        for (String w : fit.warnings()) m = m.withWarning(w);
+        return m;
+    }
+
+    /** Every process of a fresh hybrid section: the three measurements, then pid 0's levels to everyone. */
+    private static Figures measure(HybridContext c, long budget) {
+        ProbeHarness.Fit whole = ProbeHarness.measure(c, budget);
+        Node node = c.node;
+        int local = c.pid() - node.base;
+        ProbeHarness.Fit intra = NodeLocal.run(c, local, x -> ProbeHarness.measure(x, budget));
+        ProbeHarness.Fit[] inter = new ProbeHarness.Fit[1];
+        if (local == 0) {
+            try {
+                node.link.nodes().rehook(n -> inter[0] = ProbeHarness.measure(n, budget), Args.NONE);
+            } catch (RuntimeException | Error e) {
+                node.fail(node.who(0) + " could not measure the inter-node level: " + e, e);
+            }
+        }
+        node.barrier.await(local, 0);
+        if (node.failed()) throw node.fatal(local);
+        return new Figures(whole, fromPid0(c, intra), fromPid0(c, inter[0]));
+    }
+
+    /** Collective: pid 0's sizes, g and l, to every process (without warnings, which pid 0's harness logged). */
+    private static ProbeHarness.Fit fromPid0(Context c, ProbeHarness.Fit mine) {
+        int n = mine == null ? 0 : mine.sizes().length;
+        int p = c.nprocs();
+        int count = c.pid() == 0 ? n : 0;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment header = arena.allocate(8, 8);
+            header.set(ValueLayout.JAVA_LONG, 0, count);
+            c.resizeMemoryRegister(2);
+            c.resizeMessageQueue(p);
+            c.sync();
+            Memslot hs = c.registerGlobal(header);
+            c.sync();
+            if (c.pid() == 0) for (int q = 1; q < p; q++) c.put(hs, 0, q, hs, 0, 8);
+            c.sync();
+            int k = (int) header.get(ValueLayout.JAVA_LONG, 0);
+            MemorySegment data = arena.allocate(24L * k, 8);
+            if (c.pid() == 0) {
+                for (int i = 0; i < k; i++) {
+                    data.setAtIndex(ValueLayout.JAVA_LONG, i, mine.sizes()[i]);
+                    data.setAtIndex(ValueLayout.JAVA_DOUBLE, k + i, mine.g()[i]);
+                    data.setAtIndex(ValueLayout.JAVA_DOUBLE, 2L * k + i, mine.l()[i]);
+                }
+            }
+            Memslot ds = c.registerGlobal(data);
+            c.sync();
+            if (c.pid() == 0) for (int q = 1; q < p; q++) c.put(ds, 0, q, ds, 0, data.byteSize());
+            c.sync();
+            c.deregister(ds);
+            c.deregister(hs);
+            if (k == 0) throw new FatalException("probe: pid 0 has no measurement of a level to share", null);
+            long[] sizes = new long[k];
+            double[] g = new double[k], l = new double[k];
+            for (int i = 0; i < k; i++) {
+                sizes[i] = data.getAtIndex(ValueLayout.JAVA_LONG, i);
+                g[i] = data.getAtIndex(ValueLayout.JAVA_DOUBLE, k + i);
+                l[i] = data.getAtIndex(ValueLayout.JAVA_DOUBLE, 2L * k + i);
+            }
+            return new ProbeHarness.Fit(sizes, g, l); // the same on pid 0: no warnings (the harness logged them there)
+        }
     }
 }

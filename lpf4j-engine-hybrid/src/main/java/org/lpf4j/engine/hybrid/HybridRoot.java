@@ -6,7 +6,6 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.ForwardingContext;
-import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 
 /**
@@ -61,15 +60,19 @@ final class HybridRoot extends ForwardingContext {
         return f;
     }
 
-    /** Measures once per JVM (every process of a full-machine section takes part) and caches the machine. */
+    /**
+     * Measures once per JVM (every process of a full-machine section takes part) and caches the
+     * machine: the whole machine's g and l, and its two levels ({@link Machine#levels()}: the
+     * nodes, one node's figures, one rank per node's figures; see {@link HybridProbe}).
+     */
     @Override
     public Machine probe() {
         Machine m = machine;
         if (m == null) {
             int p = machineSize();
+            Layout layout = Layout.of(p, ranks, settings.threads());
             exec(p, new ProbeSpmd(), Args.NONE);
-            ProbeHarness.Fit fit = HybridProbe.cached(Layout.of(p, ranks, settings.threads()));
-            m = new Machine(p, p, fit.sizes(), fit.g(), fit.l());
+            m = HybridProbe.machine(p, p, HybridProbe.cached(layout), layout);
             machine = m;
         }
         return m;

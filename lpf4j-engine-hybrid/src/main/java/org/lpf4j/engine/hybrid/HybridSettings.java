@@ -19,8 +19,15 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
      * @param ranksOnThisHost how many MPI ranks share rank 0's host (from the launcher), ≥ 1
      * @return the current values of the engine's parameters
      */
-    static HybridSettings resolve(int ranksOnThisHost) {
-        int t = HybridEngine.THREADS.get();
+    static HybridSettings resolve(int ranksOnThisHost) { return resolve(ranksOnThisHost, 0); }
+
+    /**
+     * @param ranksOnThisHost how many MPI ranks share this host, ≥ 1
+     * @param threads         processes per node, or 0 for {@code lpf.engine.hybrid.threads}
+     * @return the current values of the engine's parameters, with that thread count
+     */
+    static HybridSettings resolve(int ranksOnThisHost, int threads) {
+        int t = threads > 0 ? threads : HybridEngine.THREADS.get();
         if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
         return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
                 HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get());

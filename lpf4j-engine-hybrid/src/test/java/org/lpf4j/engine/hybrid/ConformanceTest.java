@@ -29,14 +29,28 @@ class ConformanceTest {
                 .run(2, TIMEOUT, ConformanceMain.class));
     }
 
-    static void check(MpiJob.Result r) {
+    /**
+     * The same suite on MPICH (Hydra, libmpich.so.12): 2 JVMs × 2 threads, p = 1, 2, 3, 4
+     * ({@code lpf.conformance.maxP=4}: the machine has 4 processes; 1+1, 1+1, 2+1, 2+2 threads).
+     */
+    @Test
+    void mpichTwoNodesOfTwoThreads() {
+        check(MpiJob.mpich().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
+                "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2",
+                "-Dlpf.conformance.maxP=4")
+                .run(2, TIMEOUT, ConformanceMain.class), 110);
+    }
+
+    static void check(MpiJob.Result r) { check(r, 150); }
+
+    static void check(MpiJob.Result r, int minTests) {
         assertFalse(r.timedOut(), r::both);
         Matcher m = SUMMARY.matcher(r.out());
         assertTrue(m.find(), () -> "no summary line: " + r.both());
         StringBuilder failures = new StringBuilder();
         r.out().lines().filter(l -> l.startsWith("FAILED ")).forEach(l -> failures.append(l).append('\n'));
         assertEquals("0", m.group(3), () -> m.group(0) + "\n" + failures + r.both());
-        assertTrue(Integer.parseInt(m.group(1)) >= 150, () -> "too few tests found: " + m.group(0));
+        assertTrue(Integer.parseInt(m.group(1)) >= minTests, () -> "too few tests found: " + m.group(0));
         assertEquals(0, r.exitCode(), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }

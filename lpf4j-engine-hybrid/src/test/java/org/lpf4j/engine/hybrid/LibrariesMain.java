@@ -19,7 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The collectives and BSMP libraries, unchanged, on the hybrid engine at every p of the machine:
- * broadcast, allgather, alltoall, reduce and allreduce in all three variants (direct and
+ * broadcast, allgather, alltoall, reduce and allreduce in all three variants (broadcast and reduce
+ * at roots 0, p − 1 and p/2; the tree's groups must be the nodes) (direct and
  * two-phase use combining puts, also between nodes) checked against the sequential result, and BSMP all-to-all messages with tags over two supersteps. Prints
  * {@code LIB OK p=...} per p; any wrong value throws (exec then fails naming the pid).
  */
@@ -42,6 +43,13 @@ public final class LibrariesMain {
         private static void collectives(Context ctx, int p, int s) {
             Arena arena = Arena.ofShared();
             Collectives coll = Collectives.init(ctx, 2, 8, 8L * p);
+            if (p > 2) { // the machine is probed (p > 2): the tree's groups are the nodes
+                int[] nodes = {(p + 1) / 2, p / 2};
+                if (!coll.treeGroupsAreNodes() || !java.util.Arrays.equals(coll.treeGroups(), nodes)) {
+                    throw new AssertionError("pid " + s + ": tree groups " + java.util.Arrays.toString(coll.treeGroups())
+                            + ", nodes " + java.util.Arrays.toString(nodes));
+                }
+            }
             MemorySegment a = arena.allocate(8L * p, 8), b = arena.allocate(8L * p, 8), e = arena.allocate(8, 8);
             Memslot as = ctx.registerGlobal(a), bs = ctx.registerGlobal(b), es = ctx.registerGlobal(e);
             ctx.sync();
@@ -60,6 +68,16 @@ public final class LibrariesMain {
             for (int q = 0; q < p; q++) if (q != s) expect(b, q, 100L * q + s, "alltoall", s); // no diagonal
             for (Algorithm alg : new Algorithm[] {Algorithm.DIRECT, Algorithm.TWO_PHASE, Algorithm.TREE}) {
                 coll.algorithm(alg);
+                for (int r : new int[] {0, p - 1, p / 2}) { // first pid of node 0, last pid, a middle one
+                    if (s == r) for (int i = 0; i < p; i++) a.setAtIndex(JAVA_LONG, i, 9_000 + 10 * r + i);
+                    coll.broadcast(as, bs, 8L * p, r);
+                    ctx.sync();
+                    for (int i = 0; i < p; i++) expect(s == r ? a : b, i, 9_000 + 10 * r + i, "broadcast " + alg + " root " + r, s);
+                    e.set(JAVA_LONG, 0, 3L * s + r);
+                    coll.reduce(e, es, 8, Ops.LONG_SUM, r);
+                    ctx.sync();
+                    if (s == r) expect(e, 0, 3L * p * (p - 1) / 2 + (long) r * p, "reduce " + alg + " root " + r, s);
+                }
                 e.set(JAVA_LONG, 0, s + 1);
                 coll.allreduce(e, es, 8, Ops.LONG_SUM);
                 ctx.sync();

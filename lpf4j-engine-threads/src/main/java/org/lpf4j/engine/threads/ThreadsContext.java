@@ -214,21 +214,10 @@ final class ThreadsContext implements Context {
     // =====================================================================================
 
     @Override
-    public Memslot registerGlobal(MemorySegment segment) {
-        checkRegistrable(segment, "registerGlobal");
-        return register.registerGlobal(segment, syncs);
-    }
+    public Memslot registerGlobal(MemorySegment segment) { return register.registerGlobalShared(segment, syncs, pid, nprocs); }
 
     @Override
-    public Memslot registerLocal(MemorySegment segment) {
-        checkRegistrable(segment, "registerLocal");
-        return register.registerLocal(segment);
-    }
-
-    private void checkRegistrable(MemorySegment segment, String call) {
-        register.checkRegistrable(segment, call, pid, nprocs);
-        SlotRegister.requireShareable(segment, call, pid);
-    }
+    public Memslot registerLocal(MemorySegment segment) { return register.registerLocalShared(segment, pid, nprocs); }
 
     @Override
     public void deregister(Memslot slot) {
