@@ -15,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one MPI job of JVMs for a test: the launcher's command with the test class path, a bounded
+ * Runs one MPI job of JVMs for a test: the launcher's command with the test class path (as {@code lpf
+ * run} starts it: {@link MpiLauncher#commandReportingDeaths}, so a rank that dies is named), a bounded
  * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun}
  * or {@code orted} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
  * marker, so the check finds exactly this job's processes).
@@ -82,7 +83,7 @@ public final class MpiJob {
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
+        cmd.addAll(launcher.commandReportingDeaths(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
                 testClassPath(), mainClass.getName(), List.of(args))));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
