@@ -32,7 +32,8 @@ import java.util.List;
  *       lost a line written to standard error);</li>
  *   <li>under a launcher started by hand, the directory is {@code lpf4j-mpi-<launcher daemon pid>}
  *       in the temporary directory, and the winner prints its line on standard error (forwarded if
- *       the launcher still reads); a JVM that ends normally removes the directory.</li>
+ *       the launcher still reads); a JVM that ends normally removes the directory, and a JVM that
+ *       starts removes those of jobs whose daemon is gone.</li>
  * </ul>
  * The guard runs in a session of its own ({@code setsid}), so the launcher's clean-up (Hydra
  * SIGKILLs the process group of every rank it started) does not kill it; it ends as soon as it has
@@ -82,7 +83,9 @@ final class RankGuard {
                 // The launcher's daemon (the ranks' parent), with its start time: a reused pid is another job.
                 String daemon = ProcessHandle.current().parent().map(h -> h.pid() + "-"
                         + h.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L)).orElse("0");
-                dir = Path.of(System.getProperty("java.io.tmpdir"), "lpf4j-mpi-" + daemon);
+                Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+                removeStale(tmp);
+                dir = tmp.resolve(PREFIX + daemon);
                 Files.createDirectories(dir);
                 ownDirectory = dir;
             }
@@ -124,6 +127,37 @@ final class RankGuard {
             } catch (IOException e) {
                 // another rank of the job removed it, or a guard is writing: left for the next job's start
             }
+        }
+    }
+
+    private static final String PREFIX = "lpf4j-mpi-";
+    private static final java.util.regex.Pattern OWN = java.util.regex.Pattern.compile(PREFIX + "(\\d+)-(\\d+)");
+
+    /**
+     * Removes the election directories of jobs whose launcher daemon is gone (a job in which a
+     * rank died keeps its directory: no JVM of it ended normally). Errors are ignored: a directory
+     * of another user, or one removed meanwhile, is not this JVM's business.
+     *
+     * @param tmp the temporary directory
+     */
+    static void removeStale(Path tmp) {
+        try (var entries = Files.newDirectoryStream(tmp, PREFIX + "*")) {
+            for (Path d : entries) {
+                java.util.regex.Matcher m = OWN.matcher(d.getFileName().toString());
+                if (!m.matches()) continue;
+                long pid = Long.parseLong(m.group(1)), start = Long.parseLong(m.group(2));
+                boolean running = ProcessHandle.of(pid).map(h -> h.info().startInstant()
+                        .map(java.time.Instant::toEpochMilli).orElse(0L) == start).orElse(false);
+                if (running) continue;
+                try {
+                    Files.deleteIfExists(d.resolve(FIRST));
+                    Files.deleteIfExists(d);
+                } catch (IOException e) {
+                    // not ours, or removed meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no listing: nothing removed
         }
     }
 
