@@ -50,9 +50,9 @@ class AlgorithmParameterTest {
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {2, 3, 4, 5, 8})
     void theParameterForcesOneOperationsVariantAndAnExplicitChoiceWins(int p) {
-        System.setProperty(KEY, "two_phase");
-        try {
-            run(p, ctx -> {
+        run(p, ctx -> {
+            setInThisProcess("two_phase");
+            try {
                 int s = ctx.pid();
                 reserve(ctx, 3, 2L * p + 2);
                 Collectives coll = Collectives.init(ctx, 1, 8, 8);
@@ -77,10 +77,19 @@ class AlgorithmParameterTest {
                 ctx.deregister(ps);
                 ctx.deregister(xs);
                 coll.close();
-            });
-        } finally {
-            System.clearProperty(KEY);
-        }
+            } finally {
+                System.clearProperty(KEY); // after every process's init: it has synced since
+            }
+        });
+    }
+
+    /**
+     * Sets the parameter in the calling process's JVM. Every process of a section sets it itself:
+     * on an engine whose processes are separate JVMs (MPI), a setting made by the test before
+     * {@code exec} reaches pid 0 only. In one JVM (threads) they all set the same value.
+     */
+    private static void setInThisProcess(String algorithm) {
+        System.setProperty(KEY, algorithm);
     }
 
     /**
@@ -138,22 +147,26 @@ class AlgorithmParameterTest {
 
     @Test
     void aStrictSubsetKeepsItsOneSuperstepVariant() {
-        System.setProperty(KEY, "tree");
         run(4, ctx -> {
-            reserve(ctx, 2, 6);
-            Collectives coll = Collectives.initStrided(ctx, 1, 4, 2, 1, 8, 8);
-            MemorySegment x = segment(8);
-            Memslot xs = ctx.registerGlobal(x);
-            ctx.sync();
-            if (coll.rank() >= 0) {
-                assertEquals(Algorithm.AUTO, coll.algorithm("allreduce"));
-                x.set(DOUBLE, 0, ctx.pid());
-                coll.allreduce(x, xs, 8, Ops.DOUBLE_SUM); // members only: must not sync inside
+            setInThisProcess("tree");
+            try {
+                reserve(ctx, 2, 6);
+                Collectives coll = Collectives.initStrided(ctx, 1, 4, 2, 1, 8, 8);
+                MemorySegment x = segment(8);
+                Memslot xs = ctx.registerGlobal(x);
+                ctx.sync();
+                if (coll.rank() >= 0) {
+                    assertEquals(Algorithm.AUTO, coll.algorithm("allreduce"));
+                    x.set(DOUBLE, 0, ctx.pid());
+                    coll.allreduce(x, xs, 8, Ops.DOUBLE_SUM); // members only: must not sync inside
+                }
+                ctx.sync();
+                if (coll.rank() >= 0) assertEquals(1.0 + 3.0, x.get(DOUBLE, 0));
+                ctx.deregister(xs);
+                coll.close();
+            } finally {
+                System.clearProperty(KEY); // after every process's init: it has synced since
             }
-            ctx.sync();
-            if (coll.rank() >= 0) assertEquals(1.0 + 3.0, x.get(DOUBLE, 0));
-            ctx.deregister(xs);
-            coll.close();
         });
     }
 }

@@ -46,7 +46,7 @@ class QueueBoundsTest {
                 assertTrue(documented <= 2L * members, op + " " + a + ": documented " + documented + " > 2P");
                 for (int calls : new int[]{1, 3}) { // 1 makes each documented number tight enough to be tested
                     SpecQueue spec = new SpecQueue(p, calls * documented);
-                    Debug.wrap(ThreadsEngine.root()).exec(p, raw -> run(spec.wrap(raw), strided, lo, stride, op, a, calls));
+                    Debug.wrap(ThreadsEngine.root()).exec(p, raw -> spec.run(raw, ctx -> run(ctx, strided, lo, stride, op, a, calls)));
                 }
             }
         }

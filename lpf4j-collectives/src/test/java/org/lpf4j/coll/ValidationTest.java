@@ -28,8 +28,7 @@ class ValidationTest {
         int p = 3;
         long documented = 2L * (p - 1); // a DIRECT allreduce: p-1 puts and the target of p-1
         SpecQueue spec = new SpecQueue(p, documented); // fails the sync if a refused call leaked an entry
-        run(p, raw -> {
-            Context ctx = spec.wrap(raw);
+        run(p, raw -> spec.run(raw, ctx -> {
             int s = ctx.pid();
             reserve(ctx, 4, documented);
             Collectives coll = Collectives.init(ctx, 1, 8, 64).algorithm(Algorithm.DIRECT);
@@ -62,7 +61,7 @@ class ValidationTest {
             coll.close();
             assertRefused(IllegalStateException.class, () -> coll.allreduce(x, xs, 8, Ops.LONG_SUM), "closed");
             coll.close(); // a second close does nothing
-        });
+        }));
     }
 
     @Test
@@ -98,13 +97,21 @@ class ValidationTest {
         });
     }
 
+    /**
+     * A context that supports no optional capability. A named static class: an anonymous one made
+     * inside the SPMD lambda would capture the test object, and the lambda would not serialize.
+     */
+    private static final class WithoutCapabilities extends org.lpf4j.spi.kit.ForwardingContext {
+        WithoutCapabilities(Context raw) { super(raw); }
+
+        @Override public boolean supports(org.lpf4j.Capability c) { return false; }
+    }
+
     @Test
     void withoutCombiningPutsReductionsAreRefusedAndDataMovementWorks() {
         int p = 3;
         run(p, raw -> {
-            Context ctx = new org.lpf4j.spi.kit.ForwardingContext(raw) {
-                @Override public boolean supports(org.lpf4j.Capability c) { return false; }
-            };
+            Context ctx = new WithoutCapabilities(raw);
             int s = ctx.pid();
             reserve(ctx, 4, 2L * (p - 1));
             Collectives coll = Collectives.init(ctx, 1, 8, 64).algorithm(Algorithm.DIRECT);

@@ -3,20 +3,23 @@ package org.lpf4j.tools;
 import org.lpf4j.Context;
 import org.lpf4j.Spmd;
 
-import java.util.Arrays;
 
 /**
  * Wraps an SPMD program so that each process runs it on a {@link TimedContext} and records its
  * supersteps and times; after the section has ended, {@link #summary()} describes it.
  *
  * <p>Each process writes only its own array entries; the engine's end of the section (the
- * {@code exec} returning) makes them visible to the caller.
+ * {@code exec} returning) makes them visible to the caller. On an engine whose processes run in
+ * other JVMs (MPI), only the processes of this JVM record (pid 0 and whoever shares its JVM): the
+ * summary reports what it saw and says which pids it did not see, never a count it does not know.
  */
 final class SectionTiming {
     private final int p;
     private final long[] syncs;
     private final long[] sectionNanos;
     private final long[] syncNanos;
+    /** Whether each pid recorded here (false for a process that ran in another JVM). */
+    private final boolean[] seen;
     private int actualP;
 
     /** @param p the number of processes asked for (the section may get fewer) */
@@ -25,6 +28,7 @@ final class SectionTiming {
         this.syncs = new long[p];
         this.sectionNanos = new long[p];
         this.syncNanos = new long[p];
+        this.seen = new boolean[p];
     }
 
     /**
@@ -43,6 +47,7 @@ final class SectionTiming {
         sectionNanos[pid] = nanos;
         syncs[pid] = timed.syncs();
         syncNanos[pid] = timed.syncNanos();
+        seen[pid] = true;
     }
 
     /** The wrapping SPMD function; the sink is not shipped to other JVMs. */
@@ -74,12 +79,21 @@ final class SectionTiming {
     /** @return supersteps (syncs) of process 0 */
     long supersteps() { return syncs[0]; }
 
-    /** @return the section's duration, the longest of its processes, in nanoseconds */
-    long sectionNanos() { return Arrays.stream(sectionNanos, 0, Math.min(p, Math.max(1, actualP))).max().orElse(0); }
+    /** @return the section's duration, the longest of the processes recorded here, in nanoseconds */
+    long sectionNanos() {
+        long max = 0;
+        for (int q = 0; q < recordable(); q++) if (seen[q]) max = Math.max(max, sectionNanos[q]);
+        return max;
+    }
+
+    /** @return the pids that could have recorded: those of the section below the size asked for */
+    private int recordable() { return Math.min(p, Math.max(1, actualP)); }
 
     /**
      * @return e.g. {@code "p=4  supersteps=3  time=1.234 ms  per superstep=411.3 µs  (in sync: 20.1 µs)"};
-     *         per-superstep figures are the section time, and pid 0's sync time, over its syncs
+     *         per-superstep figures are the section time, and pid 0's sync time, over its syncs. If
+     *         some processes ran in other JVMs, a second line says so: the time is then the longest
+     *         of those recorded here, and their syncs are not compared.
      */
     String summary() {
         long steps = supersteps();
@@ -89,12 +103,36 @@ final class SectionTiming {
             b.append(String.format("  per superstep=%.3f µs  (in sync: %.3f µs)",
                     total / steps / 1e3, (double) syncNanos[0] / steps / 1e3));
         }
-        for (int q = 1; q < actualP && q < p; q++) {
-            if (syncs[q] != steps) {
+        for (int q = 1; q < recordable(); q++) {
+            if (seen[q] && syncs[q] != steps) {
                 b.append(String.format("%nwarning: pid %d made %d syncs, pid 0 made %d", q, syncs[q], steps));
                 break;
             }
         }
+        String unseen = unseen();
+        if (!unseen.isEmpty()) {
+            b.append(String.format("%nnote: timed in this JVM only (%s); %s ran in other JVMs: not timed or counted here",
+                    seenText(), unseen));
+        }
         return b.toString();
+    }
+
+    /** @return the pids that did not record here, as ranges ("pids 1-3"), or "" */
+    private String unseen() { return pids(false); }
+
+    private String seenText() { return pids(true); }
+
+    private String pids(boolean recorded) {
+        StringBuilder b = new StringBuilder();
+        int n = recordable(), count = 0;
+        for (int q = 0; q < n; q++) {
+            if (seen[q] != recorded || q > 0 && seen[q - 1] == recorded) continue;
+            int end = q;
+            while (end + 1 < n && seen[end + 1] == recorded) end++;
+            if (b.length() > 0) b.append(", ");
+            b.append(end == q ? Integer.toString(q) : q + "-" + end);
+            count += end - q + 1;
+        }
+        return b.length() == 0 ? "" : (count == 1 ? "pid " : "pids ") + b;
     }
 }

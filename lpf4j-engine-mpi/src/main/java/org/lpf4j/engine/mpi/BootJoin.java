@@ -76,6 +76,23 @@ final class BootJoin {
                 + " into the MPI communicator failed: " + cause, cause);
     }
 
+    /** The variable that points an Open MPI singleton at an {@code ompi-server}. */
+    static final String OMPI_SERVER_URI = "OMPI_MCA_pmix_server_uri";
+
+    /**
+     * @param abi    the library's ABI label
+     * @param uri    the value of {@value #OMPI_SERVER_URI} in this JVM, or null
+     * @return what to run, for a failed join of Open MPI singletons that have no {@code ompi-server}; else null
+     */
+    static String ompiServerHint(String abi, String uri) {
+        if (!MpiAbi.OPEN_MPI.label.equals(abi) || uri != null && !uri.isBlank()) return null;
+        return "Open MPI (4.x) singletons connect only through an ompi-server, and " + OMPI_SERVER_URI + " is not set in this"
+                + " JVM. Start one and point every JVM at it, e.g.: ompi-server --no-daemonize -r /tmp/lpf-ompi-server.uri &"
+                + " (as root with OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), then run every JVM with "
+                + OMPI_SERVER_URI + "=file:/tmp/lpf-ompi-server.uri; or start the JVMs with mpirun instead of the boot"
+                + " session";
+    }
+
     /** The boot key the port name travels under. */
     static final String PORT_KEY = "lpf.engine.mpi.port";
 
@@ -110,8 +127,16 @@ final class BootJoin {
                 continue;
             }
             long current = comm;
-            long inter = rank < k ? guarded(session, timeout, k, false, () -> mpi.accept(portName, 0, current))
-                    : guarded(session, timeout, k, true, () -> mpi.connect(portName, 0, current));
+            long inter;
+            try {
+                inter = rank < k ? guarded(session, timeout, k, false, () -> mpi.accept(portName, 0, current))
+                        : guarded(session, timeout, k, true, () -> mpi.connect(portName, 0, current));
+            } catch (RuntimeException e) {
+                String hint = ompiServerHint(mpi.abiName(), System.getenv(OMPI_SERVER_URI));
+                if (hint == null) throw e;
+                throw new IllegalStateException("hook(MpiEngine.init(session)): boot rank " + rank + " could not join boot rank "
+                        + k + " (" + e.getMessage() + "). " + hint, e);
+            }
             long merged = mpi.merge(inter, rank == k);
             mpi.free(inter);
             mpi.free(comm);

@@ -103,6 +103,38 @@ public final class MpiLauncher implements ProcessLauncher {
      * @return the full command line
      */
     public List<String> command(int n, List<String> program) {
+        return command(n, program, false);
+    }
+
+    /**
+     * The launcher's command for {@code n} processes, wrapped so that a rank that dies is named
+     * after the launcher has ended: a {@code /bin/sh} makes a report directory, passes it to the
+     * ranks ({@value RankGuard#REPORTS}; the {@link RankGuard} of the first rank that dies writes
+     * its line there), runs the launcher, and if the launcher failed prints that line on standard
+     * error (after 0.3 s, for a guard still writing) before exiting with the launcher's status. Hydra
+     * names no rank and may stop forwarding the ranks' output at once when one dies; this way
+     * the line reaches the user under every launcher.
+     *
+     * @param n       the number of processes
+     * @param program the command every process runs
+     * @return the full command line
+     */
+    public List<String> commandReportingDeaths(int n, List<String> program) {
+        List<String> cmd = reportingPrefix();
+        cmd.addAll(command(n, program, true));
+        return cmd;
+    }
+
+    private static List<String> reportingPrefix() {
+        return new ArrayList<>(List.of("/bin/sh", "-c", REPORTING, "lpf4j-mpi-launch"));
+    }
+
+    private static final String REPORTING = "dir=$(mktemp -d \"${TMPDIR:-/tmp}/lpf4j-mpi.XXXXXX\") || exec \"$@\"; "
+            + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; \"$@\"; rc=$?; "
+            + "if [ \"$rc\" -ne 0 ]; then sleep 0.3; [ -f \"$dir/" + RankGuard.FIRST + "\" ] && cat \"$dir/" + RankGuard.FIRST + "\" >&2; fi; "
+            + "rm -rf \"$dir\"; exit \"$rc\"";
+
+    private List<String> command(int n, List<String> program, boolean reports) {
         if (n < 1) throw new IllegalArgumentException("MpiLauncher.command(n=" + n + "): at least one process");
         List<String> cmd = new ArrayList<>();
         switch (kind) {
@@ -110,6 +142,7 @@ public final class MpiLauncher implements ProcessLauncher {
                 cmd.add(onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun");
                 if (isRoot()) cmd.add("--allow-run-as-root");
                 cmd.addAll(List.of("--oversubscribe", "--bind-to", "none", "-x", "UCX_ERROR_SIGNALS"));
+                if (reports) cmd.addAll(List.of("-x", RankGuard.REPORTS));
                 if (loopbackOnly) {
                     cmd.addAll(List.of("--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"));
                 }
@@ -167,7 +200,8 @@ public final class MpiLauncher implements ProcessLauncher {
 
     /**
      * The command {@code lpf run --engine mpi -p N} runs: {@code env} with the variables of
-     * {@link #environment}, then the launcher, then the JVM command with native access enabled.
+     * {@link #environment}, then the launcher, then the JVM command with native access enabled,
+     * all inside the wrapper of {@link #commandReportingDeaths} (a rank that dies is named).
      * Options for the launcher itself (hosts, hostfile) come from {@code lpf.engine.mpi.launcherOptions}.
      */
     @Override
@@ -177,7 +211,7 @@ public final class MpiLauncher implements ProcessLauncher {
         launcherOptions(opts);
         Map<String, String> env = new java.util.TreeMap<>();
         environment(env);
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = reportingPrefix();
         cmd.add("env");
         env.forEach((k, v) -> cmd.add(k + "=" + v));
         List<String> jvm = new ArrayList<>(launch.jvmOptions());
@@ -191,7 +225,7 @@ public final class MpiLauncher implements ProcessLauncher {
         program.add(launch.classPath());
         program.add(launch.mainClass());
         program.addAll(launch.args());
-        cmd.addAll(command(launch.processes(), program));
+        cmd.addAll(command(launch.processes(), program, true));
         return cmd;
     }
 

@@ -47,6 +47,7 @@ final class MpiRuntime {
     private boolean stopped;
 
     private MpiRuntime() {
+        RankGuard.start(); // before MPI_Init: no fork in an MPI process
         mpi = Mpi.load(MpiEngine.LIBRARY.get());
         if (mpi.initialized()) {
             initializedHere = false;

@@ -29,7 +29,9 @@
  *       {@code mpiexec.mpich}, or {@code srun}) with what JVMs need: {@code --allow-run-as-root} as
  *       root, {@code --oversubscribe}, {@code --bind-to none}, {@code UCX_ERROR_SIGNALS=} (UCX under
  *       MPICH would take over the SIGSEGV the JVM uses for null checks; Open MPI does not replace
- *       handlers that exist), {@code --enable-native-access}.</li>
+ *       handlers that exist), {@code --enable-native-access}; the command {@code lpf run} starts
+ *       is wrapped so that the report of a rank that died is printed after the launcher ends
+ *       ({@code RankGuard}).</li>
  * </ul>
  *
  * <h2>Sync: message passing, chosen by measurement</h2>
@@ -75,13 +77,28 @@
  * elsewhere throw {@link org.lpf4j.FatalException}, and the exceptions travel to pid 0 (serialized;
  * as text if they do not serialize), so {@code exec} throws them. After a failed section a last
  * round carries what processes threw afterwards. No process ever waits for one that left. A rank
- * killed by a signal is the launcher's business: {@code mpirun} ends the whole job (measured: under
- * 5 s, naming the rank; see FaultTest). {@code rehook} starts with a round of the parent, so a
- * mismatch with a sync fails both sides instead of mixing collectives.
+ * that runs out of heap throws {@link java.lang.OutOfMemoryError} like any other exception (FaultTest:
+ * rank 1 of 3, the section ends within 5 s and {@code exec} names it). A rank killed by a signal is
+ * the launcher's business: {@code mpirun} and Hydra end the whole job (measured: under 5 s, see
+ * FaultTest), and {@code RankGuard} names the rank under both: a small process per rank, started
+ * before {@code MPI_Init}, that reports its JVM's death unless the JVM said goodbye at a normal
+ * end (the first death wins an election, so the ranks the launcher kills afterwards are not
+ * named); {@code lpf run} prints the report after the launcher has ended. {@code rehook} starts
+ * with a round of the parent, so a mismatch with a sync fails both sides instead of mixing
+ * collectives.
+ *
+ * <h2>Combining puts</h2>
+ * {@link org.lpf4j.Capability#COMBINING_PUTS} is supported. The operator is a Java object at the
+ * source, so {@code CombinerTable} ships it serialized to each destination once per attribute
+ * (ahead of the first put that uses it; afterwards an id travels in the request's header), and the
+ * destination applies combining puts with the other writes, in (source pid, queue order). The
+ * operator must be {@link java.io.Serializable} (a lambda of a serializable interface is; the
+ * collectives' operators are); one that is not is refused at the put with an
+ * {@code IllegalArgumentException} saying so. Tested by EngineTest (sum and max into every process,
+ * packed and large, native and heap destinations) and by the collectives suite's reductions.
  *
  * <h2>Limits</h2>
- * No combining puts ({@link org.lpf4j.Capability#COMBINING_PUTS} is not supported: the combiner is
- * a Java object at the source); {@code Spmd} functions and symbols must be serializable; code before
+ * {@code Spmd} functions, symbols and combining operators must be serializable; code before
  * {@code Lpf.root()} in {@code main} runs on every rank.
  *
  * <h2>Hook over a boot session (JVMs no MPI launcher started)</h2>

@@ -81,7 +81,24 @@ class BootHookTest {
     void openMpiWithoutOmpiServerFailsOnEveryRank() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpi.so.40"), "Open MPI not installed");
         run(2, "libmpi.so.40", java.util.Map.of("OMPI_MCA_oob_tcp_if_include", "lo", "OMPI_MCA_btl_tcp_if_include", "lo",
-                "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), failedFast("MPI_Comm_connect"));
+                "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), (exits, all, ms) -> {
+                    failedFast("MPI_Comm_connect").check(exits, all, ms);
+                    // every rank (the connecting one and the acceptor) tells the user what to run
+                    String[] ranks = all.split("---- rank ");
+                    assertEquals(exits.length + 1, ranks.length, all);
+                    for (int r = 1; r < ranks.length; r++) assertTrue(ranks[r].contains("ompi-server --no-daemonize -r "), all);
+                    assertTrue(all.contains("OMPI_MCA_pmix_server_uri=file:"), all);
+                });
+    }
+
+    /** The hint is for Open MPI without a configured server only. */
+    @Test
+    void theOmpiServerHintAppliesOnlyWhereItHelps() {
+        String hint = BootJoin.ompiServerHint("Open MPI", null);
+        assertTrue(hint != null && hint.contains("ompi-server --no-daemonize -r ") && hint.contains("OMPI_MCA_pmix_server_uri=file:"),
+                String.valueOf(hint));
+        assertEquals(null, BootJoin.ompiServerHint("Open MPI", "file:/tmp/x"));
+        assertEquals(null, BootJoin.ompiServerHint("MPICH", null));
     }
 
     /**

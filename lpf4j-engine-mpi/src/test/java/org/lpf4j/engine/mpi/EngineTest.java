@@ -11,7 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The engine's own scenarios under real MPI jobs: puts and gets of every size class at every p,
- * a throwing process; write conflicts on the large-put paths; hook over existing communicators.
+ * a throwing process; write conflicts on the large-put paths; combining puts; hook over existing
+ * communicators.
  */
 class EngineTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(180);
@@ -33,6 +34,12 @@ class EngineTest {
     @Test
     void writeConflictsOnTheLargePutPathsSerialise() {
         ok(MpiJob.openMpi().run(4, TIMEOUT, ConflictMain.class), "CONFLICTS OK");
+    }
+
+    @Test
+    void combiningPutsAcrossProcesses() {
+        MpiJob.Result r = MpiJob.openMpi().run(4, TIMEOUT, CombiningMain.class);
+        ok(r, "COMBINING OK");
     }
 
     @Test

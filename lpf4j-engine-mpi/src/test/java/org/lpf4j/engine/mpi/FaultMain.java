@@ -9,11 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Run under mpirun by {@link FaultTest}: the last rank of an exec over all ranks fails in the way
- * the first argument names, while the others sync in a loop.
+ * Run under mpirun by {@link FaultTest}: one rank of an exec over all ranks (the second argument,
+ * default the last) fails in the way the first argument names, while the others sync in a loop.
  * <ul>
  *   <li>{@code kill}: it SIGKILLs its own JVM (prints {@code KILLING rank r pid <os pid> at <epoch ms>} first);</li>
- *   <li>{@code oom}: it runs out of heap inside its SPMD function.</li>
+ *   <li>{@code oom}: it runs out of heap inside its SPMD function (prints {@code EXHAUSTING rank r at <epoch ms>} first).</li>
  * </ul>
  * Rank 0 prints {@code FATAL <message>} if exec throws {@link FatalException}.
  */
@@ -23,14 +23,18 @@ public final class FaultMain {
     static final class Faulty implements Spmd {
         private static final long serialVersionUID = 1L;
         private final String mode;
+        private final int victim;
 
-        Faulty(String mode) { this.mode = mode; }
+        Faulty(String mode, int victim) {
+            this.mode = mode;
+            this.victim = victim;
+        }
 
         @Override
         public void run(Context ctx) throws Exception {
             int p = ctx.nprocs();
             for (int i = 0; i < 20; i++) ctx.sync();
-            if (ctx.pid() == p - 1) {
+            if (ctx.pid() == (victim < 0 ? p - 1 : victim)) {
                 if (mode.equals("kill")) {
                     long pid = ProcessHandle.current().pid();
                     System.out.println("KILLING rank " + ctx.pid() + " pid " + pid + " at " + System.currentTimeMillis());
@@ -38,6 +42,8 @@ public final class FaultMain {
                     new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
                     Thread.sleep(60_000);
                 } else if (mode.equals("oom")) {
+                    System.out.println("EXHAUSTING rank " + ctx.pid() + " at " + System.currentTimeMillis());
+                    System.out.flush();
                     List<long[]> hog = new ArrayList<>();
                     while (true) hog.add(new long[1 << 20]);
                 }
@@ -49,7 +55,7 @@ public final class FaultMain {
     public static void main(String[] args) {
         var root = Lpf.root();
         try {
-            root.exec(root.probe().p(), new Faulty(args[0]));
+            root.exec(root.probe().p(), new Faulty(args[0], args.length > 1 ? Integer.parseInt(args[1]) : -1));
             System.out.println("NO FAILURE");
         } catch (FatalException e) {
             System.out.println("FATAL " + e.getMessage());

@@ -23,10 +23,13 @@ class LauncherTest {
     void openMpiCommandCarriesWhatTheJvmsNeed() {
         List<String> c = new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).command(LAUNCH);
         String line = String.join(" ", c);
-        assertEquals("env", c.get(0), line);
+        // The wrapper that names a rank that dies (RankGuard's report), then env, then mpirun.
+        assertEquals(List.of("/bin/sh", "-c"), c.subList(0, 2), line);
+        assertTrue(c.get(2).contains("LPF_MPI_REPORTS"), line);
+        assertEquals("env", c.get(4), line);
         assertTrue(c.contains("UCX_ERROR_SIGNALS="), line);
         assertTrue(line.contains("mpirun"), line);
-        assertTrue(line.contains("--oversubscribe --bind-to none -x UCX_ERROR_SIGNALS"), line);
+        assertTrue(line.contains("--oversubscribe --bind-to none -x UCX_ERROR_SIGNALS -x LPF_MPI_REPORTS"), line);
         assertTrue(line.contains("-n 5 /jdk/bin/java --enable-native-access=ALL-UNNAMED -Dlpf.engine.threads.procs=5 -Xmx1g"
                 + " -cp a.jar:b.jar org.lpf4j.tools.LpfCommand run org.example.Main x"), line);
         if ("root".equals(System.getProperty("user.name"))) {

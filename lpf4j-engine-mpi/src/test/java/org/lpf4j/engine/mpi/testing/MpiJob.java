@@ -15,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one MPI job of JVMs for a test: the launcher's command with the test class path, a bounded
+ * Runs one MPI job of JVMs for a test: the launcher's command with the test class path (as {@code lpf
+ * run} starts it: {@link MpiLauncher#commandReportingDeaths}, so a rank that dies is named), a bounded
  * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun}
  * or {@code orted} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
  * marker, so the check finds exactly this job's processes).
@@ -56,6 +57,17 @@ public final class MpiJob {
         return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).launcherOptions(launcherOptions), prefix);
     }
 
+    /**
+     * Starts the launcher as a user would by hand ({@link MpiLauncher#command(int, List)}, without
+     * the wrapper that prints a dead rank's report after the launcher ends); returns this.
+     */
+    public MpiJob byHand() {
+        byHand = true;
+        return this;
+    }
+
+    private boolean byHand;
+
     /** Adds JVM options (e.g. {@code -Dlpf.engine=mpi}); returns this. */
     public MpiJob jvm(String... options) {
         jvmOptions.addAll(List.of(options));
@@ -82,8 +94,9 @@ public final class MpiJob {
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(launcher.command(n, launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
-                testClassPath(), mainClass.getName(), List.of(args))));
+        List<String> program = launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
+                testClassPath(), mainClass.getName(), List.of(args));
+        cmd.addAll(byHand ? launcher.command(n, program) : launcher.commandReportingDeaths(n, program));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
         // Daemons already running belong to someone else's job: only new ones can be ours.

@@ -1,0 +1,45 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lpf4j.examples.InnerProduct;
+import org.lpf4j.spi.Engines;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code lpf run --engine mpi -p 3} in a real {@code lpf} JVM: the run goes through mpirun, the
+ * program's checked result comes back, and the timing line tells the truth about processes that
+ * ran in other JVMs (it names them as not timed here; it does not claim they made 0 syncs).
+ * Skipped where the MPI engine cannot run (no mpirun or libmpi).
+ */
+@Timeout(180)
+class LaunchedRunTest {
+    private static final Pattern TIMING = Pattern.compile(
+            "on the mpi engine: p=3  supersteps=(\\d+)  time=[0-9.]+ ms  per superstep=[0-9.]+ µs  \\(in sync: [0-9.]+ µs\\)");
+
+    @Test
+    void anSpmdProgramOnTheMpiEngineReportsWhatPidZeroTimed() throws Exception {
+        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("mpi") && e.launcher().isPresent()
+                && e.query().canRun()), "the MPI engine cannot run here (it needs mpirun and libmpi)");
+        LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "3", "org.lpf4j.examples.InnerProduct", "20000");
+        String out = r.out();
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(out.contains(String.format("inner product of two vectors of length 20000 on 3 processes: %.1f "
+                + "(sequential check: equal)", InnerProduct.sequential(20000))), r::both);
+        Matcher m = TIMING.matcher(out);
+        assertTrue(m.find(), r::both);
+        assertEquals(3, Integer.parseInt(m.group(1)), "InnerProduct makes three supersteps: " + r.both());
+        assertTrue(out.contains("note: timed in this JVM only (pid 0); pids 1-2 ran in other JVMs: not timed or"
+                + " counted here"), r::both);
+        assertFalse(out.contains("warning"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+}

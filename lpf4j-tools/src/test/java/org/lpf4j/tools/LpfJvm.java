@@ -1,0 +1,82 @@
+package org.lpf4j.tools;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Runs {@code lpf} in a real JVM of its own (for commands that start a launcher such as
+ * {@code mpirun}): bounded time, the whole process tree killed in {@code finally}, and the
+ * processes of the run that are still alive afterwards listed: JVMs by a unique
+ * {@code -Dlpf.test.job=} marker, and {@code orted} daemons that were not running before.
+ */
+record LpfJvm(int exitCode, boolean done, String out, String err, List<String> ghosts) {
+    /** @return stdout and stderr, for assertion messages */
+    String both() { return "exit " + exitCode + (done ? "" : " (TIMED OUT)") + "\n--- stdout\n" + out + "\n--- stderr\n" + err; }
+
+    /** Runs {@code lpf args...} and waits at most {@code seconds}. */
+    static LpfJvm run(int seconds, String... args) throws Exception {
+        String marker = UUID.randomUUID().toString();
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dlpf.test.job=" + marker, "-cp", System.getProperty("java.class.path"), LpfCommand.class.getName()));
+        cmd.addAll(List.of(args));
+        Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(LpfJvm::isDaemon).map(ProcessHandle::pid)
+                .collect(Collectors.toSet());
+        Process proc = new ProcessBuilder(cmd).start();
+        String out, err;
+        boolean done;
+        try {
+            CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
+            done = proc.waitFor(seconds, TimeUnit.SECONDS);
+            if (!done) killTree(proc);
+            out = o.get(10, TimeUnit.SECONDS);
+            err = e.get(10, TimeUnit.SECONDS);
+        } finally {
+            killTree(proc);
+        }
+        return new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore));
+    }
+
+    private static void killTree(Process proc) {
+        proc.descendants().forEach(ProcessHandle::destroyForcibly);
+        proc.destroyForcibly();
+    }
+
+    private static boolean isDaemon(ProcessHandle h) {
+        return h.info().command().map(c -> c.endsWith("/orted")).orElse(false);
+    }
+
+    /** Processes of the run still alive, after giving the dying ones up to 5 s. */
+    private static List<String> ghosts(String marker, Set<Long> daemonsBefore) throws InterruptedException {
+        List<String> left = List.of();
+        for (int i = 0; i < 50; i++) {
+            left = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)
+                            || isDaemon(h) && !daemonsBefore.contains(h.pid()))
+                    .map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
+            if (left.isEmpty()) return left;
+            Thread.sleep(100);
+        }
+        return left;
+    }
+
+    private static CompletableFuture<String> drain(InputStream in) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (in) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+}
