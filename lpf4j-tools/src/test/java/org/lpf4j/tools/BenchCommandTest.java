@@ -68,6 +68,7 @@ class BenchCommandTest {
     private static boolean expectedAt(String row, int p) {
         if (row.equals("empty sync")) return true;
         if (row.equals(Workloads.COPY_1MIB)) return p == 1;
+        if (row.equals(Workloads.ROUND_TRIP) || row.startsWith("empty sync / cache line")) return p == 2;
         if (row.equals(BsmpWorkloads.BSMP) || row.equals(BsmpWorkloads.RAW_PUT) || row.startsWith("BSMP /")) {
             return p == 2 || p == 4;
         }

@@ -20,23 +20,32 @@ public final class Workloads {
     public static final String PUT_1MIB = "1 MiB put to next pid + sync";
     /** Name of the copy row, the denominator of the bandwidth ratio. */
     public static final String COPY_1MIB = "MemorySegment.copy 1 MiB, 1 thread";
+    /** Name of the raw reference of the sync rows: what the machine's cores take to hand a cache line back and forth. */
+    public static final String ROUND_TRIP = "cache line there and back, 2 threads, no LPF";
+    /** A round trip that takes longer than this means the partner is gone. */
+    private static final long ROUND_TRIP_GIVE_UP_NANOS = 10_000_000_000L;
 
     private static final long MIB = 1 << 20;
     private static final long KIB = 1 << 10;
 
     /**
      * @return the rows in table order: empty sync (also oversubscribed), 8-byte put + sync,
-     *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, and the 1 MiB copy (p = 1)
+     *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, the 1 MiB copy (p = 1) and
+     *         the cache-line round trip (p = 2)
      */
     public static List<Workload> standard() {
         return List.of(emptySync(), putToNext("8 B put to next pid + sync", 8, Workload.Metric.MICROSECONDS),
                 putToNext(PUT_1MIB, MIB, Workload.Metric.GIGABYTES_PER_SECOND), totalExchange(64 * KIB),
-                copy(COPY_1MIB, MIB));
+                copy(COPY_1MIB, MIB), cacheLineRoundTrip());
     }
 
-    /** @return the ratio rows of the standard table: 1 MiB put bandwidth over copy bandwidth */
+    /**
+     * @return the ratio rows of the standard table: 1 MiB put bandwidth over copy bandwidth, and
+     *         the empty sync over the cache-line round trip (p = 2)
+     */
     public static List<SideBySide.Ratio> standardRatios() {
-        return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB));
+        return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB),
+                new SideBySide.Ratio("empty sync / cache line there and back (time)", "empty sync", ROUND_TRIP));
     }
 
     /**
@@ -143,6 +152,49 @@ public final class Workloads {
                 MemorySegment src = arena.allocate(bytes, 64);
                 MemorySegment dst = arena.allocate(bytes, 64);
                 return () -> MemorySegment.copy(src, 0, dst, 0, bytes);
+            }
+        };
+    }
+
+    /**
+     * The raw reference for the sync rows at p = 2: the two processes' threads hand a cache line
+     * back and forth (pid 0 writes, pid 1 answers on another line), with no LPF call in the step.
+     * A p = 2 barrier needs about one such exchange, so {@code empty sync / this} shows lpf4j's
+     * own cost, while the absolute time also moves with where the machine's scheduler (or
+     * hypervisor) put the two threads. Valid only when the processes are threads of this JVM
+     * (the in-JVM engines of this table); a partner that does not answer within 10 s ends the
+     * step with an exception.
+     *
+     * @return the row
+     */
+    public static Workload cacheLineRoundTrip() {
+        java.util.concurrent.atomic.AtomicLongArray lines = new java.util.concurrent.atomic.AtomicLongArray(32);
+        int ping = 0, pong = 16; // 128 bytes apart: separate cache lines
+        return new Base(ROUND_TRIP, Workload.Metric.MICROSECONDS, 0) {
+            @Override public boolean runsAt(int p) { return p == 2; }
+
+            @Override public long messages(int p) { return 0; }
+
+            @Override public long amountPerStep(int p) { return 0; }
+
+            @Override
+            public Step prepare(Context ctx, Arena arena) {
+                // Every earlier step of every earlier section completed: both read the same count.
+                long[] count = {lines.get(ping)};
+                boolean first = ctx.pid() == 0;
+                return () -> {
+                    long n = ++count[0];
+                    if (first) lines.set(ping, n);
+                    long started = System.nanoTime();
+                    for (int spins = 0; lines.get(first ? pong : ping) != n; spins++) {
+                        Thread.onSpinWait();
+                        if ((spins & 1023) == 1023 && System.nanoTime() - started > ROUND_TRIP_GIVE_UP_NANOS) {
+                            throw new IllegalStateException(ROUND_TRIP + ": pid " + (first ? 1 : 0)
+                                    + " did not answer within 10 s (are the processes threads of this JVM?)");
+                        }
+                    }
+                    if (!first) lines.set(pong, n);
+                };
             }
         };
     }

@@ -68,6 +68,11 @@ class SideBySideTest {
         double copy = t.row(Workloads.COPY_1MIB).values()[0];
         assertTrue(Double.isNaN(t.row(Workloads.COPY_1MIB).values()[1]));
         assertEquals(put / copy, t.row("1 MiB put / copy bandwidth").values()[1], 1e-12);
+        double roundTrip = t.row(Workloads.ROUND_TRIP).values()[1];
+        assertTrue(Double.isNaN(t.row(Workloads.ROUND_TRIP).values()[0]), "the round trip needs two threads");
+        assertTrue(roundTrip > 0 && roundTrip < 1e4, "a cache line there and back in " + roundTrip + " us");
+        assertEquals(t.row("empty sync").values()[1] / roundTrip,
+                t.row("empty sync / cache line there and back (time)").values()[1], 1e-12);
         assertTrue(t.format().contains("p=2"));
     }
 
