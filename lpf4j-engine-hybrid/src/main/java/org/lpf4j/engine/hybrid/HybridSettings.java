@@ -11,8 +11,9 @@ import java.io.Serializable;
  * @param spin        nanoseconds a node-local waiter spins, or -1
  * @param yield       nanoseconds it yields before parking, or -1
  * @param probeMillis probe budget per measurement
+ * @param sharers     node JVMs on rank 0's host (from the launcher, ≥ 1): their threads share its cores
  */
-record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis) implements Serializable {
+record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers) implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -30,9 +31,21 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
         int t = threads > 0 ? threads : HybridEngine.THREADS.get();
         if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
         return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
-                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get());
+                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost));
     }
 
-    /** @return the node-local barrier's kind (the threads kit chooses from processes vs cores) */
-    String barrier() { return "auto"; }
+    /**
+     * @param t a node's threads
+     * @return the processes competing for this host's cores: the node's threads times the node
+     *         JVMs on the host (several when one machine stands for several nodes)
+     */
+    int competing(int t) { return t * sharers; }
+
+    /**
+     * @param t a node's threads
+     * @return the node-local barrier's kind: the threads kit's choice, except central when the
+     *         host's JVMs together have more threads than cores (a dissemination barrier then waits
+     *         on descheduled partners round after round)
+     */
+    String barrier(int t) { return competing(t) > Runtime.getRuntime().availableProcessors() ? "central" : "auto"; }
 }
