@@ -16,7 +16,8 @@ import java.util.Arrays;
  * has ranks), the engine's empty sync, 8-byte put + sync, 1 MiB put + sync and a 64 KiB total
  * exchange (each process puts 64 KiB / p to every process), beside raw MPI through the same
  * binding on the same communicator: {@code MPI_Barrier}, and {@code MPI_Put} of 1 MiB +
- * {@code MPI_Win_fence}. Every workload is warmed up for 0.6 s, then timed in batches of about 25 ms
+ * {@code MPI_Win_fence} (and, for information, {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB, which
+ * is what the engine's transfer of a large put is). Every workload is warmed up for 0.6 s, then timed in batches of about 25 ms
  * (pid 0's clock); an engine workload and its raw counterpart alternate batch by batch, so their
  * ratio compares the two under the same conditions. Prints the medians of {@code reps} batches and
  * the ratios.
@@ -61,23 +62,30 @@ public final class MpiBench {
                 mpi.winFence(0, win);
                 Batches b = new Batches(mpi, comm, s, a, reps, divisor);
                 long chunk = EXCHANGE / p;
-                double[] r = new double[7];
-                double[] sync = b.paired(ctx::sync, () -> mpi.barrier(comm));
+                double[] r = new double[8];
+                MemorySegment reqs = mpi.requests(a, 2);
+                double[] sync = b.alternating(ctx::sync, () -> mpi.barrier(comm));
                 r[0] = sync[0];
                 r[4] = sync[1];
                 r[1] = b.single(() -> {
                     ctx.put(srcSlot, 0, next, dstSlot, 0, 8);
                     ctx.sync();
                 });
-                double[] big = b.paired(() -> {
+                int prev = (s + p - 1) % p;
+                double[] big = b.alternating(() -> {
                     ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
                     ctx.sync();
                 }, () -> {
                     mpi.putBytes(src, (int) MIB, next, MIB * s, win);
                     mpi.winFence(0, win);
+                }, () -> {
+                    mpi.irecvBytes(dst, (int) MIB, prev, 7, comm, reqs, 0);
+                    mpi.isendBytes(src, (int) MIB, next, 7, comm, reqs, 1);
+                    mpi.waitall(2, reqs);
                 });
                 r[2] = big[0];
                 r[5] = big[1];
+                r[7] = big[2];
                 r[3] = b.single(() -> {
                     for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
                     ctx.sync();
@@ -126,20 +134,20 @@ public final class MpiBench {
             return median(t);
         }
 
-        /** @return the median seconds per step of {@code engine} and of {@code raw}, measured in alternating batches */
-        double[] paired(Runnable engine, Runnable raw) {
-            int se = warm(engine), sr = warm(raw);
-            double[] te = new double[reps], tr = new double[reps];
+        /** @return the median seconds per step of each of {@code ops}, measured in batches that take turns (the first op first in even rounds, last in odd ones) */
+        double[] alternating(Runnable... ops) {
+            int[] steps = new int[ops.length];
+            for (int j = 0; j < ops.length; j++) steps[j] = warm(ops[j]);
+            double[][] t = new double[ops.length][reps];
             for (int k = 0; k < reps; k++) {
-                if (k % 2 == 0) {
-                    te[k] = batch(engine, se);
-                    tr[k] = batch(raw, sr);
-                } else {
-                    tr[k] = batch(raw, sr);
-                    te[k] = batch(engine, se);
+                for (int i = 0; i < ops.length; i++) {
+                    int j = k % 2 == 0 ? i : ops.length - 1 - i;
+                    t[j][k] = batch(ops[j], steps[j]);
                 }
             }
-            return new double[] {median(te), median(tr)};
+            double[] medians = new double[ops.length];
+            for (int j = 0; j < ops.length; j++) medians[j] = median(t[j]);
+            return medians;
         }
 
         /** Runs {@code op} in growing chunks for pid 0's warm-up time; @return the steps of one batch, the same on every process */
@@ -212,6 +220,8 @@ public final class MpiBench {
             System.out.printf("p=%d  8-byte put + sync %.2f us%n", p, r[1] * 1e6);
             System.out.printf("p=%d  1 MiB put + sync %.1f us = %.2f GB/s per process (MPI_Put 1 MiB + Win_fence %.1f us = %.2f GB/s, ratio %.2fx)%n",
                     p, r[2] * 1e6, MIB / r[2] / 1e9, r[5] * 1e6, MIB / r[5] / 1e9, r[5] / r[2]);
+            System.out.printf("p=%d  (raw MPI_Isend/MPI_Irecv of 1 MiB + MPI_Waitall, the engine's own transfer: %.1f us = %.2f GB/s)%n",
+                    p, r[7] * 1e6, MIB / r[7] / 1e9);
             System.out.printf("p=%d  64 KiB total exchange + sync %.1f us%n", p, r[3] * 1e6);
         }
         System.out.println("ratios: empty sync / MPI_Barrier time (target <= 2); 1 MiB put bandwidth / MPI_Put + fence"
