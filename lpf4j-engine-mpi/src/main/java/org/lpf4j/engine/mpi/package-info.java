@@ -63,13 +63,19 @@
  * send/receive 309 us (3.4 GB/s). Point-to-point moves a large put as fast as RMA does here, and the
  * small-message path needs a count exchange in either design.
  *
- * <p>The engine beside raw MPI in one run ({@link org.lpf4j.engine.mpi.MpiBench}, Open MPI, p = 2
- * inside a 4-rank job, medians of 9; the machine was shared and loaded, load average 16 on 2
- * cores, so absolute times are scheduler-bound and only the ratios mean much): empty sync 7.96 us
- * vs {@code MPI_Barrier} 6.35 us (1.25x; target at most 2x); 8-byte put + sync 36.8 us; 1 MiB put +
- * sync 598 us = 1.75 GB/s vs {@code MPI_Put} + fence 658 us (1.10x of raw bandwidth; target at
- * least 0.9x); 64 KiB total exchange 105 us. Other runs under heavier load ranged from 0.5x to 5x
- * (empty sync) and 0.4x to 1.3x (1 MiB): repeat on a quiet machine before quoting.
+ * <p>The engine beside raw MPI in one run ({@link org.lpf4j.engine.mpi.MpiBench}, {@code lpf bench
+ * --engine mpi --procs 2,4}: Open MPI 4.1.4, every workload warmed up for 0.6 s, engine and raw
+ * batches taking turns, medians of 9; quiet 2-core machine, 3 runs): p = 2 empty sync 0.63-1.34 us
+ * vs {@code MPI_Barrier} 0.48-1.19 us (1.09-1.33x; target at most 2x, and below C LPF's 2.29 us);
+ * 1 MiB put + sync 166-183 us = 5.7-6.3 GB/s per process vs {@code MPI_Put} + fence 142-161 us
+ * (0.83-0.97x of its bandwidth; target at least 0.9x) and vs {@code MPI_Isend}/{@code MPI_Irecv}
+ * of 1 MiB 156-160 us (0.94-0.95x: the engine costs about 10 us above its own transfer); 64 KiB
+ * total exchange 17-19 us. p = 4 (oversubscribed): empty sync 1.07-1.15x {@code MPI_Barrier},
+ * 1 MiB 0.82x. Here a single-copy transfer between two processes is bounded by the kernel's
+ * {@code process_vm_readv} (CMA): a direct call through FFM moved 1 MiB at 5.3-5.8 GB/s, the same
+ * as Open MPI, so no point-to-point design reaches C LPF's 12.4 GB/s on this machine kind; only
+ * registering memory that both processes map would. An earlier bench (15 warm-up steps, raw MPI
+ * timed minutes later) reported 0.62x: a fresh 1 MiB buffer ran 2-3x slower for about 0.5 s.
  *
  * <h2>Failure</h2>
  * A process whose SPMD function returns or throws contributes "ending" to the next round; every
