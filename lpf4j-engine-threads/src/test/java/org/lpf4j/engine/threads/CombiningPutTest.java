@@ -3,8 +3,6 @@ package org.lpf4j.engine.threads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
@@ -16,15 +14,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The combining-put extension ({@link MsgAttr#combining}) of the threads engine. */
+/**
+ * The combining-put extension ({@link MsgAttr#combining}) of the threads engine: what is particular to
+ * it (the operator's read-only source, mixing with plain puts, copies, refusals, a throwing operator);
+ * sums and maxima into every process at every p run in the conformance suite (CombiningPutsTest).
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CombiningPutTest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -34,67 +33,7 @@ class CombiningPutTest {
             dst.set(LONG, d + 8 * k, dst.get(LONG, d + 8 * k) + src.get(LONG, so + 8 * k));
         }
     };
-    private static final MsgAttr.ElementCombiner MAX = (n, src, so, dst, d) -> {
-        for (long k = 0; k < n; k++) {
-            dst.set(LONG, d + 8 * k, Math.max(dst.get(LONG, d + 8 * k), src.get(LONG, so + 8 * k)));
-        }
-    };
 
-    /** p × vector length: 5 elements (40 B, copied into the queue at the put) and 1000 (8000 B, read during the sync). */
-    static Stream<Arguments> processesAndLengths() {
-        return IntStream.of(1, 2, 3, 5, 8).boxed()
-                .flatMap(p -> Stream.of(Arguments.of(p, 5), Arguments.of(p, 1000)));
-    }
-
-    @ParameterizedTest(name = "p={0}, n={1}")
-    @MethodSource("processesAndLengths")
-    void everyProcessCombinesIntoEveryOtherElementWise(int p, int n) {
-        MsgAttr sum = MsgAttr.combining(8, SUM);
-        MsgAttr max = MsgAttr.combining(8, MAX);
-        AtomicLongArray failures = new AtomicLongArray(1);
-        ThreadsEngine.root().exec(p, ctx -> {
-            int s = ctx.pid();
-            MemorySegment src = Arena.ofAuto().allocate(8L * n);
-            MemorySegment sums = Arena.ofAuto().allocate(8L * n);
-            MemorySegment maxes = Arena.ofAuto().allocate(8L * n);
-            ctx.resizeMemoryRegister(3);
-            ctx.resizeMessageQueue(2L * p);
-            ctx.sync();
-            Memslot srcSlot = ctx.registerLocal(src);
-            Memslot sumSlot = ctx.registerGlobal(sums);
-            Memslot maxSlot = ctx.registerGlobal(maxes);
-            ctx.sync();
-            for (int round = 0; round < 3; round++) {
-                // Reset in a superstep of its own: a destination must not be written by plain code
-                // in a superstep in which other processes' puts into it may be pending.
-                for (int k = 0; k < n; k++) {
-                    src.setAtIndex(ValueLayout.JAVA_LONG, k, value(s, k, round));
-                    sums.setAtIndex(ValueLayout.JAVA_LONG, k, 0);
-                    maxes.setAtIndex(ValueLayout.JAVA_LONG, k, Long.MIN_VALUE);
-                }
-                ctx.sync();
-                for (int d = 0; d < p; d++) {
-                    ctx.put(srcSlot, 0, d, sumSlot, 0, 8L * n, sum);
-                    ctx.put(srcSlot, 0, d, maxSlot, 0, 8L * n, max);
-                }
-                ctx.sync();
-                for (int k = 0; k < n; k++) {
-                    long expectSum = 0, expectMax = Long.MIN_VALUE;
-                    for (int q = 0; q < p; q++) {
-                        expectSum += value(q, k, round);
-                        expectMax = Math.max(expectMax, value(q, k, round));
-                    }
-                    if (sums.getAtIndex(ValueLayout.JAVA_LONG, k) != expectSum
-                            || maxes.getAtIndex(ValueLayout.JAVA_LONG, k) != expectMax) {
-                        failures.incrementAndGet(0);
-                    }
-                }
-            }
-        });
-        assertEquals(0, failures.get(0), "elements with a wrong combined value, over all processes and rounds");
-    }
-
-    /** Small (buffered at the put) and large (read from the source during the sync) combining puts. */
     @ParameterizedTest(name = "{0} bytes")
     @ValueSource(ints = {8, 256, 264, 8000})
     void theOperatorGetsAReadOnlySource(int bytes) {
@@ -127,10 +66,6 @@ class CombiningPutTest {
         Memslot xs = ctx.registerGlobal(x);
         ctx.sync();
         return xs;
-    }
-
-    private static long value(int pid, int k, int round) {
-        return (pid * 7919L + k * 31L + round * 1_000_003L) % 1009 - 500;
     }
 
     @Test
