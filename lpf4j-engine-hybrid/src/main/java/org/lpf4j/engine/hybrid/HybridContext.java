@@ -12,6 +12,7 @@ import org.lpf4j.SyncAttr;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
 
@@ -21,7 +22,7 @@ import java.util.Objects;
 /**
  * One process (thread) of a hybrid section. Requests to processes of the same node go to a
  * threads-engine {@link RequestQueue} (indexed by local pid), requests to other nodes to
- * {@link RemoteRequests}. {@link #sync}:
+ * a kit {@link RequestList}. {@link #sync}:
  *
  * <ol>
  *   <li>node-local barrier A (ORs "queued" and "some source is read during the sync");</li>
@@ -53,7 +54,8 @@ final class HybridContext implements Context {
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     final RequestQueue[] queues;
     private RequestQueue pendingOther;
-    final RemoteRequests remote = new RemoteRequests();
+    /** Requests for processes on other nodes; a get's {@code getTag} is where its reply landed in the leader's buffer. */
+    final RequestList remote = new RequestList();
     private long syncs;
 
     HybridContext(Node node, int local, Args args) {
@@ -102,7 +104,7 @@ final class HybridContext implements Context {
                         + node.layout.nodeOf(dstPid) + ", pid " + pid + " on node " + node.node + ") carries its operator to"
                         + " that JVM, so the operator must be Serializable, which " + attr.combiner() + " is not");
             }
-            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
+            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, 0);
         }
     }
 
@@ -234,7 +236,7 @@ final class HybridContext implements Context {
         MemorySegment replies = remote.gets == 0 ? null : link.replies();
         for (int g = 0; g < remote.gets; g++) {
             long size = remote.getSize[g];
-            if (size > 0) MemorySegment.copy(replies, remote.getReplyAt[g], remote.getDestination[g], remote.getDstOffset[g], size);
+            if (size > 0) MemorySegment.copy(replies, remote.getTag[g], remote.getDestination[g], remote.getDstOffset[g], size);
         }
     }
 

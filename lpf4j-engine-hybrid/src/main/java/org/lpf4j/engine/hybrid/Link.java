@@ -7,6 +7,7 @@ import org.lpf4j.engine.mpi.Mpi;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.NativeBuffer;
 import org.lpf4j.engine.mpi.RequestArray;
+import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 
 import java.lang.foreign.Arena;
@@ -221,7 +222,7 @@ final class Link implements AutoCloseable {
         Arrays.fill(replyInBytes, 0);
         HybridContext[] members = local.members;
         for (HybridContext c : members) {
-            RemoteRequests r = c.remote;
+            RequestList r = c.remote;
             for (int i = 0; i < r.puts; i++) outBytes[local.layout.nodeOf(r.putPid[i])] += putBytes(r.putAttr[i], r.putSize[i]);
             for (int i = 0; i < r.gets; i++) {
                 int d = local.layout.nodeOf(r.getPid[i]);
@@ -270,7 +271,7 @@ final class Link implements AutoCloseable {
         long[] replyCursor = replyOutAt; // scratch until serve()
         System.arraycopy(replyInAt, 0, replyCursor, 0, n);
         for (HybridContext c : members) {
-            RemoteRequests r = c.remote;
+            RequestList r = c.remote;
             for (int i = 0; i < r.puts; i++) {
                 int d = local.layout.nodeOf(r.putPid[i]);
                 long h = cursor[d], size = r.putSize[i], at = h + HEADER;
@@ -290,7 +291,7 @@ final class Link implements AutoCloseable {
                 long h = cursor[d], size = r.getSize[i];
                 header(out, h, GET, r.getPid[i], r.getSlot[i], r.getSrcOffset[i], size);
                 cursor[d] = h + HEADER;
-                r.getReplyAt[i] = replyCursor[d];
+                r.getTag[i] = replyCursor[d]; // where the reply will land
                 replyCursor[d] += pad(size);
             }
         }

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 
 import java.lang.foreign.MemorySegment;
@@ -87,7 +88,7 @@ final class Exchange implements AutoCloseable {
      *
      * @return the first destination rule some incoming request broke (the sync must throw it), or null
      */
-    RuntimeException run(Requests q, SlotRegister register) {
+    RuntimeException run(RequestList q, SlotRegister register) {
         countAndExchange(q);
         postReceives();
         pack(q);
@@ -98,7 +99,7 @@ final class Exchange implements AutoCloseable {
         return broken != null ? broken : late;
     }
 
-    private void countAndExchange(Requests q) {
+    private void countAndExchange(RequestList q) {
         Arrays.fill(outBytes, 0);
         Arrays.fill(replyInBytes, 0);
         long[] large = replyOutBytes; // scratch: large-message chunks per destination
@@ -107,7 +108,7 @@ final class Exchange implements AutoCloseable {
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            int attr = q.putAttr[i];
+            int attr = q.putTag[i];
             if (attr >= progress[d]) {
                 for (int j = progress[d]; j <= attr; j++) outBytes[d] += HEADER + pad(combiners.definition(j).length);
                 progress[d] = attr + 1;
@@ -154,7 +155,7 @@ final class Exchange implements AutoCloseable {
         }
     }
 
-    private void pack(Requests q) {
+    private void pack(RequestList q) {
         MemorySegment out = packedOut.atLeast(0);
         long[] at = replyOutAt; // scratch: write cursor per destination
         System.arraycopy(outAt, 0, at, 0, p);
@@ -162,7 +163,7 @@ final class Exchange implements AutoCloseable {
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            int attr = q.putAttr[i];
+            int attr = q.putTag[i];
             if (attr >= combiners.knownBy(d)) {
                 for (int j = combiners.knownBy(d); j <= attr; j++) {
                     byte[] def = combiners.definition(j);
@@ -208,7 +209,7 @@ final class Exchange implements AutoCloseable {
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
             long size = q.putSize[i];
-            if (!isLarge(d, size, q.putAttr[i])) continue;
+            if (!isLarge(d, size, q.putTag[i])) continue;
             MemorySegment src = q.putSource[i];
             if (src.isNative()) {
                 long start = src.address() + q.putSrcOffset[i];
@@ -318,7 +319,7 @@ final class Exchange implements AutoCloseable {
     }
 
     /** Writes the staged and inline puts in order, then this process's gets. */
-    private RuntimeException apply(Requests q, SlotRegister register) {
+    private RuntimeException apply(RequestList q, SlotRegister register) {
         MemorySegment stage = staging.atLeast(0);
         for (int n = 0; n < incoming; n++) {
             if (inPayload[n] < 0 || inSlot[n] < 0) continue;

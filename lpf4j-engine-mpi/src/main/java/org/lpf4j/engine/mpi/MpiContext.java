@@ -11,6 +11,7 @@ import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
 
@@ -53,7 +54,7 @@ final class MpiContext implements Context {
     private final int freeP;
     private final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
-    private final Requests queue = new Requests();
+    private final RequestList queue = new RequestList();
     private final Exchange exchange;
     private final CombinerTable combiners;
     private final Arena arena = Arena.ofShared();
@@ -158,7 +159,7 @@ final class MpiContext implements Context {
                 dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
         int id = attr == MsgAttr.DEFAULT ? -1 : combiners.idOf(attr, RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset,
                 dstPid, dstSlot, dstOffset, size));
-        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, id);
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, id);
     }
 
     @Override
