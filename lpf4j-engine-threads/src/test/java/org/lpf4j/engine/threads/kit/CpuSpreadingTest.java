@@ -152,7 +152,9 @@ class CpuSpreadingTest {
         for (int i = 0; i < 5; i++) {
             int before = Cpus.current();
             assertTrue(before >= 0);
-            assertTrue(Cpus.moveOff(before, new boolean[0], masks));
+            boolean accepted = Cpus.moveOff(before, new boolean[0], masks);
+            assumeTrue(accepted || i > 0, "this system refuses sched_setaffinity");
+            assertTrue(accepted, "the kernel accepted the first move but not move " + i);
             if (Cpus.current() != before) moved++;
             assertEquals(allowed, Cpus.allowed(), "the full affinity is back after the move");
         }
