@@ -9,6 +9,7 @@ import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.engine.threads.kit.QueuePair;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.spi.kit.RequestChecks;
@@ -52,8 +53,7 @@ final class HybridContext implements Context {
     private final int freeP;
     final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
-    final RequestQueue[] queues;
-    private RequestQueue pendingOther;
+    private final QueuePair queues;
     /** Requests for processes on other nodes; a get's {@code getTag} is where its reply landed in the leader's buffer. */
     final RequestList remote = new RequestList();
     private long syncs;
@@ -67,13 +67,7 @@ final class HybridContext implements Context {
         this.figures = node.link == null ? null : HybridProbe.cached(node.layout);
         int cores = node.settings.threads();
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
-        this.queues = new RequestQueue[] {new RequestQueue(0, node.t), new RequestQueue(0, node.t)};
-        publish(0);
-        publish(1);
-    }
-
-    private void publish(int parity) {
-        node.outboxes[parity * node.t + local] = queues[parity].outbox;
+        this.queues = new QueuePair(node.t, node.outboxes, local);
     }
 
     /** Combining puts, also between nodes when their operator is {@link java.io.Serializable}. */
@@ -91,7 +85,7 @@ final class HybridContext implements Context {
 
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
-        RequestQueue q = queues[(int) syncs & 1];
+        RequestQueue q = queues.current(syncs);
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current(), true);
         int l = dstPid - node.base;
@@ -110,7 +104,7 @@ final class HybridContext implements Context {
 
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
-        RequestQueue q = queues[(int) syncs & 1];
+        RequestQueue q = queues.current(syncs);
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current());
         int l = srcPid - node.base;
@@ -124,7 +118,7 @@ final class HybridContext implements Context {
     public void sync(SyncAttr attr) {
         Objects.requireNonNull(attr, "sync: attr");
         enter(SYNC);
-        RequestQueue mine = queues[(int) syncs & 1];
+        RequestQueue mine = queues.current(syncs);
         int all = node.barrier.await(local, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
                 | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0));
         checkIntents(SYNC);
@@ -139,13 +133,7 @@ final class HybridContext implements Context {
             if (node.failed()) throw node.fatal(local);
         }
         syncs++;
-        int next = (int) syncs & 1;
-        if (pendingOther != null && pendingOther.capacity > queues[next].capacity) {
-            queues[next] = pendingOther;
-            publish(next);
-        }
-        queues[next].startSuperstep(syncs);
-        pendingOther = null;
+        queues.advance(syncs);
         remote.clear();
         register.capacity().applyAtSync();
         queueCapacity.applyAtSync();
@@ -220,7 +208,7 @@ final class HybridContext implements Context {
             if (combining == null) MemorySegment.copy(in, Link.payloadAt(in, h), dst, dstOffset, size);
             else RequestChecks.combine(combining, in, Link.payloadAt(in, h), dst, dstOffset, size);
         }
-        RequestQueue own = queues[parity];
+        RequestQueue own = queues.ofParity(parity);
         for (int g = 0, n = own.gets(); g < n; g++) {
             long size = own.getSize(g);
             if (size == 0) continue;
@@ -268,17 +256,8 @@ final class HybridContext implements Context {
     @Override
     public void resizeMessageQueue(long maxMsgs) {
         int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.bytesFor(1) + 2 * 64, RequestQueue.MAX_CAPACITY);
-        int current = (int) syncs & 1;
         try {
-            if (n > queues[current].capacity || n > queues[1 - current].capacity) {
-                RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
-                RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, node.t) : null;
-                if (grown != null) {
-                    queues[current] = grown;
-                    publish(current);
-                }
-                if (other != null) pendingOther = other;
-            }
+            queues.ensure(n, syncs);
             remote.ensure(n);
         } catch (OutOfMemoryError e) {
             throw queueCapacity.outOfMemory(pid, maxMsgs, e);

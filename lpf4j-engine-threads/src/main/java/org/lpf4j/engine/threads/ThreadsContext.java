@@ -9,6 +9,7 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
+import org.lpf4j.engine.threads.kit.QueuePair;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.spi.kit.ProbeHarness;
@@ -47,10 +48,8 @@ final class ThreadsContext implements Context {
 
     // ---- message queue: two RequestQueues, alternating by superstep parity ----
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
-    /** queues[syncs & 1] takes this superstep's requests; the other may still be read by peers. */
-    final RequestQueue[] queues;
-    /** A larger replacement for the other queue, swapped in when it becomes current. */
-    private RequestQueue pendingOther;
+    /** Two queues alternating by superstep parity; peers may still read last superstep's. */
+    private final QueuePair queues;
 
     private long syncs;
     /** rehook calls made so far: numbers the rounds of team.rehooks. */
@@ -63,14 +62,7 @@ final class ThreadsContext implements Context {
         this.freeP = freeP;
         this.args = args;
         this.root = root;
-        this.queues = new RequestQueue[] {new RequestQueue(0, nprocs), new RequestQueue(0, nprocs)};
-        publish(0);
-        publish(1);
-    }
-
-    /** Makes queue {@code parity}'s outbox the one peers read in supersteps of that parity. */
-    private void publish(int parity) {
-        team.outboxes[parity * nprocs + pid] = queues[parity].outbox;
+        this.queues = new QueuePair(nprocs, team.outboxes, pid);
     }
 
     @Override public int pid() { return pid; }
@@ -91,7 +83,7 @@ final class ThreadsContext implements Context {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        RequestQueue q = queues[(int) syncs & 1];
+        RequestQueue q = queues.current(syncs);
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, q.count(), queueCapacity.current(), true);
         q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
@@ -100,7 +92,7 @@ final class ThreadsContext implements Context {
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
-        RequestQueue q = queues[(int) syncs & 1];
+        RequestQueue q = queues.current(syncs);
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
@@ -115,7 +107,7 @@ final class ThreadsContext implements Context {
         Objects.requireNonNull(attr, "sync: attr");
         if (team.failed()) throw team.fatal(pid);
         team.entersSync(pid, syncs + 1);
-        RequestQueue mine = queues[(int) syncs & 1];
+        RequestQueue mine = queues.current(syncs);
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.
         int all = team.barrier.await(pid, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
@@ -134,14 +126,7 @@ final class ThreadsContext implements Context {
             if (team.failed()) throw team.fatal(pid);
         }
         syncs++;
-        // The queue of superstep syncs - 1 was last read before this sync's first barrier.
-        int next = (int) syncs & 1;
-        if (pendingOther != null && pendingOther.capacity > queues[next].capacity) {
-            queues[next] = pendingOther;
-            publish(next);
-        }
-        queues[next].startSuperstep(syncs);
-        pendingOther = null;
+        queues.advance(syncs);
         register.capacity().applyAtSync();
         queueCapacity.applyAtSync();
     }
@@ -174,7 +159,7 @@ final class ThreadsContext implements Context {
                 }
             }
         }
-        RequestQueue own = queues[parity];
+        RequestQueue own = queues.ofParity(parity);
         final ThreadsContext[] members = team.members;
         for (int g = 0, n = own.gets(); g < n; g++) {
             long size = own.getSize(g);
@@ -238,20 +223,10 @@ final class ThreadsContext implements Context {
         // The estimate counts heap only (two queues' arrays); the native records are allocated
         // and an OutOfMemoryError of either becomes LpfOutOfMemoryException with no effect.
         int n = queueCapacity.entries(pid, maxMsgs, 2 * RequestQueue.heapBytesFor(1), RequestQueue.MAX_CAPACITY);
-        int current = (int) syncs & 1;
-        if (n > queues[current].capacity || n > queues[1 - current].capacity) {
-            try {
-                RequestQueue grown = n > queues[current].capacity ? queues[current].grownTo(n) : null;
-                RequestQueue other = n > queues[1 - current].capacity ? new RequestQueue(n, nprocs) : null;
-                if (grown != null) {
-                    queues[current] = grown;
-                    publish(current);
-                }
-                // Peers may still read the other queue (last superstep's): replace it at the next sync.
-                if (other != null) pendingOther = other;
-            } catch (OutOfMemoryError e) {
-                throw queueCapacity.outOfMemory(pid, maxMsgs, e);
-            }
+        try {
+            queues.ensure(n, syncs);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, maxMsgs, e);
         }
         queueCapacity.stage(n); // shrinking (or staying) always succeeds
     }
