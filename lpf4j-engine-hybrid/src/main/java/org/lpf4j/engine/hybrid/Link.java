@@ -46,7 +46,6 @@ final class Link implements AutoCloseable {
     static final int PUT = 1, GET = 2, COMBINE = 3;
     static final long HEADER = 32;
     private static final int TAG_PACKED = 41, TAG_REPLY = 42;
-    private static final int CHUNK = 1 << 30;
 
     private final Mpi mpi;
     private final Context nodes;
@@ -252,11 +251,11 @@ final class Link implements AutoCloseable {
         countsIn.fill((byte) 0);
         MemorySegment inBuf = packedIn.atLeast(in), outBuf = packedOut.atLeast(out), replyBuf = replyIn.atLeast(replies);
         for (int s = 0; s < n; s++) {
-            if (inBytes[s] > 0) irecv(inBuf, inAt[s], inBytes[s], s, TAG_PACKED, early);
-            if (replyInBytes[s] > 0) irecv(replyBuf, replyInAt[s], replyInBytes[s], s, TAG_REPLY, rest);
+            if (inBytes[s] > 0) early.irecv(inBuf, inAt[s], inBytes[s], s, TAG_PACKED, comm);
+            if (replyInBytes[s] > 0) rest.irecv(replyBuf, replyInAt[s], replyInBytes[s], s, TAG_REPLY, comm);
         }
         pack(members, outBuf);
-        for (int d = 0; d < n; d++) if (outBytes[d] > 0) isend(outBuf, outAt[d], outBytes[d], d, TAG_PACKED, rest);
+        for (int d = 0; d < n; d++) if (outBytes[d] > 0) rest.isend(outBuf, outAt[d], outBytes[d], d, TAG_PACKED, comm);
         early.waitAll();
         serve(inBuf);
         rest.waitAll();
@@ -361,7 +360,7 @@ final class Link implements AutoCloseable {
                 }
                 reply += pad(size);
             }
-            if (replyOutBytes[s] > 0) isend(replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY, rest);
+            if (replyOutBytes[s] > 0) rest.isend(replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY, comm);
         }
     }
 
@@ -373,24 +372,6 @@ final class Link implements AutoCloseable {
         }
         incoming[l][k] = h;
         incomingAttr[l][k] = attr;
-    }
-
-    private void isend(MemorySegment buf, long offset, long size, int dest, int tag, RequestArray into) {
-        do {
-            int c = (int) Math.min(size, CHUNK);
-            mpi.isendBytes(buf.address() + offset, c, dest, tag, comm, into.next());
-            offset += c;
-            size -= c;
-        } while (size > 0);
-    }
-
-    private void irecv(MemorySegment buf, long offset, long size, int source, int tag, RequestArray into) {
-        do {
-            int c = (int) Math.min(size, CHUNK);
-            mpi.irecvBytes(buf.address() + offset, c, source, tag, comm, into.next());
-            offset += c;
-            size -= c;
-        } while (size > 0);
     }
 
     @Override

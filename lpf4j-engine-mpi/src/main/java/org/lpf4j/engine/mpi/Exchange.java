@@ -39,8 +39,6 @@ final class Exchange implements AutoCloseable {
     static final int KIND_MASK = 0xff;
     /** Payloads of at least this many bytes to another process travel as their own message. */
     static final long LARGE = 16 * 1024;
-    /** The most bytes one MPI message carries (counts are {@code int}). */
-    static final long CHUNK = 1L << 30;
 
     private final Mpi mpi;
     private final long comm;
@@ -150,8 +148,8 @@ final class Exchange implements AutoCloseable {
         MemorySegment in = packedIn.atLeast(0), replies = replyIn.atLeast(0);
         for (int s = 0; s < p; s++) {
             if (s == pid) continue;
-            if (inBytes[s] > 0) irecv(in, inAt[s], inBytes[s], s, TAG_PACKED, early);
-            if (replyInBytes[s] > 0) irecv(replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY, rest);
+            if (inBytes[s] > 0) early.irecv(in, inAt[s], inBytes[s], s, TAG_PACKED, comm);
+            if (replyInBytes[s] > 0) rest.irecv(replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY, comm);
         }
     }
 
@@ -201,7 +199,7 @@ final class Exchange implements AutoCloseable {
             at[s] = h + HEADER;
         }
         for (int d = 0; d < p; d++) {
-            if (d != pid && outBytes[d] > 0) isend(out, outAt[d], outBytes[d], d, TAG_PACKED);
+            if (d != pid && outBytes[d] > 0) rest.isend(out, outAt[d], outBytes[d], d, TAG_PACKED, comm);
         }
         sending = 0;
         MemorySegment stage = heapLarge > 0 ? sendStaging.atLeast(heapLarge) : null;
@@ -214,10 +212,10 @@ final class Exchange implements AutoCloseable {
             if (src.isNative()) {
                 long start = src.address() + q.putSrcOffset[i];
                 addSending(start, start + size);
-                isend(src, q.putSrcOffset[i], size, d, TAG_LARGE);
+                rest.isend(src, q.putSrcOffset[i], size, d, TAG_LARGE, comm);
             } else {
                 MemorySegment.copy(src, q.putSrcOffset[i], stage, staged, size);
-                isend(stage, staged, size, d, TAG_LARGE);
+                rest.isend(stage, staged, size, d, TAG_LARGE, comm);
                 staged += size;
             }
         }
@@ -305,15 +303,15 @@ final class Exchange implements AutoCloseable {
                     at += pad(size);
                 } else if (valid && dst.isNative() && canReceiveDirectly(dst.address() + offset, size)) {
                     inPayload[n] = -1;
-                    irecv(dst, offset, size, s, TAG_LARGE, rest);
+                    rest.irecv(dst, offset, size, s, TAG_LARGE, comm);
                 } else {
                     inPayload[n] = staged;
                     inFromStaging[n] = true;
-                    irecv(stage, staged, size, s, TAG_LARGE, rest);
+                    rest.irecv(stage, staged, size, s, TAG_LARGE, comm);
                     staged += size;
                 }
             }
-            if (s != pid && replyOutBytes[s] > 0) isend(replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY);
+            if (s != pid && replyOutBytes[s] > 0) rest.isend(replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY, comm);
         }
         return broken;
     }
@@ -386,25 +384,7 @@ final class Exchange implements AutoCloseable {
         inAttr = Arrays.copyOf(inAttr, c);
     }
 
-    private static long chunks(long size) { return Math.max(1, (size + CHUNK - 1) / CHUNK); }
-
-    private void isend(MemorySegment buf, long offset, long size, int dest, int tag) {
-        do {
-            int n = (int) Math.min(size, CHUNK);
-            mpi.isendBytes(buf.address() + offset, n, dest, tag, comm, rest.next());
-            offset += n;
-            size -= n;
-        } while (size > 0);
-    }
-
-    private void irecv(MemorySegment buf, long offset, long size, int source, int tag, RequestArray into) {
-        do {
-            int n = (int) Math.min(size, CHUNK);
-            mpi.irecvBytes(buf.address() + offset, n, source, tag, comm, into.next());
-            offset += n;
-            size -= n;
-        } while (size > 0);
-    }
+    private static long chunks(long size) { return Math.max(1, (size + RequestArray.MAX_MESSAGE - 1) / RequestArray.MAX_MESSAGE); }
 
     @Override
     public void close() {

@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A growable native array of {@code MPI_Request} handles for one wait: {@link #next()} gives the
- * index for the next nonblocking call, {@link #waitAll()} completes them all. Growing copies the
+ * index for the next nonblocking call ({@link #isend}/{@link #irecv} post transfers of any length),
+ * {@link #waitAll()} completes them all. Growing copies the
  * handles (they are values, MPI keeps no pointer to the array). Public for engines layered on this
  * one (the hybrid engine); not for programs.
  */
@@ -35,6 +36,32 @@ public final class RequestArray implements AutoCloseable {
             capacity *= 2;
         }
         return segment.address() + handleSize * count++;
+    }
+
+    /** The most bytes one MPI message carries (counts are {@code int}); longer transfers are split. */
+    public static final long MAX_MESSAGE = 1L << 30;
+
+    /**
+     * Posts {@code MPI_Isend}s of {@code size} bytes at {@code offset} of {@code buf}, in messages of
+     * at most {@link #MAX_MESSAGE} bytes (the receiver posts the same split with {@link #irecv}).
+     */
+    public void isend(MemorySegment buf, long offset, long size, int dest, int tag, long comm) {
+        do {
+            int n = (int) Math.min(size, MAX_MESSAGE);
+            mpi.isendBytes(buf.address() + offset, n, dest, tag, comm, next());
+            offset += n;
+            size -= n;
+        } while (size > 0);
+    }
+
+    /** Posts the {@code MPI_Irecv}s matching {@link #isend} of the same size. */
+    public void irecv(MemorySegment buf, long offset, long size, int source, int tag, long comm) {
+        do {
+            int n = (int) Math.min(size, MAX_MESSAGE);
+            mpi.irecvBytes(buf.address() + offset, n, source, tag, comm, next());
+            offset += n;
+            size -= n;
+        } while (size > 0);
     }
 
     /** Waits for every request posted since the last wait. */
