@@ -132,6 +132,7 @@ public final class MpiLauncher implements ProcessLauncher {
     private static final String REPORTING = "dir=$(mktemp -d \"${TMPDIR:-/tmp}/lpf4j-mpi.XXXXXX\") || exec \"$@\"; "
             + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; \"$@\"; rc=$?; "
             + "if [ \"$rc\" -ne 0 ]; then sleep 0.3; [ -f \"$dir/" + RankGuard.FIRST + "\" ] && cat \"$dir/" + RankGuard.FIRST + "\" >&2; fi; "
+            + "[ -f \"$dir/" + DeathLatch.KEY_FILE + "\" ] && ipcrm -S \"$(cat \"$dir/" + DeathLatch.KEY_FILE + "\")\" 2>/dev/null; "
             + "rm -rf \"$dir\"; exit \"$rc\"";
 
     private List<String> command(int n, List<String> program, boolean reports) {

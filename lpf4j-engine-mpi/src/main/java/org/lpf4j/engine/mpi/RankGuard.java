@@ -19,10 +19,14 @@ import java.util.List;
  * A JVM that ends normally (its shutdown hooks run: return from {@code main}, {@code System.exit},
  * SIGTERM) writes {@code bye} first and the guard ends silently. If the JVM dies without its hooks,
  * the kernel closes the pipe and the guard reads end-of-file. The launcher then kills the other
- * ranks, whose guards wake too; so the guards hold an election: each tries to create the file
- * {@code first} in a directory shared by the job's ranks on this host (exclusive create,
- * {@code set -C}), and only the winner reports. The first death wins: its guard wakes when the
- * kernel closes the dead JVM's pipe, before the launcher has even learned of the death. The
+ * ranks, whose guards wake too, and on a busy machine the dead rank's guard may run last (seen in
+ * CI: Hydra's clean-up beat it). So the ranks of a host share a {@link DeathLatch}, in which the
+ * kernel itself records the first death, before any guard or launcher can notice it; a guard
+ * reports only if the latch names its rank. Where there is no latch (one rank on the host, a
+ * launcher that gives no local ranks, no System V IPC) the guards hold an election instead: each
+ * tries to create the file {@code first} in a directory shared by the job's ranks on this host
+ * (exclusive create, {@code set -C}), and only the winner reports; usually, not surely, the dead
+ * rank's guard wakes first. The
  * report, {@code lpf4j mpi: rank R (pid N on host H) died ...}:
  * <ul>
  *   <li>under {@code lpf run --engine mpi} and the engine's tests ({@link MpiLauncher#commandReportingDeaths})
@@ -32,7 +36,7 @@ import java.util.List;
  *       lost a line written to standard error);</li>
  *   <li>under a launcher started by hand, the directory is {@code lpf4j-mpi-<launcher daemon pid>}
  *       in the temporary directory, and the winner prints its line on standard error (forwarded if
- *       the launcher still reads); a JVM that ends normally removes the directory, and a JVM that
+ *       the launcher still reads); the last of the host's ranks to end normally removes the directory, and a JVM that
  *       starts removes those of jobs whose daemon is gone.</li>
  * </ul>
  * The guard runs in a session of its own ({@code setsid}), so the launcher's clean-up (Hydra
@@ -53,15 +57,23 @@ final class RankGuard {
     /**
      * $1 the message, $2 the election directory, $3 "file" (write the message into the winner's
      * file) or "print" (create it, then print the message on standard error). Without the
-     * directory (another host, or removed) a guard prints.
+     * directory (another host, or removed) a guard prints. $4 the {@link DeathLatch}'s set id, $5 its
+     * result semaphore, $6 the result that names this rank (all empty without a latch): a guard whose
+     * rank the latch names reports without an election; one whose latch names another rank is silent.
      */
-    private static final String SCRIPT = "read -r line; [ \"$line\" = bye ] && exit 0; set -C;"
+    private static final String SCRIPT = "read -r line; [ \"$line\" = bye ] && exit 0; first=;"
+            // With a latch: the kernel recorded the first death; only that rank's guard speaks.
+            + " if [ -n \"$4\" ]; then"
+            + " won=$(ipcs -s -i \"$4\" 2>/dev/null | while read -r n v rest; do [ \"$n\" = \"$5\" ] && echo \"$v\"; done);"
+            + " case \"$won\" in \"$6\") first=yes;; ''|0) ;; *) exit 0;; esac; fi;"
             + " if [ ! -d \"$2\" ]; then printf '%s\\n' \"$1\" >&2;"
-            + " elif [ \"$3\" = file ]; then { printf '%s\\n' \"$1\" > \"$2/" + FIRST + "\"; } 2>/dev/null;"
-            + " elif { : > \"$2/" + FIRST + "\"; } 2>/dev/null; then printf '%s\\n' \"$1\" >&2; fi";
+            + " elif [ \"$3\" = file ]; then if [ -n \"$first\" ]; then printf '%s\\n' \"$1\" > \"$2/" + FIRST + "\";"
+            + " else set -C; { printf '%s\\n' \"$1\" > \"$2/" + FIRST + "\"; } 2>/dev/null; fi;"
+            + " elif [ -n \"$first\" ] || { set -C; : > \"$2/" + FIRST + "\"; } 2>/dev/null; then printf '%s\\n' \"$1\" >&2; fi";
 
     private static OutputStream toGuard;
     private static Path ownDirectory;
+    private static DeathLatch latch;
 
     private RankGuard() {}
 
@@ -97,8 +109,12 @@ final class RankGuard {
                     break;
                 }
             }
+            int[] local = localRank();
+            latch = local == null || !Files.isDirectory(dir) ? null : DeathLatch.join(dir, local[0], local[1]);
             cmd.addAll(List.of("/bin/sh", "-c", SCRIPT, "lpf4j-rank-guard", message, dir.toString(),
-                    launchingSide ? "file" : "print"));
+                    launchingSide ? "file" : "print", latch == null ? "" : Integer.toString(latch.id()),
+                    latch == null ? "" : Integer.toString(latch.result()),
+                    latch == null ? "" : Integer.toString(latch.mark())));
             Process guard = new ProcessBuilder(cmd)
                     .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
@@ -114,14 +130,16 @@ final class RankGuard {
 
     /** This JVM ends normally: the guard ends without a word, and the directory this JVM made goes. */
     private static synchronized void goodbye() {
+        boolean last = latch == null || latch.ended();
         try {
             toGuard.write("bye\n".getBytes(StandardCharsets.US_ASCII));
             toGuard.close();
         } catch (IOException e) {
             // the guard is gone already: nothing to tell it
         }
-        if (ownDirectory != null) {
+        if (ownDirectory != null && last) {
             try {
+                Files.deleteIfExists(ownDirectory.resolve(DeathLatch.KEY_FILE));
                 Files.deleteIfExists(ownDirectory.resolve(FIRST));
                 Files.deleteIfExists(ownDirectory);
             } catch (IOException e) {
@@ -149,7 +167,9 @@ final class RankGuard {
                 boolean running = ProcessHandle.of(pid).map(h -> h.info().startInstant()
                         .map(java.time.Instant::toEpochMilli).orElse(0L) == start).orElse(false);
                 if (running) continue;
+                DeathLatch.removeFor(d);
                 try {
+                    Files.deleteIfExists(d.resolve(DeathLatch.KEY_FILE));
                     Files.deleteIfExists(d.resolve(FIRST));
                     Files.deleteIfExists(d);
                 } catch (IOException e) {
@@ -166,6 +186,23 @@ final class RankGuard {
         for (String v : RANK_VARIABLES) {
             String r = System.getenv(v);
             if (r != null && r.strip().matches("\\d+")) return r.strip();
+        }
+        return null;
+    }
+
+    /**
+     * @return this rank's local id and the number of the job's ranks on its host, as Hydra
+     *         ({@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}) or Open MPI
+     *         ({@code OMPI_COMM_WORLD_LOCAL_RANK}, {@code OMPI_COMM_WORLD_LOCAL_SIZE}) gives them,
+     *         or null if the launcher gives neither
+     */
+    static int[] localRank() {
+        for (String[] v : List.of(new String[] {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+                new String[] {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"})) {
+            String r = System.getenv(v[0]), n = System.getenv(v[1]);
+            if (r != null && n != null && r.strip().matches("\\d{1,6}") && n.strip().matches("\\d{1,6}")) {
+                return new int[] {Integer.parseInt(r.strip()), Integer.parseInt(n.strip())};
+            }
         }
         return null;
     }

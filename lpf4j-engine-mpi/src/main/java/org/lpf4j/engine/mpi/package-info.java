@@ -88,8 +88,10 @@
  * the launcher's business: {@code mpirun} and Hydra end the whole job (measured: under 5 s, see
  * FaultTest), and {@code RankGuard} names the rank under both: a small process per rank, started
  * before {@code MPI_Init}, that reports its JVM's death unless the JVM said goodbye at a normal
- * end (the first death wins an election, so the ranks the launcher kills afterwards are not
- * named); {@code lpf run} prints the report after the launcher has ended. {@code rehook} starts
+ * end. The ranks of a host share a {@code DeathLatch}, a System V semaphore set in which the
+ * kernel records the first death (while the dying process exits, before anything can notice it),
+ * so the ranks the launcher kills afterwards are not named however late the dead rank's guard runs;
+ * {@code lpf run} prints the report after the launcher has ended. {@code rehook} starts
  * with a round of the parent, so a mismatch with a sync fails both sides instead of mixing
  * collectives.
  *

@@ -44,9 +44,12 @@ class FaultTest {
         // only if it still reads (best effort; lpf run's wrapper is the sure way).
         MpiJob.Result r = killed(MpiJob.mpich().byHand());
         assertTrue((r.out() + r.err()).contains("Killed (signal 9)"), r::both);
+        // The dead job's directory and semaphore set wait for the next job's first rank on this host.
+        RankGuard.removeStale(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")));
     }
 
     private static MpiJob.Result killed(MpiJob job) {
+        java.util.Set<String> setsBefore = semaphoreSets();
         MpiJob.Result r = job.run(4, TIMEOUT, FaultMain.class, "kill");
         long end = System.currentTimeMillis();
         assertFalse(r.timedOut(), r::both);
@@ -61,7 +64,28 @@ class FaultTest {
         assertTrue(both.lines().filter(l -> l.startsWith("lpf4j mpi: rank ")).count() == 1,
                 () -> "only the dead rank is named, once: " + r.both());
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+        if (!job.isByHand()) {
+            java.util.Set<String> left = semaphoreSets();
+            left.removeAll(setsBefore);
+            assertTrue(left.isEmpty(), () -> "semaphore sets left behind (lpf run's wrapper removes the job's): " + left);
+        }
         return r;
+    }
+
+    /** @return the keys of the System V semaphore sets that exist now ({@code ipcs -s}) */
+    private static java.util.Set<String> semaphoreSets() {
+        try {
+            Process p = new ProcessBuilder("ipcs", "-s").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            p.waitFor();
+            return out.lines().filter(l -> l.startsWith("0x")).map(l -> l.split("\\s+")[0])
+                    .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test

@@ -68,6 +68,11 @@ public final class MpiJob {
 
     private boolean byHand;
 
+    /** @return whether the launcher starts without lpf run's wrapper ({@link #byHand()}) */
+    public boolean isByHand() {
+        return byHand;
+    }
+
     /** Adds JVM options (e.g. {@code -Dlpf.engine=mpi}); returns this. */
     public MpiJob jvm(String... options) {
         jvmOptions.addAll(List.of(options));
