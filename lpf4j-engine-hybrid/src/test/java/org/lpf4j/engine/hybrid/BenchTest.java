@@ -19,11 +19,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 4 JVMs (MPI engine) and 1 JVM × 4 threads (threads engine), interleaved in rounds
  * ({@code lpf.test.bench.rounds}, default 5) so that load from elsewhere hits all three alike;
  * prints each workload's median over the rounds of the per-round medians ({@link BenchMain}).
+ * {@code lpf.test.bench.hybridJvm} adds JVM options to the hybrid JVMs (to try its settings).
  */
 @EnabledIfSystemProperty(named = "lpf.test.bench", matches = "true")
 class BenchTest {
     /** The same allreduce algorithm on every engine (the library's one-superstep variant). */
     private static final String ALLREDUCE = "-Dlpf.coll.costmodel.allreduce=direct";
+    /** Extra JVM options for the hybrid JVMs only ({@code lpf.test.bench.hybridJvm}, blank-separated): for experiments with its settings. */
+    private static final String[] HYBRID_EXTRA = System.getProperty("lpf.test.bench.hybridJvm", "").isBlank() ? new String[0]
+            : System.getProperty("lpf.test.bench.hybridJvm").strip().split("\\s+");
     private static final Pattern LINE = Pattern.compile("BENCH (\\S+) median_us=([0-9.]+)");
 
     @Test
@@ -32,7 +36,7 @@ class BenchTest {
         Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
         for (int r = 0; r < rounds; r++) {
             collect(results, "hybrid 2x2", MpiJob.openMpi().jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=2",
-                    "-Dlpf.engine.hybrid.probeMillis=100", ALLREDUCE).run(2, Duration.ofMinutes(3), BenchMain.class, "hybrid", "4"));
+                    "-Dlpf.engine.hybrid.probeMillis=100", ALLREDUCE).jvm(HYBRID_EXTRA).run(2, Duration.ofMinutes(3), BenchMain.class, "hybrid", "4"));
             collect(results, "mpi 4", MpiJob.openMpi().jvm(ALLREDUCE).run(4, Duration.ofMinutes(3), BenchMain.class, "mpi", "4", "16384", "false"));
             collect(results, "threads 1x4", MpiJob.openMpi().jvm("-Dlpf.engine.threads.procs=4", ALLREDUCE)
                     .run(1, Duration.ofMinutes(3), BenchMain.class, "threads", "4"));

@@ -64,8 +64,8 @@
  * small-message path needs a count exchange in either design.
  *
  * <p>The engine beside raw MPI in one run ({@link org.lpf4j.engine.mpi.MpiBench}, {@code lpf bench
- * --engine mpi --procs 2,4}: Open MPI 4.1.4, every workload warmed up for 0.6 s, engine and raw
- * batches taking turns, medians of 9; quiet 2-core machine, 3 runs): p = 2 empty sync 0.63-1.34 us
+ * --engine mpi --procs 2,4}: Open MPI 4.1.4, every workload warmed up for 0.6 s (now: at least
+ * 0.6 s and until the JIT is quiet), engine and raw batches taking turns, medians of 9; quiet 2-core machine, 3 runs): p = 2 empty sync 0.63-1.34 us
  * vs {@code MPI_Barrier} 0.48-1.19 us (1.09-1.33x; target at most 2x, and below C LPF's 2.29 us);
  * 1 MiB put + sync 166-183 us = 5.7-6.3 GB/s per process vs {@code MPI_Put} + fence 142-161 us
  * (0.83-0.97x of its bandwidth; target at least 0.9x) and vs {@code MPI_Isend}/{@code MPI_Irecv}
