@@ -113,7 +113,7 @@ public class BenchCommand implements Callable<Integer> {
             }
             out.printf("lpf bench: %s engine, %d cores, machine size >= %d, Java %s%n", Lpf.engine().name(),
                     Runtime.getRuntime().availableProcessors(), maxP, Runtime.version());
-            out.printf("median of %d repetitions per cell, each about %d ms of steps after %d ms of warm-up; "
+            out.printf("median of %d repetitions per cell, each about %d ms of steps after at least %d ms of warm-up and until the JIT is quiet; "
                             + "each cell is its own exec of p processes%n", reps,
                     settings.repetitionNanos() / 1_000_000, settings.warmupNanos() / 1_000_000);
             out.flush();

@@ -16,7 +16,7 @@ import java.util.Arrays;
  * <p>Protocol (the same number of syncs on every process): reserve capacities and register a
  * control word; warm up in batches of 1, 2, 4, ... steps, after each of which process 0 decides
  * and broadcasts (one put per other process, one sync) either "continue" or, once the warm-up
- * time has passed, the number of steps per repetition, chosen from its last batch so that a
+ * time has passed and a batch ran while the JIT compiled nothing, the number of steps per repetition, chosen from its last batch so that a
  * repetition lasts about {@link Settings#repetitionNanos()}; then every process runs
  * {@link Settings#repetitions()} repetitions of that many steps. Process 0's time per step of
  * each repetition is the sample; the median is the result. Finally, after a sync, the step's
@@ -27,6 +27,14 @@ public final class Measurement {
 
     /** Largest warm-up batch; later batches repeat this size. */
     private static final int MAX_BATCH = 1 << 20;
+    /**
+     * After the warm-up time, warming goes on until a batch ran while the JIT compiled nothing, for
+     * at most this many warm-up times more: on 2 cores a compiler thread takes a core from the
+     * processes, and the cells measured while it did had their 99th percentile at 3.7-3.9× their
+     * median instead of 1.3-1.6× (first of 10 runs of {@code lpf bench --procs 2 --runs 10}).
+     */
+    private static final long SETTLE_FACTOR = 10;
+
     /** Upper bound of steps per repetition (a guard against a clock that did not advance). */
     private static final long MAX_STEPS = 100_000_000L;
 
@@ -67,13 +75,15 @@ public final class Measurement {
             ctx.sync();
 
             long warmupEnd = System.nanoTime() + settings.warmupNanos();
+            long settleEnd = warmupEnd + SETTLE_FACTOR * settings.warmupNanos();
             long stepsPerRepetition = 0;
             for (int batch = 1; stepsPerRepetition == 0; batch = Math.min(2 * batch, MAX_BATCH)) {
+                long compiled = leader ? compilationMillis() : 0;
                 long t0 = System.nanoTime();
                 for (int i = 0; i < batch; i++) step.run();
                 long t1 = System.nanoTime();
                 long decision = 0;
-                if (leader && t1 >= warmupEnd) {
+                if (leader && warmedUp(t1, warmupEnd, settleEnd, compilationMillis() == compiled)) {
                     double perStep = Math.max(1.0, (double) (t1 - t0) / batch);
                     decision = Math.clamp((long) Math.ceil(settings.repetitionNanos() / perStep), 1L, MAX_STEPS);
                 }
@@ -102,6 +112,25 @@ public final class Measurement {
             ctx.deregister(controlSlot);
             return samples;
         }
+    }
+
+    /**
+     * The leader's warm-up rule.
+     *
+     * @param now       the end of the last warm-up batch
+     * @param warmupEnd the end of the warm-up time
+     * @param settleEnd the latest end of the warm-up
+     * @param jitQuiet  whether the JIT compiled nothing during the last batch
+     * @return whether the warm-up is over
+     */
+    static boolean warmedUp(long now, long warmupEnd, long settleEnd, boolean jitQuiet) {
+        return now >= warmupEnd && (jitQuiet || now >= settleEnd);
+    }
+
+    /** @return the JIT's total compilation time in this JVM so far, ms (-1 if the JVM does not say) */
+    private static long compilationMillis() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** Process 0's {@code value} becomes every process's return value; one sync. */
