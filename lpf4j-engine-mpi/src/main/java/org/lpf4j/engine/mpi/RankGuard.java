@@ -36,8 +36,8 @@ import java.util.List;
  *       lost a line written to standard error);</li>
  *   <li>under a launcher started by hand, the directory is {@code lpf4j-mpi-<launcher daemon pid>}
  *       in the temporary directory, and the winner prints its line on standard error (forwarded if
- *       the launcher still reads); the last of the host's ranks to end normally removes the directory, and a JVM that
- *       starts removes those of jobs whose daemon is gone.</li>
+ *       the launcher still reads); the last of the host's ranks to end normally removes the
+ *       directory, and a JVM that starts removes those of jobs whose daemon is gone.</li>
  * </ul>
  * The guard runs in a session of its own ({@code setsid}), so the launcher's clean-up (Hydra
  * SIGKILLs the process group of every rank it started) does not kill it; it ends as soon as it has
@@ -128,7 +128,10 @@ final class RankGuard {
         Runtime.getRuntime().addShutdownHook(new Thread(RankGuard::goodbye, "lpf-mpi-rank-guard"));
     }
 
-    /** This JVM ends normally: the guard ends without a word, and the directory this JVM made goes. */
+    /**
+     * This JVM ends normally: its death is no longer to be recorded, the guard ends without a word,
+     * and the last of the host's ranks to end removes the directory (and the latch removed itself).
+     */
     private static synchronized void goodbye() {
         boolean last = latch == null || latch.ended();
         try {
