@@ -29,7 +29,9 @@ import java.util.Objects;
  *   <li>node-local barrier A (ORs "queued" and "some source is read during the sync");</li>
  *   <li>the leader (local process 0) does the node's round with the other nodes
  *       ({@link Link#round}) while the others wait in barrier B, which the leader enters with
- *       "there is remote work";</li>
+ *       "there is remote work"; when the node queued nothing and MPI lets any thread call it
+ *       ({@link Node#roundByLastArriver}), the last process to arrive at barrier A does the round
+ *       inside it instead, and there is no barrier B;</li>
  *   <li>each process writes its own memory: node-local puts pulled from the other local
  *       processes' outboxes, then the puts from other nodes in the order the leader listed
  *       them (by source node), then its gets (node-local ones copied from the owner's memory,
@@ -37,7 +39,8 @@ import java.util.Objects;
  *       thread, in a fixed order: a serialisation;</li>
  *   <li>barrier C only when some node-local request reads its source during the sync.</li>
  * </ol>
- * An empty superstep costs two node-local barriers and one {@code MPI_Allreduce} over the nodes.
+ * An empty superstep costs one node-local barrier (two when MPI is only FUNNELED, or the node
+ * barrier is the dissemination one) and one {@code MPI_Allreduce} over the nodes.
  * Combining puts ({@link MsgAttr#combining}) take the same paths; one to another node carries its
  * operator, which must then be {@link java.io.Serializable} (the collectives' operators are).
  * Nothing here allocates on put, get or sync (a combining attribute is serialized once per
@@ -119,10 +122,18 @@ final class HybridContext implements Context {
         Objects.requireNonNull(attr, "sync: attr");
         enter(SYNC);
         RequestQueue mine = queues.current(syncs);
-        int all = node.barrier.await(local, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
-                | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0));
-        checkIntents(SYNC);
-        all |= leaderRound();
+        int flags = (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0) | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0);
+        int all;
+        if (node.roundByLastArriver) {
+            all = node.barrier.await(local, flags, node.syncRound);
+            if ((all & Node.ALL_SYNCING) == 0) checkIntents(SYNC); // someone entered a rehook: its intent stays
+            if ((all & Node.LEADER_ROUND) != 0) all |= leaderRound();
+            all &= ~(Node.ALL_SYNCING | Node.LEADER_ROUND);
+        } else {
+            all = node.barrier.await(local, flags);
+            checkIntents(SYNC);
+            all |= leaderRound();
+        }
         if (all != 0) {
             try {
                 executeRequestsToMe((int) syncs & 1);
@@ -164,17 +175,7 @@ final class HybridContext implements Context {
     private int leaderRound() {
         if (node.link == null) return 0; // a node-local section (HybridProbe's intra-node level): no other node
         if (local != 0) return node.barrier.await(local, 0);
-        int flags = 0;
-        try {
-            if (node.link.round()) flags = SuperstepBarrier.QUEUED;
-        } catch (FatalException e) {
-            node.fail("another node ended the section: " + e.getMessage(), null);
-            throw node.fatal(local);
-        } catch (RuntimeException | Error e) {
-            node.fail(node.who(local) + " (the node's leader) could not exchange with the other nodes: " + e, e);
-            throw node.fatal(local);
-        }
-        return node.barrier.await(local, flags);
+        return node.barrier.await(local, node.round(local));
     }
 
     /** Node-local puts to this process, then remote puts to it, then its gets. */

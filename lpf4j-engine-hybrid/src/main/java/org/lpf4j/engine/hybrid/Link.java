@@ -77,6 +77,7 @@ final class Link implements AutoCloseable {
      */
     Link(Mpi mpi, Context nodes) {
         this.mpi = mpi;
+        this.anyThread = mpi.queryThread() >= Mpi.THREAD_SERIALIZED;
         this.nodes = nodes;
         this.me = nodes.pid();
         this.n = nodes.nprocs();
@@ -96,6 +97,12 @@ final class Link implements AutoCloseable {
         replyInBytes = new long[n]; replyInAt = new long[n]; replyOutBytes = new long[n]; replyOutAt = new long[n];
         cursor = new long[n];
     }
+
+    /** Whether MPI lets any thread of the node call it, one at a time ({@code MPI_THREAD_SERIALIZED} or more). */
+    private final boolean anyThread;
+
+    /** @return whether any local process may do the round (MPI granted {@code MPI_THREAD_SERIALIZED} or more), not only local process 0 */
+    boolean anyThreadMayRound() { return anyThread; }
 
     /** @return the node-level context (an MPI-engine section, pid = node) */
     Context nodes() { return nodes; }
@@ -210,7 +217,8 @@ final class Link implements AutoCloseable {
     MemorySegment replies() { return replyIn.atLeast(0); }
 
     /**
-     * The leader's round (see the class comment). Throws {@link org.lpf4j.FatalException} when
+     * The node's round (see the class comment), by the leader or by whichever local process the
+     * barrier lets do it (all have arrived, so their requests are published). Throws {@link org.lpf4j.FatalException} when
      * another node has ended.
      *
      * @return whether any local process has puts from other nodes or replies to apply

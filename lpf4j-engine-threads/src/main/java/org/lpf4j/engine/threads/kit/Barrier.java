@@ -24,6 +24,8 @@ abstract class BarrierRelease extends BarrierPadBetween {
     volatile long generation;
     /** Sum of the contributions of the last completed round; published by the generation write. */
     long lastSum;
+    /** The bits the last arriver's work added in the last completed round; published by the generation write. */
+    int lastExtra;
 }
 
 /** Keeps the release word off the cache lines of whatever the JVM allocates after a barrier. */
@@ -94,20 +96,34 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
      */
     @Override
     public int await(int pid, int flags) {
+        return await(pid, flags, null);
+    }
+
+    @Override
+    public boolean hasLastArriver() { return true; }
+
+    /** {@inheritDoc} The bits are summed as in {@link #await(int, int)}. */
+    @Override
+    public int await(int pid, int flags, LastArrival last) {
         final long gen = generationVolatile(); // cannot advance before this party arrives
         long add = 1 + ((flags & QUEUED) != 0 ? 1L << COUNT_BITS : 0) + ((flags & UNBUFFERED) != 0 ? 1L << 2 * COUNT_BITS : 0);
         long now = (long) ARRIVALS.getAndAdd(this, add) + add;
-        long sums;
         if ((now & COUNT_MASK) == parties) {
             setArrivalsVolatile(0);
-            lastSum = now >>> COUNT_BITS; // plain: published by the volatile generation write below
+            long sums = now >>> COUNT_BITS;
+            int extra = last == null ? 0 : last.run(pid, bits(sums));
+            lastSum = sums; // plain: published by the volatile generation write below
+            lastExtra = extra;
             setGenerationVolatile(gen + 1);
             waiting.wakeParked();
-            sums = now >>> COUNT_BITS;
-        } else {
-            waiting.await(released, pid, gen + 1, gen, 0);
-            sums = lastSum; // published by the generation write; not overwritten before all have read it
+            return bits(sums) | extra;
         }
+        waiting.await(released, pid, gen + 1, gen, 0);
+        // Published by the generation write; not overwritten before all have read them.
+        return bits(lastSum) | lastExtra;
+    }
+
+    private static int bits(long sums) {
         return ((sums & COUNT_MASK) != 0 ? QUEUED : 0) | ((sums >>> COUNT_BITS) != 0 ? UNBUFFERED : 0);
     }
 

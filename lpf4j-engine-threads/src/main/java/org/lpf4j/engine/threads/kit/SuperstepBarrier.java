@@ -27,6 +27,43 @@ public interface SuperstepBarrier {
     int await(int pid, int flags);
 
     /**
+     * Work the last process to arrive does before it releases the others (see
+     * {@link #await(int, int, LastArrival)}). Must not allocate if the sync path is to stay
+     * allocation-free.
+     */
+    @FunctionalInterface
+    interface LastArrival {
+        /**
+         * @param pid   the last arriver
+         * @param flags the OR of all processes' bits
+         * @return further bits for every process's result (0 for none)
+         */
+        int run(int pid, int flags);
+    }
+
+    /** @return whether this barrier has a last arriver, so that {@link #await(int, int, LastArrival)} works */
+    default boolean hasLastArriver() {
+        return false;
+    }
+
+    /**
+     * Arrives and waits for all processes, and the last to arrive runs {@code last} before it
+     * releases the others: the round's work is done by a process that is running anyway, instead
+     * of a fixed one the others wake. If {@code last} throws, the round is not released (the
+     * waiters leave as the contract says once the team has failed, so {@code last} must fail the
+     * team before it throws).
+     *
+     * @param pid   the arriving process
+     * @param flags this process's bits
+     * @param last  the last arriver's work
+     * @return the OR of all processes' bits and of what {@code last} returned
+     * @throws UnsupportedOperationException if {@link #hasLastArriver()} is false
+     */
+    default int await(int pid, int flags, LastArrival last) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no last arriver");
+    }
+
+    /**
      * @param round a round number (the first round is 1)
      * @return whether every process has entered round {@code round} (so that it will complete)
      */
