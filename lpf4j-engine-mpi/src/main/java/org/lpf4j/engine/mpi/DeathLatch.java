@@ -174,15 +174,6 @@ final class DeathLatch {
         return local + 1;
     }
 
-    /** @return the first dead rank's local id + 1, 0 if none died, or -1 if the set is gone */
-    int firstDead() {
-        try {
-            return (int) SEMCTL.invokeExact(id, result(), GETVAL);
-        } catch (Throwable t) {
-            return -1;
-        }
-    }
-
     /** Removes the set (the other ranks' waiting threads return). */
     void remove() {
         try {
