@@ -43,6 +43,13 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
 
     /**
      * @param t a node's threads
+     * @return whether the node's threads keep apart on the CPUs ({@code CpuSpreading}): when the node
+     *         has the host to itself, or the host's node JVMs together have no more threads than cores
+     */
+    boolean spreadsCpus(int t) { return sharers == 1 || competing(t) <= Runtime.getRuntime().availableProcessors(); }
+
+    /**
+     * @param t a node's threads
      * @return the node-local barrier's kind: the threads kit's choice, except central when the
      *         host's JVMs together have more threads than cores (a dissemination barrier then waits
      *         on descheduled partners round after round)
