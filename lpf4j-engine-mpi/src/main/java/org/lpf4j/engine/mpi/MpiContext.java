@@ -173,10 +173,24 @@ final class MpiContext implements Context {
 
     @Override
     public void sync(SyncAttr attr) {
+        syncCarrying(0);
+    }
+
+    /** Bits of the round's word above the engine's own, carried for a layered engine ({@link MpiEngine#syncCarrying}). */
+    static final int CARRIED_SHIFT = 16;
+
+    /**
+     * A sync whose allreduce also ORs {@code carried} over the processes.
+     *
+     * @param carried bits below {@code 1 << (63 - CARRIED_SHIFT)}
+     * @return the OR of every process's {@code carried}
+     */
+    long syncCarrying(long carried) {
         if (ended) throw fatal("sync");
         RuntimeException broken = null;
+        long all;
         try {
-            long all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0));
+            all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0) | carried << CARRIED_SHIFT);
             if ((all & (ENDING | IN_REHOOK)) != 0) {
                 endRound(SYNCING, null);
                 throw fatal("sync");
@@ -189,6 +203,7 @@ final class MpiContext implements Context {
             superstep++;
         }
         if (broken != null) throw broken;
+        return all >>> CARRIED_SHIFT;
     }
 
     private long allreduceWord(long mine) {

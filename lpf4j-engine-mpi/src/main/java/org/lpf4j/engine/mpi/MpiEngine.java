@@ -108,6 +108,26 @@ public final class MpiEngine {
     }
 
     /**
+     * For engines layered on this one (the hybrid engine) only: {@code ctx.sync()}, whose one
+     * {@code MPI_Allreduce} also ORs {@code bits} over the section's processes, so that such an
+     * engine learns whether any process has traffic of its own without a round of its own. Same
+     * cost as {@code sync()}; throws what {@code sync()} throws.
+     *
+     * @param ctx  the context an MPI-engine section passed to its SPMD function
+     * @param bits this process's bits, {@code 0 <= bits < 2^47}
+     * @return the OR of every process's {@code bits}
+     */
+    public static long syncCarrying(org.lpf4j.Context ctx, long bits) {
+        if (!(ctx instanceof MpiContext m)) {
+            throw new IllegalArgumentException("MpiEngine.syncCarrying(" + ctx + "): not a context of an MPI-engine section");
+        }
+        if (bits < 0 || bits >>> (63 - MpiContext.CARRIED_SHIFT) != 0) {
+            throw new IllegalArgumentException("MpiEngine.syncCarrying: bits " + bits + " outside [0, 2^" + (63 - MpiContext.CARRIED_SHIFT) + ")");
+        }
+        return m.syncCarrying(bits);
+    }
+
+    /**
      * @param path a libmpi path or soname, or empty for the usual sonames
      * @return whether that library is installed (looked up on disk; nothing is loaded)
      */
