@@ -17,7 +17,7 @@ import java.util.Arrays;
  * exchange (each process puts 64 KiB / p to every process), beside raw MPI through the same
  * binding on the same communicator: {@code MPI_Barrier}, and {@code MPI_Put} of 1 MiB +
  * {@code MPI_Win_fence} (and, for information, {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB, which
- * is what the engine's transfer of a large put is). Every workload is warmed up for 0.6 s, then timed in batches of about 25 ms
+ * is what the engine's transfer of a large put is). Every workload is warmed up for 0.6 s of work (pausing now and then so that the JIT gets the cores), then timed in batches of about 25 ms
  * (pid 0's clock); an engine workload and its raw counterpart alternate batch by batch, so their
  * ratio compares the two under the same conditions. Prints the medians of {@code reps} batches and
  * the ratios.
@@ -151,7 +151,8 @@ public final class MpiBench {
         }
 
         /**
-         * Runs {@code op} in growing chunks for pid 0's warm-up time, then in whole batches until,
+         * Runs {@code op} in growing chunks for pid 0's warm-up time (of work, with pauses for the JIT
+         * between, see {@link #nap}), then in whole batches until,
          * on every process, a batch ran with no JIT compilation going on and within
          * {@value #STABLE_PERCENT}% of the batch before (at most {@link #SETTLE_NANOS} more). The
          * JIT compiles a workload's path only when its compiler threads get a core, and with every
@@ -162,20 +163,29 @@ public final class MpiBench {
          * @return the steps of one batch, the same on every process
          */
         private int warm(Runnable op) {
-            long t0 = System.nanoTime(), done = 0;
+            long worked = 0, done = 0, sinceNap = 0;
             int steps;
             for (int chunk = 1; ; chunk = Math.min(chunk * 2, 4096)) {
+                long c0 = System.nanoTime();
                 for (int i = 0; i < chunk; i++) op.run();
                 done += chunk;
-                long elapsed = System.nanoTime() - t0;
-                if (agree(elapsed >= WARM_NANOS / divisor ? 1 : 0) == 1) {
-                    steps = (int) agree(Math.max(1, Math.min(1 << 24, BATCH_NANOS / divisor * done / Math.max(1, elapsed))));
+                long took = System.nanoTime() - c0;
+                worked += took;
+                sinceNap += took;
+                long decision = agree(worked >= WARM_NANOS / divisor ? WARM : sinceNap >= NAP_EVERY_NANOS ? NAP : 0);
+                if (decision == WARM) {
+                    steps = (int) agree(Math.max(1, Math.min(1 << 24, BATCH_NANOS / divisor * done / Math.max(1, worked))));
                     break;
+                }
+                if (decision == NAP) {
+                    nap();
+                    sinceNap = 0;
                 }
             }
             long settleEnd = System.nanoTime() + SETTLE_NANOS / divisor;
             double previous = batch(op, steps);
             while (true) {
+                nap();
                 long compiling = compilationMillis();
                 double t = batch(op, steps);
                 boolean settled = compilationMillis() == compiling
@@ -183,6 +193,26 @@ public final class MpiBench {
                 boolean timeUp = System.nanoTime() > settleEnd;
                 if (anyOf(!settled) == 0 || agree(timeUp ? 1 : 0) == 1) return steps;
                 previous = t;
+            }
+        }
+
+        private static final long WARM = 2, NAP = 1;
+        /**
+         * Every process pauses {@value #NAP_MILLIS} ms, together, after each {@link #NAP_EVERY_NANOS}
+         * of warm-up work and before each settling batch: the JIT compiles only when its threads
+         * get a core, and with every process polling on 2 cores they hardly did. Measured: an
+         * 8-byte put + sync at p = 2 still ran at 7-42 µs per step after a warm-up without pauses
+         * (three runs), at 2.4-3.4 µs once compiled.
+         */
+        private static final long NAP_EVERY_NANOS = 20_000_000L, NAP_MILLIS = 10;
+
+        /** All processes sleep together: the barrier first, so nobody polls while another sleeps. */
+        private void nap() {
+            mpi.barrier(comm);
+            try {
+                Thread.sleep(NAP_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 
