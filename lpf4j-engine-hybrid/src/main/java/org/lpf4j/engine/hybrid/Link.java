@@ -23,22 +23,26 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  *
  * <ol>
  *   <li>The node-level context's {@code sync} (an MPI-engine section whose processes are the
- *       nodes), through {@link MpiEngine#syncCarrying}: its one {@code MPI_Allreduce} also ORs
- *       whether any node sends anything. <b>An empty superstep costs that one allreduce.</b> That
- *       sync is also where a node that ended (returned, threw, lost a process) is noticed: it
- *       throws {@link org.lpf4j.FatalException}, and the MPI engine's end round carries who failed
- *       and why to pid 0.</li>
- *   <li>If some node sends: an {@code MPI_Alltoall} of the packed sizes on a communicator of the
- *       link's own, then one packed message per destination node ({@code MPI_Isend}/{@code MPI_Irecv}),
- *       every header and put payload of every local process for that node together; then the gets
- *       addressed to this node are served from local memory (before any process writes in this
- *       sync) and one reply message per requesting node is sent.</li>
+ *       nodes), through {@link MpiEngine#syncCarrying}: its one {@code MPI_Allreduce} also carries
+ *       every node's packed size for every other node (n × (n − 1) words, up to
+ *       {@link HybridSettings#sizesInAllreduceUpTo} nodes, 16 by default; beyond, a "some node sends" word, and an
+ *       {@code MPI_Alltoall} of the sizes follows when it is set). <b>An empty superstep costs that
+ *       one allreduce.</b> That sync is also where a node that ended (returned, threw, lost a
+ *       process) is noticed: it throws {@link org.lpf4j.FatalException}, and the MPI engine's end
+ *       round carries who failed and why to pid 0.</li>
+ *   <li>If this node sends or receives: one packed message per destination node on a
+ *       communicator of the link's own ({@code MPI_Isend}/{@code MPI_Irecv}), every header and put
+ *       payload of every local process for that node together; then the gets addressed to this
+ *       node are served from local memory (before any process writes in this sync) and one reply
+ *       message per requesting node is sent.</li>
  * </ol>
- * So a superstep with data costs an allreduce, an alltoall and, per node pair, one packed
- * message and (with gets) one reply: not one per thread pair. (Sending the sizes as puts of the
- * node-level context cost a message round more: 2 nodes x 2 threads on 2 cores, 8-byte put + sync
- * 22.7 against 17.5 µs, 64 KiB total exchange 62 against 51 µs.) Incoming puts are left in the receive buffer, listed per destination
- * process; each process applies its own
+ * So a superstep with data costs one allreduce and, per node pair, one packed message and (with
+ * gets) one reply: not one per thread pair. Measured, 2 nodes × 2 threads on 2 cores (medians of
+ * 3 or 7 rounds of the hybrid {@code BenchTest}): the sizes as 8-byte puts through the MPI engine's
+ * own exchange cost a message round more (8-byte put + sync 22.7 µs), a separate alltoall a
+ * collective more (17.5-19.0 µs); in the allreduce it takes 15.3-15.6 µs, and an empty sync, whose
+ * allreduce then carries 4 words more, 6.5-6.8 µs against 6.1-6.4. Incoming puts are left in the receive buffer, listed per destination process; each
+ * process applies its own
  * ({@link #incoming}).
  */
 final class Link implements AutoCloseable {
@@ -51,10 +55,18 @@ final class Link implements AutoCloseable {
     private final long comm;
     private final int me, n;
     private final Arena arena = Arena.ofShared();
-    /** Packed bytes this node sends to / receives from each node this superstep. */
+    /** Whether this link's sizes travel in the allreduce ({@link HybridSettings#sizesInAllreduceUpTo}). */
+    private final boolean sizesInAllreduce;
+    /**
+     * The words carried by the node-level sync: the size matrix without its diagonal (a node sends
+     * nothing to itself through MPI), row = sender, n × (n − 1) words; or the one "sends" word.
+     * Without the diagonal, 2 nodes carry 2 words (24 bytes with the engine's word): measured on 2
+     * cores (2 nodes × 2 threads, Open MPI), an empty sync took 6.2-6.3 µs so, and 6.5-7.0 µs with
+     * the whole 2 × 2 matrix (40 bytes); why 16 bytes more cost that much is not known.
+     */
+    private final MemorySegment carried;
+    /** Packed bytes this node sends to / receives from each node (the alltoall, when they do not travel in the allreduce). */
     private final MemorySegment countsIn, countsOut;
-    /** The bit a node that sends anything sets in the node-level sync ({@link MpiEngine#syncCarrying}). */
-    private static final long SENDS = 1;
     private final NativeBuffer packedOut = new NativeBuffer(), packedIn = new NativeBuffer(),
             replyOut = new NativeBuffer(), replyIn = new NativeBuffer();
     private final RequestArray early, rest;
@@ -74,9 +86,10 @@ final class Link implements AutoCloseable {
     /**
      * Collective over the nodes (one {@code MPI_Comm_dup}).
      *
-     * @param nodes the node-level context (an MPI-engine section, pid = node)
+     * @param nodes    the node-level context (an MPI-engine section, pid = node)
+     * @param settings where {@link HybridSettings#sizesInAllreduceUpTo} comes from
      */
-    Link(Mpi mpi, Context nodes) {
+    Link(Mpi mpi, Context nodes, HybridSettings settings) {
         this.mpi = mpi;
         this.anyThread = mpi.queryThread() >= Mpi.THREAD_SERIALIZED;
         this.nodes = nodes;
@@ -84,6 +97,9 @@ final class Link implements AutoCloseable {
         this.n = nodes.nprocs();
         this.comm = mpi.dup(MpiEngine.communicator(nodes));
         mpi.setErrorsReturn(comm);
+        this.sizesInAllreduce = n <= settings.sizesInAllreduceUpTo();
+        carried = arena.allocate(sizesInAllreduce ? 8L * n * (n - 1) : 8, 8);
+        MpiEngine.carryWords(nodes, (int) (carried.byteSize() / 8));
         countsIn = arena.allocate(8L * n, 8);
         countsOut = arena.allocate(8L * n, 8);
         early = new RequestArray(mpi, n);
@@ -232,16 +248,9 @@ final class Link implements AutoCloseable {
                 replyInBytes[d] += pad(r.getSize[i]);
             }
         }
-        boolean sends = false;
-        for (int d = 0; d < n; d++) {
-            countsOut.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
-            sends |= outBytes[d] > 0;
-        }
-        if (MpiEngine.syncCarrying(nodes, sends ? SENDS : 0) == 0) return false;
-        mpi.alltoallBytes(countsOut, countsIn, 8, comm);
+        if (!exchangeSizes()) return false;
         long in = 0, out = 0, replies = 0;
         for (int s = 0; s < n; s++) {
-            inBytes[s] = countsIn.getAtIndex(ValueLayout.JAVA_LONG, s);
             inAt[s] = in;
             in += inBytes[s];
             outAt[s] = out;
@@ -263,6 +272,37 @@ final class Link implements AutoCloseable {
         for (int l = 0; l < local.t; l++) work |= incomingCount[l] > 0 || members[l].remote.gets > 0;
         return work;
     }
+
+    /**
+     * The node-level sync, and with it (or after it) the packed sizes: fills {@link #inBytes}.
+     *
+     * @return whether this node sends or receives anything
+     */
+    private boolean exchangeSizes() {
+        boolean sends = false;
+        for (int d = 0; d < n; d++) sends |= outBytes[d] > 0;
+        if (sizesInAllreduce) {
+            carried.fill((byte) 0);
+            for (int d = 0; d < n; d++) if (d != me) carried.setAtIndex(ValueLayout.JAVA_LONG, sizeIndex(me, d), outBytes[d]);
+            MpiEngine.syncCarrying(nodes, carried);
+            boolean receives = false;
+            for (int s = 0; s < n; s++) {
+                inBytes[s] = s == me ? 0 : carried.getAtIndex(ValueLayout.JAVA_LONG, sizeIndex(s, me));
+                receives |= inBytes[s] > 0;
+            }
+            return sends || receives;
+        }
+        carried.set(ValueLayout.JAVA_LONG, 0, sends ? 1 : 0);
+        MpiEngine.syncCarrying(nodes, carried);
+        if (carried.get(ValueLayout.JAVA_LONG, 0) == 0) return false;
+        for (int d = 0; d < n; d++) countsOut.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
+        mpi.alltoallBytes(countsOut, countsIn, 8, comm);
+        for (int s = 0; s < n; s++) inBytes[s] = countsIn.getAtIndex(ValueLayout.JAVA_LONG, s);
+        return true;
+    }
+
+    /** @return the index of "sender {@code s} to node {@code d}" ({@code s != d}) in the carried size matrix */
+    private long sizeIndex(int s, int d) { return (long) s * (n - 1) + (d < s ? d : d - 1); }
 
     /** Packs every local process's remote requests, by destination node; records where each get's reply lands. */
     private void pack(HybridContext[] members, MemorySegment out) {

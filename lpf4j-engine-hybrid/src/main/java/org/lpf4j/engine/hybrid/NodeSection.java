@@ -33,7 +33,7 @@ final class NodeSection implements Spmd {
     @Override
     public void run(Context nodes) {
         Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
-        Link link = new Link(mpi, nodes);
+        Link link = new Link(mpi, nodes, settings);
         FatalException failure;
         try {
             if (!settings.perRank()) link.checkOneRankPerHost();

@@ -23,7 +23,7 @@ final class Rehook {
         if (local == 0) {
             try {
                 parent.link.nodes().rehook(childNodes -> {
-                    Link link = new Link(Mpi.load(MpiEngine.LIBRARY.get()), childNodes);
+                    Link link = new Link(Mpi.load(MpiEngine.LIBRARY.get()), childNodes, parent.settings);
                     FatalException failure;
                     try {
                         Node child = new Node(parent.layout, parent.node, link, parent.settings);

@@ -59,6 +59,10 @@ final class MpiContext implements Context {
     private final CombinerTable combiners;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment word, statuses;
+    /** The round's word and a layered engine's words ({@link #carryWords}), sent and received. */
+    private final NativeBuffer carried = new NativeBuffer();
+    /** Words of a layered engine every round carries ({@link #carryWords}); 0: none. */
+    private int carriedWords;
     private long superstep;
     private boolean ended;
     private String failure;
@@ -173,24 +177,33 @@ final class MpiContext implements Context {
 
     @Override
     public void sync(SyncAttr attr) {
-        syncCarrying(0);
+        syncCarrying(MemorySegment.NULL);
     }
 
-    /** Bits of the round's word above the engine's own, carried for a layered engine ({@link MpiEngine#syncCarrying}). */
-    static final int CARRIED_SHIFT = 16;
+    /** @return the longs every round carries for a layered engine */
+    int carriedWords() { return carriedWords; }
 
     /**
-     * A sync whose allreduce also ORs {@code carried} over the processes.
-     *
-     * @param carried bits below {@code 1 << (63 - CARRIED_SHIFT)}
-     * @return the OR of every process's {@code carried}
+     * From the next round on, every round's allreduce carries {@code words} longs of a layered
+     * engine beside the engine's word ({@link MpiEngine#carryWords}); every process sets the same.
      */
-    long syncCarrying(long carried) {
+    void carryWords(int words) {
+        carriedWords = words;
+        carried.atLeast(16L * (words + 1));
+    }
+
+    /**
+     * A sync whose allreduce also ORs {@code words} (longs) over the processes, in place
+     * ({@link MpiEngine#syncCarrying}).
+     *
+     * @param words this process's words in, everyone's OR out ({@link #carryWords} of them), or
+     *              {@code MemorySegment.NULL} (zeros are carried)
+     */
+    void syncCarrying(MemorySegment words) {
         if (ended) throw fatal("sync");
         RuntimeException broken = null;
-        long all;
         try {
-            all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0) | carried << CARRIED_SHIFT);
+            long all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0), words);
             if ((all & (ENDING | IN_REHOOK)) != 0) {
                 endRound(SYNCING, null);
                 throw fatal("sync");
@@ -203,13 +216,29 @@ final class MpiContext implements Context {
             superstep++;
         }
         if (broken != null) throw broken;
-        return all >>> CARRIED_SHIFT;
     }
 
-    private long allreduceWord(long mine) {
-        word.set(ValueLayout.JAVA_LONG, 0, mine);
-        mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
-        return word.get(ValueLayout.JAVA_LONG, 8);
+    private long allreduceWord(long mine) { return allreduceWord(mine, MemorySegment.NULL); }
+
+    /**
+     * One round: the OR of every process's word, and of the carried words (a layered engine's,
+     * {@link #carryWords}), which every round carries so that every process passes MPI the same
+     * count, whichever round (sync, rehook, end) it is in.
+     */
+    private long allreduceWord(long mine, MemorySegment words) {
+        int k = carriedWords;
+        if (k == 0) {
+            word.set(ValueLayout.JAVA_LONG, 0, mine);
+            mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
+            return word.get(ValueLayout.JAVA_LONG, 8);
+        }
+        MemorySegment buf = carried.atLeast(16L * (k + 1));
+        buf.set(ValueLayout.JAVA_LONG, 0, mine);
+        if (words.byteSize() == 0) buf.asSlice(8, 8L * k).fill((byte) 0);
+        else MemorySegment.copy(words, 0, buf, 8, 8L * k);
+        mpi.allreduceLongs(buf.address(), buf.address() + 8L * (k + 1), k + 1, mpi.opBor(), comm);
+        if (words.byteSize() != 0) MemorySegment.copy(buf, 8L * (k + 2), words, 0, 8L * k);
+        return buf.get(ValueLayout.JAVA_LONG, 8L * (k + 1));
     }
 
     /**
@@ -350,6 +379,7 @@ final class MpiContext implements Context {
     /** Frees the communicator and the buffers. */
     void close() {
         exchange.close();
+        carried.close();
         arena.close();
         mpi.free(comm);
     }

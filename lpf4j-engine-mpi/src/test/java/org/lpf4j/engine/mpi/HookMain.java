@@ -45,20 +45,38 @@ public final class HookMain {
         mpi.finish();
     }
 
-    /** {@link MpiEngine#syncCarrying}: the OR of every process's bits, refused bits, and a plain sync after it. */
+    /**
+     * {@link MpiEngine#carryWords} and {@link MpiEngine#syncCarrying}: the OR of every process's
+     * words in place, a wrongly sized segment refused, and plain syncs (carrying zeros) before and
+     * after; the section then ends with the words still carried.
+     */
     private static void checkSyncCarrying(org.lpf4j.Context ctx) {
-        long all = 0;
-        for (int q = 0; q < ctx.nprocs(); q++) all |= 1L << (q + 40);
-        long got = MpiEngine.syncCarrying(ctx, 1L << (ctx.pid() + 40));
-        if (got != all) throw new AssertionError("syncCarrying: pid " + ctx.pid() + " got " + Long.toHexString(got) + ", expected " + Long.toHexString(all));
-        long onlyLast = MpiEngine.syncCarrying(ctx, ctx.pid() == ctx.nprocs() - 1 ? 5 : 0);
-        if (onlyLast != 5) throw new AssertionError("syncCarrying: pid " + ctx.pid() + " got " + onlyLast + ", expected 5 from the last pid");
-        for (long bad : new long[] {-1, 1L << 47}) {
+        int p = ctx.nprocs(), s = ctx.pid();
+        MpiEngine.carryWords(ctx, p + 1);
+        ctx.sync();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment words = a.allocate(8L * (p + 1), 8);
+            words.setAtIndex(ValueLayout.JAVA_LONG, s, 1L << 40 | s); // own row only: the OR is everyone's value
+            words.setAtIndex(ValueLayout.JAVA_LONG, p, 1L << s);      // a shared word: the OR of all bits
+            MpiEngine.syncCarrying(ctx, words);
+            for (int q = 0; q < p; q++) {
+                if (words.getAtIndex(ValueLayout.JAVA_LONG, q) != (1L << 40 | q)) {
+                    throw new AssertionError("syncCarrying: pid " + s + " word " + q + " = " + words.getAtIndex(ValueLayout.JAVA_LONG, q));
+                }
+            }
+            if (words.getAtIndex(ValueLayout.JAVA_LONG, p) != (1L << p) - 1) {
+                throw new AssertionError("syncCarrying: pid " + s + " shared word " + Long.toBinaryString(words.getAtIndex(ValueLayout.JAVA_LONG, p)));
+            }
+            long[] heap = new long[p + 1];
+            if (s == p - 1) heap[p] = 5;
+            MemorySegment onHeap = MemorySegment.ofArray(heap);
+            MpiEngine.syncCarrying(ctx, onHeap);
+            if (heap[p] != 5 || heap[0] != 0) throw new AssertionError("syncCarrying on the heap: pid " + s + " got " + java.util.Arrays.toString(heap));
             try {
-                MpiEngine.syncCarrying(ctx, bad);
-                throw new AssertionError("syncCarrying accepted bits " + bad);
+                MpiEngine.syncCarrying(ctx, a.allocate(8L * p));
+                throw new AssertionError("syncCarrying accepted " + 8L * p + " bytes while " + (p + 1) + " longs are carried");
             } catch (IllegalArgumentException expected) {
-                if (!expected.getMessage().contains(Long.toString(bad))) throw new AssertionError("message: " + expected.getMessage());
+                if (!expected.getMessage().contains((p + 1) + " longs")) throw new AssertionError("message: " + expected.getMessage());
             }
         }
         long before = ctx.superstep();
