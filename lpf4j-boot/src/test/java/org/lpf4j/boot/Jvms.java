@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Starts the processes of a test job as separate JVMs (or under mpirun) with the test class path,
  * waits for them with a bounded timeout, and kills every process tree it started in
- * {@link #close()}, failing if any survives.
+ * {@link #close()}, failing if any survives; then removes the outputs and their directory.
  */
 final class Jvms implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
@@ -101,6 +101,18 @@ final class Jvms implements AutoCloseable {
         for (ProcessHandle h : all) {
             while (h.isAlive() && System.currentTimeMillis() < deadline) Thread.sleep(10);
             if (h.isAlive()) fail("process " + h.pid() + " (" + h.info().command().orElse("?") + ") survived the kill");
+        }
+        for (Path out : outputs) {
+            try {
+                Files.deleteIfExists(out);
+            } catch (IOException e) {
+                // left in the temporary directory
+            }
+        }
+        try {
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // not empty (a process wrote a file of its own): left in the temporary directory
         }
     }
 }
