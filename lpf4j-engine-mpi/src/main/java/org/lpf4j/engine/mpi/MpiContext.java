@@ -28,7 +28,8 @@ import java.util.Objects;
  * engine kit; {@link #sync} is:
  *
  * <ol>
- *   <li>{@code MPI_Allreduce(BOR)} of one word: "I queued something", "I am ending". If nobody
+ *   <li>{@code MPI_Allreduce(BOR)} of one word: "I queued something", "I am ending" (plus the
+ *       words a layered engine carries, {@link MpiEngine#carryWords}). If nobody
  *       queued anything and nobody ends, the sync is done: <b>an empty superstep costs one
  *       allreduce</b>.</li>
  *   <li>If someone ends (returned or threw), a second allreduce gives every process everyone's
