@@ -52,7 +52,7 @@ final class HybridContext implements Context {
     final Node node;
     private final int local, pid, nprocs;
     private final Args args;
-    /** This process's share of its node's processors (for nested sections). */
+    /** This process's share of its node's processors and of those idle nodes lend it (for nested sections). */
     private final int freeP;
     final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
@@ -68,7 +68,7 @@ final class HybridContext implements Context {
         this.nprocs = node.layout.p();
         this.args = args;
         this.figures = node.link == null ? null : HybridProbe.cached(node.layout);
-        int cores = node.settings.threads();
+        int cores = node.settings.threads() * node.layout.nodeShare(node.node);
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new QueuePair(node.t, node.outboxes, local);
     }
@@ -276,13 +276,14 @@ final class HybridContext implements Context {
         return HybridProbe.inSection(this);
     }
 
-    /** @return this process's share of its node's processors */
+    /** @return this process's share of its node's processors and of those idle nodes lend it ({@link Layout#nodeShare}) */
     int freeP() { return freeP; }
 
     /**
      * A nested exec runs in this JVM on the threads engine, on this process's share of the node's
-     * processors ({@code probe().freeP()}; the threads engine's machine size must allow it:
-     * {@code lpf.engine.threads.procs}, which {@code lpf run --engine hybrid} sets).
+     * processors and of those idle nodes lend ({@code probe().freeP()}, as the MPI engine counts
+     * idle ranks); the threads engine's machine size must allow it:
+     * {@code lpf.engine.threads.procs}, which {@code lpf run --engine hybrid} sets.
      */
     @Override
     public void exec(int p, Spmd spmd, Args args) {

@@ -25,18 +25,15 @@ class ConformanceTest {
     /**
      * Three nodes of 2 threads (p = 1 … 5 of the suite, {@code lpf.conformance.maxP=6}): every node
      * has two others, so the carried size matrix is read both left and right of its missing
-     * diagonal, and each node packs for two destinations. Excluded, and printed by the run:
-     * {@code nestedExecSplitsTheCallersFreeProcessors}, whose {@code exec(2)} lands on 2 of the 3
-     * nodes; the third node's processors then serve nobody (a nested section runs in its caller's
-     * JVM), so the outer processes' {@code freeP} add up to 4, not the machine's 6. The spec asks
-     * only that some outer process gets more than one processor, which holds; lending a node's
-     * processors to another node's nested section is not built.
+     * diagonal, and each node packs for two destinations. An {@code exec(2)} there lands on 2 of
+     * the 3 nodes, and the idle node's processors are lent to them for nested sections (threads
+     * engine of up to 4 processes).
      */
     @Test
     void threeNodesOfTwoThreads() {
         MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
-                "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2",
-                "-Dlpf.conformance.maxP=6", "-Dlpf.test.exclude=.*nestedExecSplitsTheCallersFreeProcessors.*")
+                "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=4",
+                "-Dlpf.conformance.maxP=6")
                 .run(3, TIMEOUT, ConformanceMain.class), 110);
     }
 
