@@ -49,7 +49,7 @@ class FaultTest {
     }
 
     private static MpiJob.Result killed(MpiJob job) {
-        java.util.Set<String> setsBefore = semaphoreSets();
+        java.util.Set<String> setsBefore = MpiJob.semaphoreSets();
         MpiJob.Result r = job.run(4, TIMEOUT, FaultMain.class, "kill");
         long end = System.currentTimeMillis();
         assertFalse(r.timedOut(), r::both);
@@ -65,27 +65,27 @@ class FaultTest {
                 () -> "only the dead rank is named, once: " + r.both());
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
         if (!job.isByHand()) {
-            java.util.Set<String> left = semaphoreSets();
+            java.util.Set<String> left = MpiJob.semaphoreSets();
             left.removeAll(setsBefore);
             assertTrue(left.isEmpty(), () -> "semaphore sets left behind (lpf run's wrapper removes the job's): " + left);
         }
         return r;
     }
 
-    /** @return the keys of the System V semaphore sets that exist now ({@code ipcs -s}) */
-    private static java.util.Set<String> semaphoreSets() {
-        try {
-            Process p = new ProcessBuilder("ipcs", "-s").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes());
-            p.waitFor();
-            return out.lines().filter(l -> l.startsWith("0x")).map(l -> l.split("\\s+")[0])
-                    .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    /**
+     * A job killed from outside (the harness's timeout kills every rank at once) records no death,
+     * and no wrapper is left to remove its death latch: {@link MpiJob} removes the orphaned set.
+     */
+    @Test
+    void aJobKilledFromOutsideLeavesNoSemaphoreSet() {
+        java.util.Set<String> setsBefore = MpiJob.semaphoreSets();
+        MpiJob.Result r = MpiJob.openMpi().run(2, java.time.Duration.ofSeconds(8), GuardedMain.class, "wait");
+        assertTrue(r.timedOut(), r::both);
+        assertTrue(r.out().contains("ready"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+        java.util.Set<String> left = MpiJob.semaphoreSets();
+        left.removeAll(setsBefore);
+        assertTrue(left.isEmpty(), () -> "semaphore sets left behind: " + left);
     }
 
     @Test

@@ -107,7 +107,9 @@ public final class MpiJob {
         // Daemons already running belong to someone else's job: only new ones can be ours.
         java.util.Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(MpiJob::isDaemon)
                 .map(ProcessHandle::pid).collect(java.util.stream.Collectors.toSet());
+        java.util.Set<String> setsBefore = semaphoreSets();
         Process proc = null;
+        boolean killed = false;
         List<ProcessHandle> tree = new ArrayList<>();
         try {
             proc = pb.start();
@@ -116,6 +118,7 @@ public final class MpiJob {
             if (!done) {
                 tree.addAll(proc.descendants().toList());
                 killTree(proc.toHandle(), tree);
+                killed = true;
             }
             int code = done ? proc.exitValue() : -1;
             String o = join(out), e = join(err);
@@ -131,6 +134,52 @@ public final class MpiJob {
                 killTree(proc.toHandle(), tree);
             }
             for (ProcessHandle h : ProcessHandle.allProcesses().filter(h -> carries(h, marker)).toList()) h.destroyForcibly();
+            if (killed) removeOrphanedSets(setsBefore);
+        }
+    }
+
+    /**
+     * A job killed from outside ends all its ranks at once: its death latch (a System V semaphore
+     * set) records no death and no wrapper is left to remove it. Removes the sets made during the
+     * job whose every process that used them is gone (a live job's set always names a live rank).
+     */
+    private static void removeOrphanedSets(java.util.Set<String> before) {
+        for (String id : semaphoreSets()) {
+            if (before.contains(id)) continue;
+            java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+(\\d+)\\s*$")
+                    .matcher(command("ipcs", "-s", "-i", id));
+            boolean orphaned = true;
+            while (row.find()) {
+                long pid = Long.parseLong(row.group(1));
+                if (pid != 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) orphaned = false;
+            }
+            if (orphaned) command("ipcrm", "-s", id);
+        }
+    }
+
+    /** @return the ids of the System V semaphore sets that exist now ({@code ipcs -s}; none if it cannot run) */
+    public static java.util.Set<String> semaphoreSets() {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^0x\\p{XDigit}+\\s+(\\d+)\\s").matcher(command("ipcs", "-s"));
+        while (m.find()) ids.add(m.group(1));
+        return ids;
+    }
+
+    /** @return the command's output, or "" if it cannot run within 10 s */
+    private static String command(String... cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            CompletableFuture<String> out = drain(p.getInputStream());
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "";
+            }
+            return join(out);
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
         }
     }
 
