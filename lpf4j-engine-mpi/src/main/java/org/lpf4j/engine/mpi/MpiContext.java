@@ -59,7 +59,7 @@ final class MpiContext implements Context {
     private final Exchange exchange;
     private final CombinerTable combiners;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment word, statuses;
+    private final MemorySegment statuses;
     /** The round's word and a layered engine's words ({@link #carryWords}), sent and received. */
     private final NativeBuffer carried = new NativeBuffer();
     /** Words of a layered engine every round carries ({@link #carryWords}); 0: none. */
@@ -84,7 +84,7 @@ final class MpiContext implements Context {
         this.engineKey = engineKey;
         this.combiners = new CombinerTable(nprocs);
         this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
-        this.word = arena.allocate(16);
+        this.carried.atLeast(16); // the engine's word, sent and received: no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
     }
 
@@ -228,15 +228,10 @@ final class MpiContext implements Context {
      */
     private long allreduceWord(long mine, MemorySegment words) {
         int k = carriedWords;
-        if (k == 0) {
-            word.set(ValueLayout.JAVA_LONG, 0, mine);
-            mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
-            return word.get(ValueLayout.JAVA_LONG, 8);
-        }
-        MemorySegment buf = carried.atLeast(16L * (k + 1));
+        MemorySegment buf = carried.atLeast(16L * (k + 1)); // sent at 0, received at 8 (k + 1)
         buf.set(ValueLayout.JAVA_LONG, 0, mine);
-        if (words.byteSize() == 0) buf.asSlice(8, 8L * k).fill((byte) 0);
-        else MemorySegment.copy(words, 0, buf, 8, 8L * k);
+        if (words.byteSize() != 0) MemorySegment.copy(words, 0, buf, 8, 8L * k);
+        else if (k > 0) buf.asSlice(8, 8L * k).fill((byte) 0);
         mpi.allreduceLongs(buf.address(), buf.address() + 8L * (k + 1), k + 1, mpi.opBor(), comm);
         if (words.byteSize() != 0) MemorySegment.copy(buf, 8L * (k + 2), words, 0, 8L * k);
         return buf.get(ValueLayout.JAVA_LONG, 8L * (k + 1));

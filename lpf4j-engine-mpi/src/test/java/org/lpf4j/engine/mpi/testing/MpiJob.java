@@ -146,8 +146,7 @@ public final class MpiJob {
     private static void removeOrphanedSets(java.util.Set<String> before) {
         for (String id : semaphoreSets()) {
             if (before.contains(id)) continue;
-            java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+(\\d+)\\s*$")
-                    .matcher(command("ipcs", "-s", "-i", id));
+            java.util.regex.Matcher row = SEMAPHORE_ROW.matcher(command("ipcs", "-s", "-i", id));
             boolean orphaned = true;
             while (row.find()) {
                 long pid = Long.parseLong(row.group(1));
@@ -157,10 +156,14 @@ public final class MpiJob {
         }
     }
 
+    /** A set in {@code ipcs -s} (key, id), and a semaphore's row in {@code ipcs -s -i} (its last pid last). */
+    private static final java.util.regex.Pattern SEMAPHORE_SET = java.util.regex.Pattern.compile("(?m)^0x\\p{XDigit}+\\s+(\\d+)\\s"),
+            SEMAPHORE_ROW = java.util.regex.Pattern.compile("(?m)^\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+(\\d+)\\s*$");
+
     /** @return the ids of the System V semaphore sets that exist now ({@code ipcs -s}; none if it cannot run) */
     public static java.util.Set<String> semaphoreSets() {
         java.util.Set<String> ids = new java.util.HashSet<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^0x\\p{XDigit}+\\s+(\\d+)\\s").matcher(command("ipcs", "-s"));
+        java.util.regex.Matcher m = SEMAPHORE_SET.matcher(command("ipcs", "-s"));
         while (m.find()) ids.add(m.group(1));
         return ids;
     }
