@@ -12,8 +12,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
- * The data phase of a sync that has messages (C LPF's {@code mpimsg} design): a count exchange
- * ({@code MPI_Alltoall} of two longs per pair), then one packed message per pair that carries every
+ * The data phase of a sync that has messages (C LPF's {@code mpimsg} design): the counts (how
+ * many packed bytes each process sends to each; in a small section the sync's own round carries
+ * them, see {@link MpiContext}, else an {@code MPI_Alltoall} of one long per pair), then one
+ * packed message per pair that carries every
  * request's header and the payloads of the small puts, a message of its own for each large put
  * (sent from the user's native segment in place), and the replies to gets.
  *
@@ -25,7 +27,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * then the other puts, then the writes of this process's gets. Gets read the owner's memory before
  * the owner writes anything in this sync.
  *
- * <p>Costs per sync with messages: one {@code MPI_Alltoall}, at most one packed message per pair,
+ * <p>Costs per sync with messages: the counts (nothing more in a small section, else one
+ * {@code MPI_Alltoall}), at most one packed message per pair,
  * one message per large put (and per get reply stream); small payloads are copied twice (pack,
  * apply), large ones to native destinations not at all, large ones to heap destinations (or in
  * conflict) once. Allocates only when a buffer must grow.
@@ -82,12 +85,39 @@ final class Exchange implements AutoCloseable {
     private boolean isLarge(int dst, long size, int attr) { return dst != pid && size >= LARGE && attr < 0; }
 
     /**
-     * Executes every queued request of every process of the section.
+     * Executes every queued request of every process of the section, the counts travelling in an
+     * {@code MPI_Alltoall} of their own.
      *
      * @return the first destination rule some incoming request broke (the sync must throw it), or null
      */
     RuntimeException run(RequestList q, SlotRegister register) {
-        countAndExchange(q);
+        count(q);
+        MemorySegment c = counts.atLeast(16L * p);
+        for (int d = 0; d < p; d++) c.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
+        mpi.alltoallBytes(c.address(), c.address() + 8L * p, 8, comm);
+        for (int s = 0; s < p; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, p + s);
+        return move(q, register);
+    }
+
+    /**
+     * Executes every queued request of every process of the section when the sync's round already
+     * carried the counts: {@link #count} ran before it, and the round brought what each process
+     * sends to this one.
+     *
+     * @param in the packed bytes each process sends to this one: {@code p} longs from {@code at},
+     *           {@code stride} bytes apart
+     * @return the first destination rule some incoming request broke (the sync must throw it), or null
+     */
+    RuntimeException run(RequestList q, SlotRegister register, MemorySegment in, long at, long stride) {
+        for (int s = 0; s < p; s++) inBytes[s] = in.get(ValueLayout.JAVA_LONG, at + stride * s);
+        return move(q, register);
+    }
+
+    /** @return the packed bytes this process sends to {@code d} in this sync (after {@link #count}) */
+    long outBytes(int d) { return outBytes[d]; }
+
+    private RuntimeException move(RequestList q, SlotRegister register) {
+        layOut();
         postReceives();
         pack(q);
         early.waitAll();
@@ -97,39 +127,33 @@ final class Exchange implements AutoCloseable {
         return broken != null ? broken : late;
     }
 
-    private void countAndExchange(RequestList q) {
+    /**
+     * Counts the packed bytes this process sends to each process (headers, inline payloads,
+     * operator definitions) and the reply bytes it expects for its gets. Allocates nothing.
+     */
+    void count(RequestList q) {
         Arrays.fill(outBytes, 0);
         Arrays.fill(replyInBytes, 0);
-        long[] large = replyOutBytes; // scratch: large-message chunks per destination
-        Arrays.fill(large, 0);
         combiners.progressInto(progress);
         for (int i = 0; i < q.puts; i++) {
             int d = q.putPid[i];
-            long size = q.putSize[i];
             int attr = q.putTag[i];
             if (attr >= progress[d]) {
                 for (int j = progress[d]; j <= attr; j++) outBytes[d] += HEADER + pad(combiners.definition(j).length);
                 progress[d] = attr + 1;
             }
-            if (isLarge(d, size, attr)) {
-                outBytes[d] += HEADER;
-                large[d] += chunks(size);
-            } else {
-                outBytes[d] += HEADER + pad(size);
-            }
+            long size = q.putSize[i];
+            outBytes[d] += isLarge(d, size, attr) ? HEADER : HEADER + pad(size);
         }
         for (int i = 0; i < q.gets; i++) {
             int s = q.getPid[i];
             outBytes[s] += HEADER;
             replyInBytes[s] += q.getSize[i];
         }
-        MemorySegment c = counts.atLeast(32L * p);
-        for (int d = 0; d < p; d++) {
-            c.setAtIndex(ValueLayout.JAVA_LONG, 2L * d, outBytes[d]);
-            c.setAtIndex(ValueLayout.JAVA_LONG, 2L * d + 1, large[d]);
-        }
-        mpi.alltoallBytes(c.address(), c.address() + 16L * p, 16, comm);
-        for (int s = 0; s < p; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, 2L * p + 2L * s);
+    }
+
+    /** Where each pair's packed bytes and replies go in the buffers, which grow to fit. */
+    private void layOut() {
         long o = 0, i = 0, r = 0;
         for (int k = 0; k < p; k++) {
             outAt[k] = o;
@@ -383,8 +407,6 @@ final class Exchange implements AutoCloseable {
         inFromStaging = Arrays.copyOf(inFromStaging, c);
         inAttr = Arrays.copyOf(inAttr, c);
     }
-
-    private static long chunks(long size) { return Math.max(1, (size + RequestArray.MAX_MESSAGE - 1) / RequestArray.MAX_MESSAGE); }
 
     @Override
     public void close() {

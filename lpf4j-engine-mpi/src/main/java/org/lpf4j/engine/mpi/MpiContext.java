@@ -28,10 +28,13 @@ import java.util.Objects;
  * engine kit; {@link #sync} is:
  *
  * <ol>
- *   <li>{@code MPI_Allreduce(BOR)} of one word: "I queued something", "I am ending" (plus the
- *       words a layered engine carries, {@link MpiEngine#carryWords}). If nobody
- *       queued anything and nobody ends, the sync is done: <b>an empty superstep costs one
- *       allreduce</b>.</li>
+ *   <li>{@code MPI_Allreduce(BOR)}, the <em>round</em>, of one word: "I queued something", "I am
+ *       ending" (plus the words a layered engine carries, {@link MpiEngine#carryWords}). In a
+ *       section of at most {@link MpiEngine#COUNTS_IN_ROUND_UP_TO} processes that carries no such
+ *       words, it also carries the p × p matrix of message counts (row s: the packed bytes s sends
+ *       to each pid; only s writes it, so the OR is the matrix), and a superstep with messages
+ *       needs no count exchange of its own. If nobody queued anything and nobody ends, the sync
+ *       is done: <b>an empty superstep costs one allreduce</b>.</li>
  *   <li>If someone ends (returned or threw), a second allreduce gives every process everyone's
  *       status; the section is over, the others' sync throws {@link FatalException}, and the
  *       exceptions go to pid 0 (so {@code exec} throws them). No process waits for one that left.</li>
@@ -60,8 +63,10 @@ final class MpiContext implements Context {
     private final CombinerTable combiners;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment statuses;
-    /** The round's word and a layered engine's words ({@link #carryWords}), sent and received. */
+    /** The round's longs ({@link #roundWords}), sent, then received. */
     private final NativeBuffer carried = new NativeBuffer();
+    /** Whether the section is small enough for its round to carry the message counts ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO}). */
+    private final boolean countsFit;
     /** Words of a layered engine every round carries ({@link #carryWords}); 0: none. */
     private int carriedWords;
     private long superstep;
@@ -84,7 +89,8 @@ final class MpiContext implements Context {
         this.engineKey = engineKey;
         this.combiners = new CombinerTable(nprocs);
         this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
-        this.carried.atLeast(16); // the engine's word, sent and received: no allocation at the first sync
+        this.countsFit = nprocs > 1 && nprocs <= MpiEngine.COUNTS_IN_ROUND_UP_TO.get();
+        this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
     }
 
@@ -190,8 +196,17 @@ final class MpiContext implements Context {
      */
     void carryWords(int words) {
         carriedWords = words;
-        carried.atLeast(16L * (words + 1));
+        // When the round carries the counts, the rows of the other processes must stay zero here.
+        carried.atLeast(roundBytes()).fill((byte) 0);
     }
+
+    /** @return whether the round carries the message counts (else an allreduce of the word and the carried words) */
+    private boolean countsInRound() { return countsFit && carriedWords == 0; }
+
+    /** @return the longs of a round: the word, the carried words, and the p × p counts when the round carries them */
+    private int roundWords() { return 1 + carriedWords + (countsInRound() ? nprocs * nprocs : 0); }
+
+    private long roundBytes() { return 16L * roundWords(); }
 
     /**
      * A sync whose allreduce also ORs {@code words} (longs) over the processes, in place
@@ -204,12 +219,18 @@ final class MpiContext implements Context {
         if (ended) throw fatal("sync");
         RuntimeException broken = null;
         try {
-            long all = allreduceWord(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0), words);
+            boolean counts = countsInRound();
+            if (counts) exchange.count(queue);
+            long all = round(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0), words, counts);
             if ((all & (ENDING | IN_REHOOK)) != 0) {
                 endRound(SYNCING, null);
                 throw fatal("sync");
             }
-            if ((all & HAS_MESSAGES) != 0) broken = exchange.run(queue, register);
+            if ((all & HAS_MESSAGES) != 0) {
+                // Column pid of the received matrix: what each process sends here.
+                broken = counts ? exchange.run(queue, register, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
+                        : exchange.run(queue, register);
+            }
         } finally {
             queue.clear();
             register.capacity().applyAtSync();
@@ -219,22 +240,29 @@ final class MpiContext implements Context {
         if (broken != null) throw broken;
     }
 
-    private long allreduceWord(long mine) { return allreduceWord(mine, MemorySegment.NULL); }
+    private long round(long mine) { return round(mine, MemorySegment.NULL, false); }
 
     /**
      * One round: the OR of every process's word, and of the carried words (a layered engine's,
      * {@link #carryWords}), which every round carries so that every process passes MPI the same
-     * count, whichever round (sync, rehook, end) it is in.
+     * count, whichever round (sync, rehook, end) it is in. When the round carries the counts, a
+     * process that is not in a sync with messages contributes a row of zeros.
+     *
+     * @param counted whether {@link Exchange#count} ran for this round (when the round carries the counts)
      */
-    private long allreduceWord(long mine, MemorySegment words) {
-        int k = carriedWords;
-        MemorySegment buf = carried.atLeast(16L * (k + 1)); // sent at 0, received at 8 (k + 1)
+    private long round(long mine, MemorySegment words, boolean counted) {
+        int k = carriedWords, n = roundWords(); // sent at 0, received at 8n
+        MemorySegment buf = carried.atLeast(0);
         buf.set(ValueLayout.JAVA_LONG, 0, mine);
         if (words.byteSize() != 0) MemorySegment.copy(words, 0, buf, 8, 8L * k);
         else if (k > 0) buf.asSlice(8, 8L * k).fill((byte) 0);
-        mpi.allreduceLongs(buf.address(), buf.address() + 8L * (k + 1), k + 1, mpi.opBor(), comm);
-        if (words.byteSize() != 0) MemorySegment.copy(buf, 8L * (k + 2), words, 0, 8L * k);
-        return buf.get(ValueLayout.JAVA_LONG, 8L * (k + 1));
+        if (countsInRound()) { // this process's row of the matrix; the other rows stay zero here
+            long row = 8L * (1 + (long) pid * nprocs);
+            for (int d = 0; d < nprocs; d++) buf.set(ValueLayout.JAVA_LONG, row + 8L * d, counted ? exchange.outBytes(d) : 0);
+        }
+        mpi.allreduceLongs(buf.address(), buf.address() + 8L * n, n, mpi.opBor(), comm);
+        if (words.byteSize() != 0) MemorySegment.copy(buf, 8L * (n + 1), words, 0, 8L * k);
+        return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
 
     /**
@@ -245,7 +273,7 @@ final class MpiContext implements Context {
      */
     void finish(Throwable threw) {
         if (!ended) {
-            allreduceWord(ENDING);
+            round(ENDING);
             endRound(threw == null ? RETURNED : THREW, threw);
             if (failure != null) lateRound(null); // everyone makes it after a failure
         } else if (failure != null) {
@@ -363,7 +391,7 @@ final class MpiContext implements Context {
         Objects.requireNonNull(args, "rehook: args");
         live("rehook");
         // A round of the parent first: everyone must be entering rehook (else the section fails).
-        long all = allreduceWord(IN_REHOOK);
+        long all = round(IN_REHOOK);
         if ((all & (ENDING | IN_SYNC)) != 0) {
             endRound(REHOOKING, null);
             throw fatal("rehook");

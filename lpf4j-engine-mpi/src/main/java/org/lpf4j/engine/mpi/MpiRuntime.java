@@ -96,7 +96,11 @@ final class MpiRuntime {
     // ---- version agreement ----
 
     private void agree() {
-        String mine = Agreement.encode(Agreement.choices(Components.installed())) + "\n" + mpi.abiName() + ": " + libraryVersion;
+        // Choices, then the settings every rank must share (they decide which collectives a sync
+        // calls), then the library (its version text may span lines).
+        String mine = Agreement.encode(Agreement.choices(Components.installed())) + "\n"
+                + MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + MpiEngine.COUNTS_IN_ROUND_UP_TO.get() + "\n"
+                + mpi.abiName() + ": " + libraryVersion;
         byte[] own = mine.getBytes(StandardCharsets.UTF_8);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment len = a.allocate(16);
@@ -110,18 +114,25 @@ final class MpiRuntime {
             }
             mpi.alltoallBytes(out, in, width, control);
             List<List<Agreement.Choice>> choices = new ArrayList<>();
-            List<String> libraries = new ArrayList<>();
+            List<String> libraries = new ArrayList<>(), settings = new ArrayList<>();
             for (int q = 0; q < size; q++) {
                 int n = in.get(ValueLayout.JAVA_INT_UNALIGNED, (long) width * q);
                 String text = new String(in.asSlice((long) width * q + 4, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-                int cut = text.indexOf('\n');
+                int cut = text.indexOf('\n'), cut2 = text.indexOf('\n', cut + 1);
                 choices.add(Agreement.decode(text.substring(0, cut)));
-                libraries.add(text.substring(cut + 1));
+                settings.add(text.substring(cut + 1, cut2));
+                libraries.add(text.substring(cut2 + 1));
             }
             Agreement.check(choices);
             if (libraries.stream().distinct().count() > 1) {
                 StringBuilder b = new StringBuilder("the processes of this MPI job loaded different MPI libraries:");
                 for (int q = 0; q < size; q++) b.append(" [pid ").append(q).append(": ").append(libraries.get(q)).append(']');
+                throw new IllegalStateException(b.toString());
+            }
+            if (settings.stream().distinct().count() > 1) {
+                StringBuilder b = new StringBuilder("the processes of this MPI job have different engine settings"
+                        + " (give every rank the same):");
+                for (int q = 0; q < size; q++) b.append(" [pid ").append(q).append(": ").append(settings.get(q)).append(']');
                 throw new IllegalStateException(b.toString());
             }
         }

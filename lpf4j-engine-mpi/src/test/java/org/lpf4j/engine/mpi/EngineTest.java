@@ -49,6 +49,18 @@ class EngineTest {
         assertTrue(r.out().contains("HOOK OK 1") && r.out().contains("HOOK OK 2"), r::both);
     }
 
+    @Test
+    void ranksWithDifferentRoundSettingsAreRefusedAtStart() {
+        MpiJob.Result r = MpiJob.openMpi().run(3, TIMEOUT, SettingsMismatchMain.class);
+        assertFalse(r.timedOut(), r::both);
+        assertFalse(r.out().contains("STARTED"), r::both);
+        for (String s : new String[] {"different engine settings", "[pid 0: lpf.engine.mpi.countsInRoundUpTo=4]",
+                "[pid 1: lpf.engine.mpi.countsInRoundUpTo=0]", "[pid 2: lpf.engine.mpi.countsInRoundUpTo=4]"}) {
+            assertTrue(r.out().contains(s), () -> "missing '" + s + "' in\n" + r.both());
+        }
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
     static void ok(MpiJob.Result r, String marker) {
         assertFalse(r.timedOut(), r::both);
         assertEquals(0, r.exitCode(), r::both);

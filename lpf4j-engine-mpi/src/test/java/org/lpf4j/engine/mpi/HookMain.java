@@ -52,7 +52,9 @@ public final class HookMain {
      */
     private static void checkSyncCarrying(org.lpf4j.Context ctx) {
         int p = ctx.nprocs(), s = ctx.pid();
+        ringOfPuts(ctx, 1); // the counts travel in the sync's allreduce (p <= countsInRoundUpTo)
         MpiEngine.carryWords(ctx, p + 1);
+        ringOfPuts(ctx, 2); // carried words: the counts take an alltoall of their own
         ctx.sync();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment words = a.allocate(8L * (p + 1), 8);
@@ -82,5 +84,42 @@ public final class HookMain {
         long before = ctx.superstep();
         ctx.sync();
         if (ctx.superstep() != before + 1) throw new AssertionError("superstep " + ctx.superstep() + " after " + before);
+        long[] ones = new long[p + 1];
+        java.util.Arrays.fill(ones, -1L);
+        MpiEngine.syncCarrying(ctx, MemorySegment.ofArray(ones)); // leaves all-ones in the round's buffer
+        MpiEngine.carryWords(ctx, 0);
+        ringOfPuts(ctx, 3); // back to counts in the allreduce: what earlier rounds left must not count
+        MpiEngine.carryWords(ctx, p + 1); // the section ends while words are carried
+    }
+
+    /**
+     * Each process puts 8 bytes (packed) and 20 KiB (a message of its own) to the next pid, twice
+     * in one superstep and once in the next, and checks what it got.
+     */
+    private static void ringOfPuts(org.lpf4j.Context ctx, int round) {
+        int p = ctx.nprocs(), s = ctx.pid(), from = (s + p - 1) % p;
+        long large = 20 * 1024;
+        try (Arena a = Arena.ofShared()) {
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(2L * p + 2);
+            ctx.sync();
+            MemorySegment src = a.allocate(8 + large, 8), dst = a.allocate(8 + large, 8);
+            src.set(ValueLayout.JAVA_LONG, 0, 1000L * round + s);
+            src.asSlice(8).fill((byte) (round * 16 + s));
+            var srcSlot = ctx.registerGlobal(src);
+            var dstSlot = ctx.registerGlobal(dst);
+            ctx.sync();
+            ctx.put(srcSlot, 0, (s + 1) % p, dstSlot, 0, 8);
+            ctx.put(srcSlot, 8, (s + 1) % p, dstSlot, 8, large);
+            ctx.sync();
+            long got = dst.get(ValueLayout.JAVA_LONG, 0);
+            byte fill = dst.get(ValueLayout.JAVA_BYTE, 8 + large - 1);
+            if (got != 1000L * round + from || fill != (byte) (round * 16 + from)) {
+                throw new AssertionError("ring of puts " + round + ": pid " + s + " got " + got + " / " + fill + " from pid " + from);
+            }
+            ctx.deregister(srcSlot);
+            ctx.deregister(dstSlot);
+            ctx.sync();
+        }
     }
 }
