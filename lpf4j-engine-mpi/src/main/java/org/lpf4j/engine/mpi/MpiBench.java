@@ -58,8 +58,6 @@ public final class MpiBench {
                 Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst);
                 Memslot exSlot = ctx.registerGlobal(ex), exInSlot = ctx.registerGlobal(exIn);
                 ctx.sync();
-                long win = mpi.winCreate(dst, comm);
-                mpi.winFence(0, win);
                 Batches b = new Batches(mpi, comm, s, a, reps, divisor);
                 long chunk = EXCHANGE / p;
                 double[] r = new double[8];
@@ -72,6 +70,10 @@ public final class MpiBench {
                     ctx.sync();
                 });
                 int prev = (s + p - 1) % p;
+                // The window exists only for the cell that uses it, so that the other cells run as a
+                // program without one-sided MPI does (an open window may add work to MPI's progress).
+                long win = mpi.winCreate(dst, comm);
+                mpi.winFence(0, win);
                 double[] big = b.alternating(() -> {
                     ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
                     ctx.sync();
@@ -86,11 +88,11 @@ public final class MpiBench {
                 r[2] = big[0];
                 r[5] = big[1];
                 r[7] = big[2];
+                mpi.winFree(win);
                 r[3] = b.single(() -> {
                     for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
                     ctx.sync();
                 });
-                mpi.winFree(win);
                 r[6] = p;
                 ctx.deregister(srcSlot);
                 ctx.deregister(dstSlot);
@@ -192,8 +194,22 @@ public final class MpiBench {
                         && Math.abs(t - previous) * 100 <= STABLE_PERCENT * Math.min(t, previous);
                 boolean timeUp = System.nanoTime() > settleEnd;
                 if (anyOf(!settled) == 0 || agree(timeUp ? 1 : 0) == 1) return steps;
+                steps = batchSteps(t);
                 previous = t;
             }
+        }
+
+        /**
+         * @param secondsPerStep the last batch's time per step
+         * @return the steps of a batch of about {@link #BATCH_NANOS} at that speed, pid 0's figure on
+         *         every process. Re-sized after every settling batch: the warm-up's own estimate
+         *         includes its slow (interpreted, compiling) start, and gave batches of 0.6 ms
+         *         instead of 25 ms for an 8-byte put (212 steps at about 3 µs), whose times after a
+         *         nap then ranged from 3 to 190 µs per step.
+         */
+        private int batchSteps(double secondsPerStep) {
+            double steps = BATCH_NANOS / divisor / Math.max(1e-9, secondsPerStep * 1e9);
+            return (int) agree((long) Math.max(1, Math.min(1 << 24, steps)));
         }
 
         private static final long WARM = 2, NAP = 1;
