@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code lpf bench --engine E} for every installed engine that runs its own benchmark under its
  * launcher ({@link EngineProvider#launchedBenchmark()}): a real {@code lpf} JVM starts the
  * launcher for max(--procs) processes, the benchmark's rows (beside its raw baseline, with ratios)
- * come back on standard output and the exit status is 0, and no process of the run is left
+ * come back on standard output, its JVMs compile in the foreground ({@code -Xbatch}, which the MPI
+ * engine's benchmark reports in its header), the exit status is 0, and no process of the run is left
  * ({@link LpfJvm}).
  */
 @Timeout(240)
@@ -34,6 +35,7 @@ class LaunchedBenchTest {
             assertTrue(r.done(), "lpf bench --engine " + engine.name() + " did not end within 180 s\n" + both);
             assertEquals(0, r.exitCode(), both);
             assertTrue(out.contains("p=2  empty sync"), both);
+            assertTrue(out.contains("(JIT in the foreground, -Xbatch)"), "the benchmark JVMs must compile in the foreground\n" + both);
             assertTrue(out.lines().anyMatch(l -> l.startsWith("p=2") && l.contains("ratio")), "no ratio row\n" + both);
             assertFalse(out.contains("NaN"), both);
             assertTrue(r.ghosts().isEmpty(), "processes of the run left behind: " + r.ghosts());

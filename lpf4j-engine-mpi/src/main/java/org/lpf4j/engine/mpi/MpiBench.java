@@ -294,8 +294,9 @@ public final class MpiBench {
         Mpi mpi = MpiRuntime.get().mpi;
         System.out.println("lpf bench: mpi engine over " + mpi.abiName() + " (" + MpiRuntime.get().libraryVersion.strip()
                 + "), " + size + " ranks, " + Runtime.getRuntime().availableProcessors() + " cores here, Java "
-                + Runtime.version() + "; medians of " + reps + " batches; raw MPI through the same binding on the same"
-                + " communicator");
+                + Runtime.version() + (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+                .contains("-Xbatch") ? " (JIT in the foreground, -Xbatch)" : "") + "; medians of " + reps
+                + " batches; raw MPI through the same binding on the same communicator");
         for (int p : procs) {
             if (p < 2 || p > size) {
                 System.out.printf("p=%d  skipped: the job has %d ranks and the rows need 2 <= p <= %d%n", p, size, size);
