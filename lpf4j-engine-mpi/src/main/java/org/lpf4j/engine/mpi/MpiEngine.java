@@ -46,7 +46,7 @@ public final class MpiEngine {
      */
     public static final Parameters.Parameter<Integer> COUNTS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
             PREFIX + "countsInRoundUpTo", 4, 0, 1024,
-            "up to this many processes, a sync's one collective also carries the message counts (0: never)");
+            "up to this many processes, a sync's MPI_Allreduce also carries the message counts (0: never)");
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() { return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO); }

@@ -124,18 +124,17 @@ final class MpiRuntime {
                 libraries.add(text.substring(cut2 + 1));
             }
             Agreement.check(choices);
-            if (libraries.stream().distinct().count() > 1) {
-                StringBuilder b = new StringBuilder("the processes of this MPI job loaded different MPI libraries:");
-                for (int q = 0; q < size; q++) b.append(" [pid ").append(q).append(": ").append(libraries.get(q)).append(']');
-                throw new IllegalStateException(b.toString());
-            }
-            if (settings.stream().distinct().count() > 1) {
-                StringBuilder b = new StringBuilder("the processes of this MPI job have different engine settings"
-                        + " (give every rank the same):");
-                for (int q = 0; q < size; q++) b.append(" [pid ").append(q).append(": ").append(settings.get(q)).append(']');
-                throw new IllegalStateException(b.toString());
-            }
+            refuseIfTheyDiffer(libraries, "the processes of this MPI job loaded different MPI libraries:");
+            refuseIfTheyDiffer(settings, "the processes of this MPI job have different engine settings (give every rank the same):");
         }
+    }
+
+    /** Throws, listing every pid's value after {@code what}, unless all pids have the same value. */
+    private static void refuseIfTheyDiffer(List<String> byPid, String what) {
+        if (byPid.stream().distinct().count() <= 1) return;
+        StringBuilder b = new StringBuilder(what);
+        for (int q = 0; q < byPid.size(); q++) b.append(" [pid ").append(q).append(": ").append(byPid.get(q)).append(']');
+        throw new IllegalStateException(b.toString());
     }
 
     // ---- rank 0 ----
