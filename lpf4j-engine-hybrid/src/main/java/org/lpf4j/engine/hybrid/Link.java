@@ -1,11 +1,12 @@
 package org.lpf4j.engine.hybrid;
 
-import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.Context;
 import org.lpf4j.engine.mpi.Mpi;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.NativeBuffer;
 import org.lpf4j.engine.mpi.RequestArray;
+import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 
@@ -79,6 +80,7 @@ final class Link implements AutoCloseable {
     /** Combining attributes this leader has sent, serialized once each (the leader's thread only). */
     private final java.util.IdentityHashMap<org.lpf4j.MsgAttr, byte[]> sentAttrs = new java.util.IdentityHashMap<>();
     /** Combining attributes received, by their serialized form (few: libraries reuse their attributes). */
+    private final CrossJvmObjects objects;
     private final java.util.List<byte[]> receivedKeys = new java.util.ArrayList<>();
     private final java.util.List<org.lpf4j.MsgAttr> receivedAttrs = new java.util.ArrayList<>();
     private int[] incomingCount;
@@ -89,8 +91,12 @@ final class Link implements AutoCloseable {
      * @param nodes    the node-level context (an MPI-engine section, pid = node)
      * @param settings where {@link HybridSettings#sizesInAllreduceUpTo} comes from
      */
-    Link(Mpi mpi, Context nodes, HybridSettings settings) {
+    /**
+     * @param objects how operators shipped by other nodes find their classes (captured once per section)
+     */
+    Link(Mpi mpi, Context nodes, HybridSettings settings, CrossJvmObjects objects) {
         this.mpi = mpi;
+        this.objects = objects;
         this.anyThread = mpi.queryThread() >= Mpi.THREAD_SERIALIZED;
         this.nodes = nodes;
         this.me = nodes.pid();
@@ -209,7 +215,7 @@ final class Link implements AutoCloseable {
             }
         }
         byte[] k = in.asSlice(at, n).toArray(ValueLayout.JAVA_BYTE);
-        try (java.io.ObjectInputStream o = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(k))) {
+        try (java.io.ObjectInputStream o = objects.input(new java.io.ByteArrayInputStream(k))) {
             long elementSize = o.readLong();
             org.lpf4j.MsgAttr attr = org.lpf4j.MsgAttr.combining(elementSize, (org.lpf4j.MsgAttr.ElementCombiner) o.readObject());
             receivedKeys.add(k);
@@ -220,6 +226,9 @@ final class Link implements AutoCloseable {
                     + " (is the class path the same on every node?): " + e, e);
         }
     }
+
+    /** @return how this link's section resolves classes from other nodes (a rehook's link shares it) */
+    CrossJvmObjects objects() { return objects; }
 
     /** @return the buffer the incoming puts are in (valid until the next round) */
     MemorySegment received() { return packedIn.atLeast(0); }

@@ -5,6 +5,7 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.mpi.Mpi;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
 import org.lpf4j.engine.mpi.MpiEngine;
 
@@ -33,7 +34,7 @@ final class NodeSection implements Spmd {
     @Override
     public void run(Context nodes) {
         Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
-        Link link = new Link(mpi, nodes, settings);
+        Link link = new Link(mpi, nodes, settings, CrossJvmObjects.forSection(spmd));
         FatalException failure;
         try {
             if (!settings.perRank()) link.checkOneRankPerHost();

@@ -23,7 +23,8 @@ final class Rehook {
         if (local == 0) {
             try {
                 parent.link.nodes().rehook(childNodes -> {
-                    Link link = new Link(Mpi.load(MpiEngine.LIBRARY.get()), childNodes, parent.settings);
+                    Link link = new Link(Mpi.load(MpiEngine.LIBRARY.get()), childNodes, parent.settings,
+                            parent.link.objects());
                     FatalException failure;
                     try {
                         Node child = new Node(parent.layout, parent.node, link, parent.settings);

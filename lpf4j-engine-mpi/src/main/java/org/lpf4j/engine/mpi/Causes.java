@@ -1,18 +1,17 @@
 package org.lpf4j.engine.mpi;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import org.lpf4j.spi.kit.CrossJvmObjects;
+
 import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Ships objects between processes with Java serialization: the SPMD function and the symbols at
- * {@code exec}, a process's exception to pid 0 at the end of a failed section.
+ * Ships a process's exception to pid 0 at the end of a failed section, and length-prefixed bytes
+ * between ranks (the SPMD function and the symbols at {@code exec}); objects become bytes and back
+ * through {@link CrossJvmObjects}.
  */
 final class Causes {
     private Causes() {}
@@ -27,38 +26,14 @@ final class Causes {
         }
     }
 
-    static byte[] serialize(Object o) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-            out.writeObject(o);
-        }
-        return bytes.toByteArray();
-    }
-
-    static Object deserialize(byte[] bytes) throws IOException, ClassNotFoundException {
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes)) {
-            @Override
-            protected Class<?> resolveClass(java.io.ObjectStreamClass desc) throws IOException, ClassNotFoundException {
-                ClassLoader l = Thread.currentThread().getContextClassLoader();
-                try {
-                    return Class.forName(desc.getName(), false, l != null ? l : ClassLoader.getSystemClassLoader());
-                } catch (ClassNotFoundException e) {
-                    return super.resolveClass(desc);
-                }
-            }
-        }) {
-            return in.readObject();
-        }
-    }
-
     /** Sends {@code t} (or its text, if it does not serialize) to pid 0. */
     static void send(Mpi mpi, Throwable t, int pid, long comm, int tag) {
         byte[] bytes;
         try {
-            bytes = serialize(t);
+            bytes = CrossJvmObjects.serialize(t);
         } catch (IOException | RuntimeException e) {
             try {
-                bytes = serialize(new RemoteException(t));
+                bytes = CrossJvmObjects.serialize(new RemoteException(t));
             } catch (IOException e2) {
                 throw new IllegalStateException("pid " + pid + ": cannot serialize even the text of " + t, e2);
             }
@@ -66,11 +41,11 @@ final class Causes {
         sendBytes(mpi, bytes, 0, tag, comm);
     }
 
-    /** @return the exception pid {@code from} sent */
-    static Throwable receive(Mpi mpi, int from, long comm, int tag) {
+    /** @return the exception pid {@code from} sent, its classes resolved by {@code objects} */
+    static Throwable receive(Mpi mpi, int from, long comm, int tag, CrossJvmObjects objects) {
         byte[] bytes = receiveBytes(mpi, from, tag, comm);
         try {
-            Object o = deserialize(bytes);
+            Object o = objects.deserialize(bytes);
             return o instanceof Throwable t ? t : new IllegalStateException("pid " + from + " sent " + o);
         } catch (IOException | ClassNotFoundException e) {
             return new IllegalStateException("pid " + from + " threw, but its exception did not deserialize: " + e, e);

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.MsgAttr;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -31,7 +32,11 @@ final class CombinerTable {
     /** Per source: the attributes it defined, by its ids. */
     private final List<List<MsgAttr>> received = new ArrayList<>();
 
-    CombinerTable(int p) {
+    private final CrossJvmObjects objects;
+
+    /** @param objects how the operators other processes ship find their classes */
+    CombinerTable(int p, CrossJvmObjects objects) {
+        this.objects = objects;
         shippedTo = new int[p];
         for (int q = 0; q < p; q++) received.add(new ArrayList<>());
     }
@@ -51,7 +56,7 @@ final class CombinerTable {
         }
         byte[] bytes;
         try {
-            bytes = Causes.serialize(new Shipped(attr.elementSize(), op));
+            bytes = CrossJvmObjects.serialize(new Shipped(attr.elementSize(), op));
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException(call + "the operator of " + attr + " does not serialize: " + e, e);
         }
@@ -74,7 +79,7 @@ final class CombinerTable {
     void define(int s, int id, byte[] bytes) {
         Shipped shipped;
         try {
-            shipped = (Shipped) Causes.deserialize(bytes);
+            shipped = (Shipped) objects.deserialize(bytes);
         } catch (IOException | ClassNotFoundException | RuntimeException e) {
             throw new IllegalStateException("a combining put's operator from pid " + s + " does not deserialize: " + e, e);
         }

@@ -10,6 +10,7 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.kit.ProbeHarness;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -61,6 +62,7 @@ final class MpiContext implements Context {
     private final RequestList queue = new RequestList();
     private final Exchange exchange;
     private final CombinerTable combiners;
+    private final CrossJvmObjects objects;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment statuses;
     /** The round's longs ({@link #roundWords}), sent, then received. */
@@ -78,8 +80,9 @@ final class MpiContext implements Context {
      * @param comm      the section's own communicator (this context frees it at {@link #close})
      * @param engineKey the probe cache key: processes that share it measure together
      * @param freeP     the processors this process has for nested sections (its share of the job)
+     * @param objects   how objects from other processes (operators, exceptions) find their classes
      */
-    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP) {
+    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP, CrossJvmObjects objects) {
         this.mpi = mpi;
         this.freeP = freeP;
         this.comm = comm;
@@ -87,7 +90,8 @@ final class MpiContext implements Context {
         this.nprocs = mpi.size(comm);
         this.args = args;
         this.engineKey = engineKey;
-        this.combiners = new CombinerTable(nprocs);
+        this.objects = objects;
+        this.combiners = new CombinerTable(nprocs, objects);
         this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
         this.countsFit = nprocs > 1 && nprocs <= MpiEngine.COUNTS_IN_ROUND_UP_TO.get();
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
@@ -296,7 +300,7 @@ final class MpiContext implements Context {
             else Causes.send(mpi, late, pid, comm, TAG_CAUSE);
         }
         if (pid == 0) {
-            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE));
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE, objects));
         }
     }
 
@@ -313,7 +317,7 @@ final class MpiContext implements Context {
             else Causes.send(mpi, threw, pid, comm, TAG_CAUSE);
         }
         if (pid == 0) {
-            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE));
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.receive(mpi, q, comm, TAG_CAUSE, objects));
         }
         failure = describe(status);
     }

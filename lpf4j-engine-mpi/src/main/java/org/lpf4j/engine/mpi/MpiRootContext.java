@@ -4,6 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ForwardingContext;
 
 import java.util.Objects;
@@ -26,7 +27,7 @@ final class MpiRootContext extends ForwardingContext {
         Mpi mpi = runtime.mpi;
         long comm = mpi.dup(mpi.commSelf());
         mpi.setErrorsReturn(comm);
-        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1);
+        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread());
     }
 
     @Override

@@ -8,6 +8,8 @@ import org.lpf4j.spi.Agreement;
 import org.lpf4j.spi.Components;
 
 import java.io.IOException;
+import org.lpf4j.spi.kit.CrossJvmObjects;
+
 import java.io.NotSerializableException;
 import java.io.Serializable;
 import java.lang.foreign.Arena;
@@ -165,7 +167,7 @@ final class MpiRuntime {
     private static byte[] ship(int p, Spmd spmd, Args args) {
         List<Object> symbols = new ArrayList<>(args.symbols());
         try {
-            return Causes.serialize(new Shipment(spmd, symbols));
+            return CrossJvmObjects.serialize(new Shipment(spmd, symbols));
         } catch (NotSerializableException e) {
             throw new IllegalArgumentException("exec(p=" + p + "): the MPI engine ships the SPMD function and the symbols to every"
                     + " process, but " + e.getMessage() + " is not serializable (SPMD function " + spmd.getClass().getName()
@@ -269,7 +271,8 @@ final class MpiRuntime {
         Spmd spmd;
         Args args;
         try {
-            Shipment s = (Shipment) Causes.deserialize(payload);
+            // This rank's command loop runs on the thread that called Lpf.root(): its context loader knows the program.
+            Shipment s = (Shipment) CrossJvmObjects.forCurrentThread().deserialize(payload);
             spmd = s.spmd();
             args = s.symbols().isEmpty() ? Args.NONE : new Args(MemorySegment.NULL, MemorySegment.NULL, s.symbols());
         } catch (IOException | ClassNotFoundException | RuntimeException e) {

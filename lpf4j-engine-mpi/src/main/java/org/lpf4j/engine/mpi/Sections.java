@@ -5,6 +5,7 @@ import org.lpf4j.Context;
 import org.lpf4j.Lpf;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
 
 /**
@@ -24,7 +25,7 @@ final class Sections {
      */
     static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP) {
         mpi.setErrorsReturn(comm);
-        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP);
+        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd));
         Throwable threw = null;
         try {
             spmd.run(ctx);

@@ -91,6 +91,17 @@ public final class MpiJob {
      * @return what happened; never leaves a process of the job running
      */
     public Result run(int n, Duration timeout, Class<?> mainClass, String... args) {
+        return run(n, timeout, mainClass.getName(), args);
+    }
+
+    /**
+     * Runs {@code main} on {@code n} ranks: a class name, or the path of a {@code .java} file that
+     * the Java source launcher compiles in each JVM (its classes then live in the launcher's own
+     * class loader, not the application's).
+     *
+     * @return what happened; never leaves a process of the job running
+     */
+    public Result run(int n, Duration timeout, String main, String... args) {
         // Without MPI installed the job cannot start: skip (CI installs Open MPI and MPICH).
         org.junit.jupiter.api.Assumptions.assumeTrue(launcher.available(), () -> launcher.kind() + " launcher not installed");
         org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.engine.mpi.MpiEngine.libraryInstalled(launcher.library() == null ? "" : launcher.library()),
@@ -100,7 +111,7 @@ public final class MpiJob {
         jvm.add("-Dlpf.test.job=" + marker);
         List<String> cmd = new ArrayList<>(prefix);
         List<String> program = launcher.javaCommand(n, Path.of(System.getProperty("java.home")), jvm,
-                testClassPath(), mainClass.getName(), List.of(args));
+                testClassPath(), main, List.of(args));
         cmd.addAll(byHand ? launcher.command(n, program) : launcher.commandReportingDeaths(n, program));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
