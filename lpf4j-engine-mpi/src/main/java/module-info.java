@@ -8,6 +8,8 @@ module org.lpf4j.engine.mpi {
     // MpiBench warms each workload until the JIT is quiet (CompilationMXBean).
     requires java.management;
     exports org.lpf4j.engine.mpi;
+    // The superstep exchange, for the engine layered on this one; nobody else.
+    exports org.lpf4j.engine.mpi.layered to org.lpf4j.engine.hybrid;
 
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.mpi.MpiEngineProvider;
 }

@@ -33,8 +33,8 @@ import java.util.Objects;
  *       ({@link Node#roundByLastArriver}), the last process to arrive at barrier A does the round
  *       inside it instead, and there is no barrier B;</li>
  *   <li>each process writes its own memory: node-local puts pulled from the other local
- *       processes' outboxes, then the puts from other nodes in the order the leader listed
- *       them (by source node), then its gets (node-local ones copied from the owner's memory,
+ *       processes' outboxes, then the puts from other nodes in the exchange's order (by source
+ *       node; large ones may already have landed during the round), then its gets (node-local ones copied from the owner's memory,
  *       remote ones from the replies); so all writes into a process's memory are done by its
  *       thread, in a fixed order: a serialisation;</li>
  *   <li>barrier C only when some node-local request reads its source during the sync.</li>
@@ -198,17 +198,7 @@ final class HybridContext implements Context {
             }
         }
         Link link = node.link;
-        MemorySegment in = link == null ? null : link.received();
-        for (int i = 0, n = link == null ? 0 : link.incomingCount(local); i < n; i++) {
-            long h = link.incoming(local, i);
-            long size = Link.size(in, h);
-            if (size == 0) continue;
-            long dstOffset = Link.offset(in, h);
-            MemorySegment dst = checkedDestination(-1, Link.slot(in, h), dstOffset, size);
-            MsgAttr combining = link.incomingAttr(local, i);
-            if (combining == null) MemorySegment.copy(in, Link.payloadAt(in, h), dst, dstOffset, size);
-            else RequestChecks.combine(combining, in, Link.payloadAt(in, h), dst, dstOffset, size);
-        }
+        if (link != null) link.applyPuts(local);
         RequestQueue own = queues.ofParity(parity);
         for (int g = 0, n = own.gets(); g < n; g++) {
             long size = own.getSize(g);
@@ -222,18 +212,14 @@ final class HybridContext implements Context {
             }
             MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
         }
-        MemorySegment replies = remote.gets == 0 ? null : link.replies();
-        for (int g = 0; g < remote.gets; g++) {
-            long size = remote.getSize[g];
-            if (size > 0) MemorySegment.copy(replies, remote.getTag[g], remote.getDestination[g], remote.getDstOffset[g], size);
-        }
+        if (remote.gets > 0) link.applyReplies(local);
     }
 
-    /** @param from the writer's pid, or -1 for a process of another node */
+    /** @param from the writer's pid */
     private MemorySegment checkedDestination(int from, int slot, long dstOffset, long size) {
         MemorySegment dst = register.globalSegment(slot);
         if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
-            throw RequestChecks.remotePutTooFar(from < 0 ? "a process of another node" : "pid " + from, pid, slot, dstOffset, size, dst);
+            throw RequestChecks.remotePutTooFar("pid " + from, pid, slot, dstOffset, size, dst);
         }
         return dst;
     }

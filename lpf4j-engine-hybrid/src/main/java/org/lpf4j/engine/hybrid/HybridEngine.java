@@ -151,16 +151,7 @@ public final class HybridEngine {
             0, 0, 1 << 20, "nodes (JVMs) lpf run --engine hybrid starts (lpf run --nodes N); 0: min(p, 2)");
 
     /** @return the engine's parameters, for the provider's {@code open} */
-    /**
-     * {@code lpf.engine.hybrid.sizesInAllreduceUpTo}: up to this many nodes, the packed sizes of a
-     * superstep travel in the node-level {@code MPI_Allreduce} (nodes × (nodes − 1) words); beyond, an
-     * {@code MPI_Alltoall} of them follows it.
-     */
-    public static final Parameters.Parameter<Integer> SIZES_IN_ALLREDUCE_UP_TO = ParameterRegistry.global().integer(
-            PREFIX + "sizesInAllreduceUpTo", 16, 0, 64, "up to this many nodes, a superstep's sizes travel in the node-level"
-                    + " MPI_Allreduce (nodes x (nodes - 1) words); beyond, an MPI_Alltoall of them follows it");
-
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, LAUNCH_NODES, SIZES_IN_ALLREDUCE_UP_TO);
+        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, LAUNCH_NODES);
     }
 }

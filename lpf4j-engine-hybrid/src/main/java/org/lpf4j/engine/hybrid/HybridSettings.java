@@ -12,9 +12,8 @@ import java.io.Serializable;
  * @param yield       nanoseconds it yields before parking, or -1
  * @param probeMillis probe budget per measurement
  * @param sharers     node JVMs on rank 0's host (from the launcher, ≥ 1): their threads share its cores
- * @param sizesInAllreduceUpTo up to this many nodes, the sizes travel in the node-level allreduce ({@link Link})
  */
-record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers, int sizesInAllreduceUpTo)
+record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -33,8 +32,7 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
         int t = threads > 0 ? threads : HybridEngine.THREADS.get();
         if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
         return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
-                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost),
-                HybridEngine.SIZES_IN_ALLREDUCE_UP_TO.get());
+                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost));
     }
 
     /**

@@ -4,10 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
-import org.lpf4j.engine.mpi.Mpi;
-import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
-import org.lpf4j.engine.mpi.MpiEngine;
 
 
 /**
@@ -33,19 +30,13 @@ final class NodeSection implements Spmd {
 
     @Override
     public void run(Context nodes) {
-        Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
-        Link link = new Link(mpi, nodes, settings, CrossJvmObjects.forSection(spmd));
-        FatalException failure;
-        try {
-            if (!settings.perRank()) link.checkOneRankPerHost();
-            Node node = new Node(layout, nodes.pid(), link, settings);
-            link.bind(node);
-            Args args = nodes.args();
-            for (int l = 0; l < node.t; l++) node.members[l] = new HybridContext(node, l, l == 0 ? args : args.withoutIo());
-            failure = runMembers(node, spmd);
-        } finally {
-            link.close();
-        }
+        Link link = new Link(nodes);
+        if (!settings.perRank()) link.checkOneRankPerHost();
+        Node node = new Node(layout, nodes.pid(), link, settings);
+        link.bind(node);
+        Args args = nodes.args();
+        for (int l = 0; l < node.t; l++) node.members[l] = new HybridContext(node, l, l == 0 ? args : args.withoutIo());
+        FatalException failure = runMembers(node, spmd);
         if (failure != null) throw failure;
     }
 

@@ -3,8 +3,6 @@ package org.lpf4j.engine.hybrid;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
-import org.lpf4j.engine.mpi.Mpi;
-import org.lpf4j.engine.mpi.MpiEngine;
 
 /**
  * {@code rehook} on the hybrid engine: a fresh section over the same processes (same threads,
@@ -23,20 +21,14 @@ final class Rehook {
         if (local == 0) {
             try {
                 parent.link.nodes().rehook(childNodes -> {
-                    Link link = new Link(Mpi.load(MpiEngine.LIBRARY.get()), childNodes, parent.settings,
-                            parent.link.objects());
-                    FatalException failure;
-                    try {
-                        Node child = new Node(parent.layout, parent.node, link, parent.settings);
-                        link.bind(child);
-                        parent.child = child; // published by the barrier round
-                        parent.barrier.await(0, 0);
-                        runIn(child, 0, spmd, args);
-                        child.awaitAllExited();
-                        failure = child.outcome();
-                    } finally {
-                        link.close();
-                    }
+                    Link link = new Link(childNodes);
+                    Node child = new Node(parent.layout, parent.node, link, parent.settings);
+                    link.bind(child);
+                    parent.child = child; // published by the barrier round
+                    parent.barrier.await(0, 0);
+                    runIn(child, 0, spmd, args);
+                    child.awaitAllExited();
+                    FatalException failure = child.outcome();
                     if (failure != null) throw failure;
                 }, Args.NONE);
             } catch (FatalException e) {

@@ -41,13 +41,13 @@ class ConformanceTest {
      * The same suite on MPICH (Hydra, libmpich.so.12): 2 JVMs × 2 threads, p = 1, 2, 3, 4
      * ({@code lpf.conformance.maxP=4}: the machine has 4 processes; 1+1, 1+1, 2+1, 2+2 threads),
      * with the sizes of each superstep in an {@code MPI_Alltoall} after the allreduce
-     * ({@code lpf.engine.hybrid.sizesInAllreduceUpTo=1}: the way of more than 16 nodes).
+     * ({@code lpf.engine.mpi.countsInRoundUpTo=1}: the way of more nodes than that limit).
      */
     @Test
     void mpichTwoNodesOfTwoThreads() {
         MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
                 "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2",
-                "-Dlpf.conformance.maxP=4", "-Dlpf.engine.hybrid.sizesInAllreduceUpTo=1")
+                "-Dlpf.conformance.maxP=4", "-Dlpf.engine.mpi.countsInRoundUpTo=1")
                 .run(2, TIMEOUT, ConformanceMain.class), 110);
     }
 }

@@ -12,8 +12,8 @@ class HybridSettingsTest {
 
     @Test
     void threadsOfEveryNodeJvmOnTheHostCompeteForItsCores() {
-        HybridSettings alone = new HybridSettings(CORES, true, -1, -1, 100, 1, 16);
-        HybridSettings shared = new HybridSettings(CORES, true, -1, -1, 100, 2, 16);
+        HybridSettings alone = new HybridSettings(CORES, true, -1, -1, 100, 1);
+        HybridSettings shared = new HybridSettings(CORES, true, -1, -1, 100, 2);
         assertEquals(CORES, alone.competing(CORES));
         assertEquals(2 * CORES, shared.competing(CORES));
         assertEquals("auto", alone.barrier(CORES), "one thread per core: the threads kit's own choice");
@@ -22,13 +22,13 @@ class HybridSettingsTest {
 
     @Test
     void threadsSpreadOverTheCpusOnlyWhereNoOtherNodeJvmFillsThem() {
-        assertTrue(new HybridSettings(CORES, true, -1, -1, 100, 1, 16).spreadsCpus(CORES), "the host to itself");
-        assertTrue(new HybridSettings(2 * CORES, true, -1, -1, 100, 1, 16).spreadsCpus(2 * CORES),
+        assertTrue(new HybridSettings(CORES, true, -1, -1, 100, 1).spreadsCpus(CORES), "the host to itself");
+        assertTrue(new HybridSettings(2 * CORES, true, -1, -1, 100, 1).spreadsCpus(2 * CORES),
                 "oversubscribed by its own threads only: spreading sees them all");
-        assertFalse(new HybridSettings(CORES, true, -1, -1, 100, 2, 16).spreadsCpus(CORES),
+        assertFalse(new HybridSettings(CORES, true, -1, -1, 100, 2).spreadsCpus(CORES),
                 "two node JVMs fill the cores: spreading would push ours beside the other JVM's");
         if (CORES >= 4) {
-            assertTrue(new HybridSettings(CORES / 2, true, -1, -1, 100, 2, 16).spreadsCpus(CORES / 2),
+            assertTrue(new HybridSettings(CORES / 2, true, -1, -1, 100, 2).spreadsCpus(CORES / 2),
                     "two node JVMs that together fit the cores");
         }
     }

@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Combining puts across processes: the combiner is a Java object at the source, so the source
- * ships it (serialized, once per attribute and destination, ahead of the first put that uses it)
- * and the destination keeps what each source shipped, by the source's id. The operator must be
- * {@link Serializable} (a lambda of a serializable functional interface is).
+ * Combining puts across JVMs: the combiner is a Java object at the source, so the source rank
+ * ships it (serialized, once per attribute and destination rank, ahead of the first put that uses
+ * it) and the destination keeps what each source rank shipped, by the source's id. The operator
+ * must be {@link Serializable} (a lambda of a serializable functional interface is). One table per
+ * section and rank, used by the thread that does the rank's exchange.
  *
  * <p>Cost: serialization on the first combining put with a new attribute in a section; afterwards an
  * identity lookup per put and nothing per sync.
@@ -27,9 +28,9 @@ final class CombinerTable {
 
     private final Map<MsgAttr, Integer> ids = new IdentityHashMap<>();
     private final List<byte[]> definitions = new ArrayList<>();
-    /** Per destination: how many of this process's ids it already knows. */
+    /** Per destination rank: how many of this rank's ids it already knows. */
     private final int[] shippedTo;
-    /** Per source: the attributes it defined, by its ids. */
+    /** Per source rank: the attributes it defined, by its ids. */
     private final List<List<MsgAttr>> received = new ArrayList<>();
 
     private final CrossJvmObjects objects;
@@ -42,23 +43,23 @@ final class CombinerTable {
     }
 
     /**
-     * @return this process's id for {@code attr}, defining it on first use
-     * @throws IllegalArgumentException (message starting with {@code call}) if the operator does not serialize
+     * @return this rank's id for {@code attr}, defining it on first use (an identity lookup after that)
+     * @throws IllegalArgumentException if the operator does not serialize (callers add the call that queued it)
      */
-    int idOf(MsgAttr attr, String call) {
+    int idOf(MsgAttr attr) {
         Integer id = ids.get(attr);
         if (id != null) return id;
         MsgAttr.ElementCombiner op = attr.combiner();
         if (!(op instanceof Serializable)) {
-            throw new IllegalArgumentException(call + "the MPI engine ships a combining put's operator to the destination"
-                    + " process, but " + op.getClass().getName() + " is not Serializable (use a serializable class or a"
-                    + " lambda of a Serializable functional interface)");
+            throw new IllegalArgumentException("a combining put to another JVM carries its operator there, but "
+                    + op.getClass().getName() + " is not Serializable (use a serializable class or a lambda of a"
+                    + " Serializable functional interface)");
         }
         byte[] bytes;
         try {
             bytes = CrossJvmObjects.serialize(new Shipped(attr.elementSize(), op));
         } catch (IOException | RuntimeException e) {
-            throw new IllegalArgumentException(call + "the operator of " + attr + " does not serialize: " + e, e);
+            throw new IllegalArgumentException("the operator of " + attr + " does not serialize: " + e, e);
         }
         int n = definitions.size();
         definitions.add(bytes);

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.MsgAttr;
+import org.lpf4j.engine.mpi.layered.NodeRequests;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -8,160 +10,193 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.lpf4j.engine.mpi.PackedHeader.DEFINE;
+import static org.lpf4j.engine.mpi.PackedHeader.GET;
+import static org.lpf4j.engine.mpi.PackedHeader.LENGTH;
+import static org.lpf4j.engine.mpi.PackedHeader.PUT_INLINE;
+import static org.lpf4j.engine.mpi.PackedHeader.PUT_LARGE;
+import static org.lpf4j.engine.mpi.PackedHeader.pad;
 
 /**
- * The data phase of a sync that has messages (C LPF's {@code mpimsg} design): the counts (how
- * many packed bytes each process sends to each; in a small section the sync's own round carries
- * them, see {@link MpiContext}, else an {@code MPI_Alltoall} of one long per pair), then one
- * packed message per pair that carries every
- * request's header and the payloads of the small puts, a message of its own for each large put
- * (sent from the user's native segment in place), and the replies to gets.
+ * The superstep exchange between JVMs, written once: the MPI engine's sync runs it for its one
+ * process per rank, the hybrid engine's node-level sync for all the threads of a node
+ * ({@link NodeRequests} says how pids map to ranks and local processes). C LPF's {@code mpimsg}
+ * design:
  *
- * <p><b>Write conflicts resolve as a serialisation</b> because the destination process writes its
- * own memory: a large put is received straight into the destination only if its area overlaps no
- * other such receive of this sync and no area this process is still sending from; everything else
- * is received into a staging buffer and copied, after every transfer has completed, in a fixed
- * order (by source pid, then in the order the source queued). The order is: direct large puts,
- * then the other puts, then the writes of this process's gets. Gets read the owner's memory before
- * the owner writes anything in this sync.
+ * <ol>
+ *   <li>{@link #count}: the packed bytes this rank sends each rank (headers, inline payloads,
+ *       operator definitions), and the reply bytes it expects. These travel in the sync's own
+ *       allreduce when the section is small ({@link MpiContext}), else {@link #run(NodeRequests)}
+ *       exchanges them with an all-to-all of one long per pair.</li>
+ *   <li>One packed stream per pair of ranks ({@link PackedHeader}): every request's header and
+ *       the payloads of small puts; a put of at least {@link #LARGE} bytes to another rank
+ *       travels as a message of its own, from the source memory in place when it is native
+ *       (heap sources are copied once into a staging buffer).</li>
+ *   <li>Gets addressed to this rank are served from the owners' memory <em>before anything is
+ *       written in this sync</em>, and one reply stream per requesting rank goes back.</li>
+ *   <li>A large put is received straight into its destination if that memory is native and the
+ *       area overlaps no other such receive of this sync and no area this rank still sends from;
+ *       everything else is staged and written afterwards by {@link #applyPuts}.</li>
+ * </ol>
  *
- * <p>Costs per sync with messages: the counts (nothing more in a small section, else one
- * {@code MPI_Alltoall}), at most one packed message per pair,
- * one message per large put (and per get reply stream); small payloads are copied twice (pack,
- * apply), large ones to native destinations not at all, large ones to heap destinations (or in
- * conflict) once. Allocates only when a buffer must grow.
+ * <p><b>Write conflicts resolve as a serialisation</b>: every write into a process's memory is
+ * made by that process ({@link #applyPuts} on its own thread) in a fixed order (by source rank,
+ * then in the order the source packed its requests), after the direct receives of the sync;
+ * the writes of its gets follow ({@link #applyReplies}).
+ *
+ * <p>Costs per sync with messages: the meta-data (nothing beyond the allreduce in a small
+ * section, else one all-to-all), at most one packed stream per pair of ranks and one reply
+ * stream per pair with gets, one message per large put; small payloads are copied twice (pack,
+ * apply), large ones to native destinations not at all, others once. Allocates only when a buffer
+ * grows or a combining operator is first defined.
  */
 final class Exchange implements AutoCloseable {
     static final int TAG_PACKED = 11, TAG_LARGE = 12, TAG_REPLY = 13;
-    /** Bytes of one request header in a packed message: kind, slot (ints), offset, size (longs). */
-    static final int HEADER = 24;
-    static final int PUT_INLINE = 1, PUT_LARGE = 2, GET = 3, DEFINE = 4;
-    /** The low byte of a header's kind word is the kind; above it, a combining put's attribute id + 1. */
-    static final int KIND_MASK = 0xff;
-    /** Payloads of at least this many bytes to another process travel as their own message. */
+    /** Payloads of at least this many bytes to another rank travel as their own message. */
     static final long LARGE = 16 * 1024;
 
-    private final Mpi mpi;
-    private final long comm;
+    private final Transport transport;
     private final CombinerTable combiners;
+    private final int me, ranks;
     private final int[] progress;
-    /** Incoming combining puts: the attribute, null for a plain put. */
-    private org.lpf4j.MsgAttr[] inAttr = new org.lpf4j.MsgAttr[16];
-    private final int pid, p;
     private final NativeBuffer counts = new NativeBuffer(), packedOut = new NativeBuffer(), packedIn = new NativeBuffer(),
-            replyOut = new NativeBuffer(), replyIn = new NativeBuffer(), staging = new NativeBuffer(), sendStaging = new NativeBuffer();
-    private final RequestArray early, rest;
-    private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt;
-    /** Areas this process sends from in place during the sync: [start, end) addresses. */
+            replyOut = new NativeBuffer(), replyIn = new NativeBuffer(), staging = new NativeBuffer(),
+            sendStaging = new NativeBuffer();
+    private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
+    /** Areas this rank sends from in place during the sync: [start, end) addresses. */
     private long[] sendingStart = new long[16], sendingEnd = new long[16];
     private int sending;
     /** Large puts received straight into their destination: [start, end) addresses. */
     private long[] directStart = new long[16], directEnd = new long[16];
     private int direct;
-    /** Incoming puts, in apply order: where the payload is (-1: received directly), the destination. */
-    private long[] inPayload = new long[16], inDstOffset = new long[16], inSize = new long[16];
-    private int[] inSlot = new int[16], inFrom = new int[16];
-    private boolean[] inFromStaging = new boolean[16];
-    private int incoming;
+    /** Per local process: the puts from other ranks it must write. */
+    private Arrivals[] arrivals = {new Arrivals()};
 
-    Exchange(Mpi mpi, long comm, int pid, int p, CombinerTable combiners) {
-        this.mpi = mpi;
-        this.combiners = combiners;
-        this.progress = new int[p];
-        this.comm = comm;
-        this.pid = pid;
-        this.p = p;
-        early = new RequestArray(mpi, p);
-        rest = new RequestArray(mpi, 4 * p);
-        outBytes = new long[p]; outAt = new long[p]; inBytes = new long[p]; inAt = new long[p];
-        replyInBytes = new long[p]; replyInAt = new long[p]; replyOutBytes = new long[p]; replyOutAt = new long[p];
+    /** The puts one local process must write, in apply order, as parallel arrays. */
+    private static final class Arrivals {
+        /** Where the payload is: in the stream of {@link #fromRank}, or in the staging buffer if that is -1. */
+        long[] payload = new long[16], dstOffset = new long[16], size = new long[16];
+        int[] slot = new int[16], fromRank = new int[16];
+        MsgAttr[] attr = new MsgAttr[16];
+        int count;
+
+        int add() {
+            if (count == payload.length) {
+                int c = 2 * count;
+                payload = Arrays.copyOf(payload, c);
+                dstOffset = Arrays.copyOf(dstOffset, c);
+                size = Arrays.copyOf(size, c);
+                slot = Arrays.copyOf(slot, c);
+                fromRank = Arrays.copyOf(fromRank, c);
+                attr = Arrays.copyOf(attr, c);
+            }
+            return count++;
+        }
     }
 
-    private static long pad(long n) { return (n + 7) & ~7L; }
+    /**
+     * @param me    this rank
+     * @param ranks the ranks of the section
+     */
+    Exchange(Transport transport, int me, int ranks, CombinerTable combiners) {
+        this.transport = transport;
+        this.combiners = combiners;
+        this.me = me;
+        this.ranks = ranks;
+        this.progress = new int[ranks];
+        outBytes = new long[ranks]; outAt = new long[ranks]; inBytes = new long[ranks]; inAt = new long[ranks];
+        replyInBytes = new long[ranks]; replyInAt = new long[ranks]; replyOutBytes = new long[ranks];
+        replyOutAt = new long[ranks]; cursor = new long[ranks];
+    }
 
     /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
-    private boolean isLarge(int dst, long size, int attr) { return dst != pid && size >= LARGE && attr < 0; }
+    private boolean isLarge(int rank, long size, int attr) { return rank != me && size >= LARGE && attr < 0; }
 
     /**
-     * Executes every queued request of every process of the section, the counts travelling in an
-     * {@code MPI_Alltoall} of their own.
+     * Counts the packed bytes this rank sends to each rank and the reply bytes it expects;
+     * interns the combining attributes (each put's {@code putTag} becomes its attribute id, -1
+     * for a plain put). Allocates nothing unless an attribute is new.
      *
-     * @return the first destination rule some incoming request broke (the sync must throw it), or null
+     * @return the number of requests the rank's processes queued
+     * @throws IllegalArgumentException if a combining put's operator does not serialize
      */
-    RuntimeException run(RequestList q, SlotRegister register) {
-        count(q);
-        MemorySegment c = counts.atLeast(16L * p);
-        for (int d = 0; d < p; d++) c.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
-        mpi.alltoallBytes(c.address(), c.address() + 8L * p, 8, comm);
-        for (int s = 0; s < p; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, p + s);
-        return move(q, register);
-    }
-
-    /**
-     * Executes every queued request of every process of the section when the sync's round already
-     * carried the counts: {@link #count} ran before it, and the round brought what each process
-     * sends to this one.
-     *
-     * @param in the packed bytes each process sends to this one: {@code p} longs from {@code at},
-     *           {@code stride} bytes apart
-     * @return the first destination rule some incoming request broke (the sync must throw it), or null
-     */
-    RuntimeException run(RequestList q, SlotRegister register, MemorySegment in, long at, long stride) {
-        for (int s = 0; s < p; s++) inBytes[s] = in.get(ValueLayout.JAVA_LONG, at + stride * s);
-        return move(q, register);
-    }
-
-    /** @return the packed bytes this process sends to {@code d} in this sync (after {@link #count}) */
-    long outBytes(int d) { return outBytes[d]; }
-
-    private RuntimeException move(RequestList q, SlotRegister register) {
-        layOut();
-        postReceives();
-        pack(q);
-        early.waitAll();
-        RuntimeException broken = serveAndPlace(register);
-        rest.waitAll();
-        RuntimeException late = apply(q, register);
-        return broken != null ? broken : late;
-    }
-
-    /**
-     * Counts the packed bytes this process sends to each process (headers, inline payloads,
-     * operator definitions) and the reply bytes it expects for its gets. Allocates nothing.
-     */
-    void count(RequestList q) {
+    int count(NodeRequests r) {
         Arrays.fill(outBytes, 0);
         Arrays.fill(replyInBytes, 0);
         combiners.progressInto(progress);
-        for (int i = 0; i < q.puts; i++) {
-            int d = q.putPid[i];
-            int attr = q.putTag[i];
-            if (attr >= progress[d]) {
-                for (int j = progress[d]; j <= attr; j++) outBytes[d] += HEADER + pad(combiners.definition(j).length);
-                progress[d] = attr + 1;
+        int n = 0;
+        for (int l = 0, t = r.processes(); l < t; l++) {
+            RequestList q = r.requests(l);
+            n += q.count();
+            for (int i = 0; i < q.puts; i++) {
+                int d = r.rankOf(q.putPid[i]);
+                int attr = q.putAttr[i] == null ? -1 : combiners.idOf(q.putAttr[i]);
+                q.putTag[i] = attr;
+                if (attr >= progress[d]) {
+                    for (int j = progress[d]; j <= attr; j++) outBytes[d] += LENGTH + pad(combiners.definition(j).length);
+                    progress[d] = attr + 1;
+                }
+                long size = q.putSize[i];
+                outBytes[d] += isLarge(d, size, attr) ? LENGTH : LENGTH + pad(size);
             }
-            long size = q.putSize[i];
-            outBytes[d] += isLarge(d, size, attr) ? HEADER : HEADER + pad(size);
+            for (int i = 0; i < q.gets; i++) {
+                int s = r.rankOf(q.getPid[i]);
+                outBytes[s] += LENGTH;
+                replyInBytes[s] += q.getSize[i];
+            }
         }
-        for (int i = 0; i < q.gets; i++) {
-            int s = q.getPid[i];
-            outBytes[s] += HEADER;
-            replyInBytes[s] += q.getSize[i];
-        }
+        return n;
+    }
+
+    /** @return the packed bytes this rank sends to {@code rank} in this sync (after {@link #count}) */
+    long outBytes(int rank) { return outBytes[rank]; }
+
+    /**
+     * Moves the requests {@link #count} counted, the counts travelling in an all-to-all of their own.
+     *
+     * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
+     */
+    RuntimeException run(NodeRequests r) {
+        MemorySegment c = counts.atLeast(16L * ranks);
+        for (int d = 0; d < ranks; d++) c.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
+        transport.alltoallLongs(c, c.asSlice(8L * ranks));
+        for (int s = 0; s < ranks; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, ranks + s);
+        return move(r);
+    }
+
+    /**
+     * Moves the requests {@link #count} counted when the sync's round already carried the counts.
+     *
+     * @param in the packed bytes each rank sends to this one: {@code ranks} longs from {@code at},
+     *           {@code stride} bytes apart
+     * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
+     */
+    RuntimeException run(NodeRequests r, MemorySegment in, long at, long stride) {
+        for (int s = 0; s < ranks; s++) inBytes[s] = in.get(ValueLayout.JAVA_LONG, at + stride * s);
+        return move(r);
+    }
+
+    private RuntimeException move(NodeRequests r) {
+        layOut();
+        postReceives();
+        pack(r);
+        transport.complete(Transport.EARLY);
+        RuntimeException broken = serveGets(r);
+        RuntimeException misplaced = placePuts(r);
+        transport.complete(Transport.REST);
+        return broken != null ? broken : misplaced;
     }
 
     /** Where each pair's packed bytes and replies go in the buffers, which grow to fit. */
     private void layOut() {
         long o = 0, i = 0, r = 0;
-        for (int k = 0; k < p; k++) {
+        for (int k = 0; k < ranks; k++) {
             outAt[k] = o;
             o += outBytes[k];
             inAt[k] = i;
-            if (k != pid) i += inBytes[k];
+            if (k != me) i += inBytes[k];
             replyInAt[k] = r;
-            if (k != pid) r += replyInBytes[k];
+            if (k != me) r += replyInBytes[k];
         }
         packedOut.atLeast(o);
         packedIn.atLeast(i);
@@ -170,208 +205,250 @@ final class Exchange implements AutoCloseable {
 
     private void postReceives() {
         MemorySegment in = packedIn.atLeast(0), replies = replyIn.atLeast(0);
-        for (int s = 0; s < p; s++) {
-            if (s == pid) continue;
-            if (inBytes[s] > 0) early.irecv(in, inAt[s], inBytes[s], s, TAG_PACKED, comm);
-            if (replyInBytes[s] > 0) rest.irecv(replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY, comm);
+        for (int s = 0; s < ranks; s++) {
+            if (s == me) continue;
+            if (inBytes[s] > 0) transport.receive(Transport.EARLY, in, inAt[s], inBytes[s], s, TAG_PACKED);
+            if (replyInBytes[s] > 0) transport.receive(Transport.REST, replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY);
         }
     }
 
-    private void pack(RequestList q) {
+    /**
+     * Packs every local process's requests by destination rank (local process by local process,
+     * each in its queue order), sends the streams, then the large puts. Each get's {@code getTag}
+     * becomes where its reply starts in the reply stream of its owner's rank.
+     */
+    private void pack(NodeRequests r) {
         MemorySegment out = packedOut.atLeast(0);
-        long[] at = replyOutAt; // scratch: write cursor per destination
-        System.arraycopy(outAt, 0, at, 0, p);
+        long[] at = cursor, replyAt = replyOutAt; // replyOutAt: scratch until serveGets
+        System.arraycopy(outAt, 0, at, 0, ranks);
+        Arrays.fill(replyAt, 0);
         long heapLarge = 0;
-        for (int i = 0; i < q.puts; i++) {
-            int d = q.putPid[i];
-            long size = q.putSize[i];
-            int attr = q.putTag[i];
-            if (attr >= combiners.knownBy(d)) {
-                for (int j = combiners.knownBy(d); j <= attr; j++) {
-                    byte[] def = combiners.definition(j);
-                    long g = at[d];
-                    out.set(JAVA_INT_UNALIGNED, g, DEFINE);
-                    out.set(JAVA_INT_UNALIGNED, g + 4, j);
-                    out.set(JAVA_LONG_UNALIGNED, g + 8, 0);
-                    out.set(JAVA_LONG_UNALIGNED, g + 16, def.length);
-                    MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, g + HEADER, def.length);
-                    at[d] = g + HEADER + pad(def.length);
+        for (int l = 0, t = r.processes(); l < t; l++) {
+            RequestList q = r.requests(l);
+            for (int i = 0; i < q.puts; i++) {
+                int d = r.rankOf(q.putPid[i]);
+                long size = q.putSize[i];
+                int attr = q.putTag[i];
+                if (attr >= combiners.knownBy(d)) {
+                    for (int j = combiners.knownBy(d); j <= attr; j++) {
+                        byte[] def = combiners.definition(j);
+                        PackedHeader.write(out, at[d], DEFINE, -1, l, 0, j, 0, def.length);
+                        MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, at[d] + LENGTH, def.length);
+                        at[d] += LENGTH + pad(def.length);
+                    }
+                    combiners.shipped(d, attr + 1);
                 }
-                combiners.shipped(d, attr + 1);
+                boolean large = isLarge(d, size, attr);
+                PackedHeader.write(out, at[d], large ? PUT_LARGE : PUT_INLINE, attr, l, r.localOf(q.putPid[i]), q.putSlot[i],
+                        q.putDstOffset[i], size);
+                at[d] += LENGTH;
+                if (large) {
+                    if (!q.putSource[i].isNative()) heapLarge += size;
+                } else {
+                    MemorySegment.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
+                    at[d] += pad(size);
+                }
             }
-            boolean large = isLarge(d, size, attr);
-            long h = at[d];
-            out.set(JAVA_INT_UNALIGNED, h, (large ? PUT_LARGE : PUT_INLINE) | ((attr + 1) << 8));
-            out.set(JAVA_INT_UNALIGNED, h + 4, q.putSlot[i]);
-            out.set(JAVA_LONG_UNALIGNED, h + 8, q.putDstOffset[i]);
-            out.set(JAVA_LONG_UNALIGNED, h + 16, size);
-            at[d] = h + HEADER;
-            if (large) {
-                if (!q.putSource[i].isNative()) heapLarge += size;
-            } else {
-                MemorySegment.copy(q.putSource[i], q.putSrcOffset[i], out, h + HEADER, size);
-                at[d] += pad(size);
+            for (int i = 0; i < q.gets; i++) {
+                int s = r.rankOf(q.getPid[i]);
+                PackedHeader.write(out, at[s], GET, -1, l, r.localOf(q.getPid[i]), q.getSlot[i], q.getSrcOffset[i], q.getSize[i]);
+                at[s] += LENGTH;
+                q.getTag[i] = replyAt[s];
+                replyAt[s] += q.getSize[i];
             }
         }
-        for (int i = 0; i < q.gets; i++) {
-            int s = q.getPid[i];
-            long h = at[s];
-            out.set(JAVA_INT_UNALIGNED, h, GET);
-            out.set(JAVA_INT_UNALIGNED, h + 4, q.getSlot[i]);
-            out.set(JAVA_LONG_UNALIGNED, h + 8, q.getSrcOffset[i]);
-            out.set(JAVA_LONG_UNALIGNED, h + 16, q.getSize[i]);
-            at[s] = h + HEADER;
+        for (int d = 0; d < ranks; d++) {
+            if (d != me && outBytes[d] > 0) transport.send(Transport.REST, out, outAt[d], outBytes[d], d, TAG_PACKED);
         }
-        for (int d = 0; d < p; d++) {
-            if (d != pid && outBytes[d] > 0) rest.isend(out, outAt[d], outBytes[d], d, TAG_PACKED, comm);
-        }
+        sendLarge(r, heapLarge);
+    }
+
+    /** Sends every large put, in the order its header was packed (the receiver posts in that order). */
+    private void sendLarge(NodeRequests r, long heapLarge) {
         sending = 0;
         MemorySegment stage = heapLarge > 0 ? sendStaging.atLeast(heapLarge) : null;
         long staged = 0;
-        for (int i = 0; i < q.puts; i++) {
-            int d = q.putPid[i];
-            long size = q.putSize[i];
-            if (!isLarge(d, size, q.putTag[i])) continue;
-            MemorySegment src = q.putSource[i];
-            if (src.isNative()) {
-                long start = src.address() + q.putSrcOffset[i];
-                addSending(start, start + size);
-                rest.isend(src, q.putSrcOffset[i], size, d, TAG_LARGE, comm);
-            } else {
-                MemorySegment.copy(src, q.putSrcOffset[i], stage, staged, size);
-                rest.isend(stage, staged, size, d, TAG_LARGE, comm);
-                staged += size;
+        for (int l = 0, t = r.processes(); l < t; l++) {
+            RequestList q = r.requests(l);
+            for (int i = 0; i < q.puts; i++) {
+                int d = r.rankOf(q.putPid[i]);
+                long size = q.putSize[i];
+                if (!isLarge(d, size, q.putTag[i])) continue;
+                MemorySegment src = q.putSource[i];
+                if (src.isNative()) {
+                    long start = src.address() + q.putSrcOffset[i];
+                    addSending(start, start + size);
+                    transport.send(Transport.REST, src, q.putSrcOffset[i], size, d, TAG_LARGE);
+                } else {
+                    MemorySegment.copy(src, q.putSrcOffset[i], stage, staged, size);
+                    transport.send(Transport.REST, stage, staged, size, d, TAG_LARGE);
+                    staged += size;
+                }
             }
         }
     }
 
     /**
-     * Serves the gets addressed to this process (reads before any write of this sync), and
-     * receives every large put: straight into the destination when that is safe, else staged.
+     * Reads the operator definitions, then serves every get addressed to this rank from its
+     * owner's memory (before any write of this sync: no put has been placed yet) and sends one
+     * reply stream per requesting rank. A get past the end of its area gets zeros.
+     *
+     * @return the first rule a get broke, or null
      */
-    private RuntimeException serveAndPlace(SlotRegister register) {
+    private RuntimeException serveGets(NodeRequests r) {
         RuntimeException broken = null;
-        long replyTotal = 0, stageTotal = 0;
-        int entries = 0;
-        for (int s = 0; s < p; s++) {
+        long total = 0;
+        for (int s = 0; s < ranks; s++) {
             MemorySegment stream = streamOf(s);
-            long at = streamAt(s), end = at + inBytes[s];
             replyOutBytes[s] = 0;
-            while (at < end) {
-                int kind = stream.get(JAVA_INT_UNALIGNED, at) & KIND_MASK;
-                long size = stream.get(JAVA_LONG_UNALIGNED, at + 16);
-                at += HEADER;
+            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
+                int kind = PackedHeader.kind(stream, h);
                 if (kind == GET) {
-                    replyOutBytes[s] += size;
+                    replyOutBytes[s] += PackedHeader.size(stream, h);
                 } else if (kind == DEFINE) {
-                    at += pad(size);
-                } else {
-                    entries++;
-                    if (kind == PUT_LARGE) stageTotal += size;
-                    else at += pad(size);
+                    int n = (int) PackedHeader.size(stream, h);
+                    byte[] def = new byte[n];
+                    MemorySegment.copy(stream, ValueLayout.JAVA_BYTE, h + LENGTH, def, 0, n);
+                    combiners.define(s, PackedHeader.slot(stream, h), def);
                 }
             }
-            replyOutAt[s] = replyTotal;
-            replyTotal += replyOutBytes[s];
+            replyOutAt[s] = total;
+            total += replyOutBytes[s];
         }
-        MemorySegment replies = replyOut.atLeast(replyTotal);
-        MemorySegment stage = staging.atLeast(stageTotal);
-        ensureIncoming(entries);
-        incoming = 0;
-        direct = 0;
-        long staged = 0;
-        for (int s = 0; s < p; s++) {
+        MemorySegment replies = replyOut.atLeast(total);
+        for (int s = 0; s < ranks; s++) {
+            if (replyOutBytes[s] == 0) continue;
             MemorySegment stream = streamOf(s);
-            long at = streamAt(s), end = at + inBytes[s], reply = replyOutAt[s];
-            while (at < end) {
-                int word = stream.get(JAVA_INT_UNALIGNED, at), kind = word & KIND_MASK, attrId = (word >>> 8) - 1;
-                int slot = stream.get(JAVA_INT_UNALIGNED, at + 4);
-                long offset = stream.get(JAVA_LONG_UNALIGNED, at + 8);
-                long size = stream.get(JAVA_LONG_UNALIGNED, at + 16);
-                at += HEADER;
-                if (kind == DEFINE) {
-                    byte[] def = new byte[(int) size];
-                    MemorySegment.copy(stream, ValueLayout.JAVA_BYTE, at, def, 0, (int) size);
-                    combiners.define(s, slot, def);
-                    at += pad(size);
-                    continue;
-                }
-                if (kind == GET) {
-                    MemorySegment src = register.globalSegment(slot);
-                    if (size == 0) continue;
-                    if (!RequestChecks.remoteGetFits(src, offset, size)) {
-                        if (broken == null) broken = RequestChecks.remoteGetTooFar(s, pid, slot, offset, size, src);
-                        replies.asSlice(reply, size).fill((byte) 0);
-                    } else {
-                        MemorySegment.copy(src, offset, replies, reply, size);
+            long reply = replyOutAt[s];
+            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
+                if (PackedHeader.kind(stream, h) != GET) continue;
+                long size = PackedHeader.size(stream, h);
+                if (size == 0) continue;
+                int owner = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
+                long offset = PackedHeader.offset(stream, h);
+                MemorySegment src = r.register(owner).globalSegment(slot);
+                if (!RequestChecks.remoteGetFits(src, offset, size)) {
+                    if (broken == null) {
+                        broken = RequestChecks.remoteGetTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)),
+                                r.pidOf(me, owner), slot, offset, size, src);
                     }
-                    reply += size;
-                    continue;
-                }
-                if (size == 0) {
-                    if (kind == PUT_INLINE) at += pad(size);
-                    continue; // a no-op whatever it names, as on the threads engine
-                }
-                MemorySegment dst = register.globalSegment(slot);
-                boolean valid = RequestChecks.remotePutFits(dst, offset, size);
-                if (!valid && broken == null) broken = RequestChecks.remotePutTooFar(s, pid, slot, offset, size, dst);
-                int n = incoming++;
-                inAttr[n] = attrId >= 0 ? combiners.attr(s, attrId) : null;
-                inFrom[n] = s;
-                inSlot[n] = valid ? slot : -1;
-                inDstOffset[n] = offset;
-                inSize[n] = size;
-                if (kind == PUT_INLINE) {
-                    inPayload[n] = at;
-                    inFromStaging[n] = false;
-                    at += pad(size);
-                } else if (valid && dst.isNative() && canReceiveDirectly(dst.address() + offset, size)) {
-                    inPayload[n] = -1;
-                    rest.irecv(dst, offset, size, s, TAG_LARGE, comm);
+                    replies.asSlice(reply, size).fill((byte) 0);
                 } else {
-                    inPayload[n] = staged;
-                    inFromStaging[n] = true;
-                    rest.irecv(stage, staged, size, s, TAG_LARGE, comm);
-                    staged += size;
+                    MemorySegment.copy(src, offset, replies, reply, size);
                 }
+                reply += size;
             }
-            if (s != pid && replyOutBytes[s] > 0) rest.isend(replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY, comm);
+            if (s != me) transport.send(Transport.REST, replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY);
         }
         return broken;
     }
 
-    /** Writes the staged and inline puts in order, then this process's gets. */
-    private RuntimeException apply(RequestList q, SlotRegister register) {
-        MemorySegment stage = staging.atLeast(0);
-        for (int n = 0; n < incoming; n++) {
-            if (inPayload[n] < 0 || inSlot[n] < 0) continue;
-            MemorySegment from = inFromStaging[n] ? stage : streamOf(inFrom[n]);
-            if (inAttr[n] != null) {
-                RequestChecks.combine(inAttr[n], from, inPayload[n], register.globalSegment(inSlot[n]), inDstOffset[n], inSize[n]);
-                inAttr[n] = null;
-            } else {
-                MemorySegment.copy(from, inPayload[n], register.globalSegment(inSlot[n]), inDstOffset[n], inSize[n]);
+    /**
+     * Lists every incoming put for the local process it addresses, and posts the receipt of every
+     * large one: straight into the destination when that is safe, else into the staging buffer.
+     *
+     * @return the first rule a put broke at its destination, or null
+     */
+    private RuntimeException placePuts(NodeRequests r) {
+        RuntimeException broken = null;
+        int t = r.processes();
+        if (arrivals.length < t) {
+            arrivals = Arrays.copyOf(arrivals, t);
+            for (int l = 0; l < t; l++) if (arrivals[l] == null) arrivals[l] = new Arrivals();
+        }
+        for (int l = 0; l < t; l++) arrivals[l].count = 0;
+        long stageTotal = 0;
+        for (int s = 0; s < ranks; s++) {
+            MemorySegment stream = streamOf(s);
+            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
+                if (PackedHeader.kind(stream, h) == PUT_LARGE) stageTotal += PackedHeader.size(stream, h);
             }
         }
-        MemorySegment remote = replyIn.atLeast(0), own = replyOut.atLeast(0);
-        long[] at = inAt; // scratch: read cursor per owner (inAt is not needed any more)
-        for (int s = 0; s < p; s++) at[s] = s == pid ? replyOutAt[s] : replyInAt[s];
-        for (int i = 0; i < q.gets; i++) {
-            int s = q.getPid[i];
-            long size = q.getSize[i];
-            MemorySegment.copy(s == pid ? own : remote, at[s], q.getDestination[i], q.getDstOffset[i], size);
-            at[s] += size;
+        MemorySegment stage = staging.atLeast(stageTotal);
+        direct = 0;
+        long staged = 0;
+        for (int s = 0; s < ranks; s++) {
+            MemorySegment stream = streamOf(s);
+            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
+                int kind = PackedHeader.kind(stream, h);
+                if (kind != PUT_INLINE && kind != PUT_LARGE) continue;
+                long size = PackedHeader.size(stream, h);
+                int l = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
+                long offset = PackedHeader.offset(stream, h);
+                MemorySegment dst = r.register(l).globalSegment(slot);
+                boolean valid = RequestChecks.remotePutFits(dst, offset, size);
+                if (!valid && broken == null) {
+                    broken = RequestChecks.remotePutTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)), r.pidOf(me, l), slot,
+                            offset, size, dst);
+                }
+                long payload;
+                if (kind == PUT_INLINE) {
+                    payload = h + LENGTH;
+                } else if (valid && size > 0 && dst.isNative() && canReceiveDirectly(dst.address() + offset, size)) {
+                    transport.receive(Transport.REST, dst, offset, size, s, TAG_LARGE);
+                    continue; // written by the transport
+                } else {
+                    payload = staged;
+                    transport.receive(Transport.REST, stage, staged, size, s, TAG_LARGE);
+                    staged += size;
+                }
+                if (!valid || size == 0) continue; // a zero-size put is a no-op whatever it names
+                Arrivals a = arrivals[l];
+                int n = a.add();
+                a.payload[n] = payload;
+                a.fromRank[n] = kind == PUT_INLINE ? s : -1;
+                a.slot[n] = slot;
+                a.dstOffset[n] = offset;
+                a.size[n] = size;
+                int attr = PackedHeader.attr(stream, h);
+                a.attr[n] = attr >= 0 ? combiners.attr(s, attr) : null;
+            }
         }
-        return null;
+        return broken;
     }
 
-    /** The packed stream from {@code s}: this process's own part of the outgoing buffer when {@code s} is itself. */
+    /** Writes the puts from other ranks (and, for the MPI engine, from itself) that address local process {@code local}, in order. */
+    void applyPuts(int local, SlotRegister register) {
+        if (local >= arrivals.length) return;
+        Arrivals a = arrivals[local];
+        MemorySegment stage = staging.atLeast(0);
+        for (int n = 0; n < a.count; n++) {
+            MemorySegment from = a.fromRank[n] < 0 ? stage : streamOf(a.fromRank[n]);
+            MemorySegment dst = register.globalSegment(a.slot[n]);
+            if (a.attr[n] != null) {
+                RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
+                a.attr[n] = null;
+            } else {
+                MemorySegment.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
+            }
+        }
+        a.count = 0;
+    }
+
+    /** Copies the replies to the gets of {@code gets} (local process {@code local}'s list) to their destinations. */
+    void applyReplies(RequestList gets, NodeRequests r) {
+        MemorySegment remote = replyIn.atLeast(0), own = replyOut.atLeast(0);
+        for (int i = 0; i < gets.gets; i++) {
+            long size = gets.getSize[i];
+            if (size == 0) continue;
+            int s = r.rankOf(gets.getPid[i]);
+            MemorySegment from = s == me ? own : remote;
+            long at = (s == me ? replyOutAt[s] : replyInAt[s]) + gets.getTag[i];
+            MemorySegment.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
+        }
+    }
+
+    /** The packed stream from {@code s}: this rank's own part of the outgoing buffer when {@code s} is itself. */
     private MemorySegment streamOf(int s) {
-        return s == pid ? packedOut.atLeast(0) : packedIn.atLeast(0);
+        return s == me ? packedOut.atLeast(0) : packedIn.atLeast(0);
     }
 
     private long streamAt(int s) {
-        return s == pid ? outAt[s] : inAt[s];
+        return s == me ? outAt[s] : inAt[s];
+    }
+
+    private long inBytes(int s) {
+        return s == me ? outBytes[s] : inBytes[s];
     }
 
     private boolean canReceiveDirectly(long start, long size) {
@@ -396,22 +473,9 @@ final class Exchange implements AutoCloseable {
         sendingEnd[sending++] = end;
     }
 
-    private void ensureIncoming(int n) {
-        if (n <= inPayload.length) return;
-        int c = Math.max(n, inPayload.length * 2);
-        inPayload = Arrays.copyOf(inPayload, c);
-        inDstOffset = Arrays.copyOf(inDstOffset, c);
-        inSize = Arrays.copyOf(inSize, c);
-        inSlot = Arrays.copyOf(inSlot, c);
-        inFrom = Arrays.copyOf(inFrom, c);
-        inFromStaging = Arrays.copyOf(inFromStaging, c);
-        inAttr = Arrays.copyOf(inAttr, c);
-    }
-
     @Override
     public void close() {
         for (NativeBuffer b : new NativeBuffer[] {counts, packedOut, packedIn, replyOut, replyIn, staging, sendStaging}) b.close();
-        early.close();
-        rest.close();
+        transport.close();
     }
 }

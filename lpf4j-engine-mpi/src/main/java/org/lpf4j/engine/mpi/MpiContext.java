@@ -9,6 +9,8 @@ import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.engine.mpi.layered.NodeExchange;
+import org.lpf4j.engine.mpi.layered.NodeRequests;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestChecks;
@@ -30,9 +32,8 @@ import java.util.Objects;
  *
  * <ol>
  *   <li>{@code MPI_Allreduce(BOR)}, the <em>round</em>, of one word: "I queued something", "I am
- *       ending" (plus the words a layered engine carries, {@link MpiEngine#carryWords}). In a
- *       section of at most {@link MpiEngine#COUNTS_IN_ROUND_UP_TO} processes that carries no such
- *       words, it also carries the p × p matrix of message counts (row s: the packed bytes s sends
+ *       ending". In a section of at most {@link MpiEngine#COUNTS_IN_ROUND_UP_TO} processes it
+ *       also carries the p × p matrix of message counts (row s: the packed bytes s sends
  *       to each pid; only s writes it, so the OR is the matrix), and a superstep with messages
  *       needs no count exchange of its own. If nobody queued anything and nobody ends, the sync
  *       is done: <b>an empty superstep costs one allreduce</b>.</li>
@@ -42,9 +43,12 @@ import java.util.Objects;
  *   <li>Otherwise the {@link Exchange} moves the data.</li>
  * </ol>
  *
+ * <p>The same sync serves an engine layered on this one ({@link NodeExchange}: the hybrid
+ * engine's node-level section), moving the requests of every local process of the rank.
+ *
  * <p>Not thread-safe (a context belongs to its process's thread, as in every engine).
  */
-final class MpiContext implements Context {
+final class MpiContext implements Context, NodeExchange {
     /** Bits of the word every process contributes to a round. */
     static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
     /** A process's status in the end round. */
@@ -69,8 +73,6 @@ final class MpiContext implements Context {
     private final NativeBuffer carried = new NativeBuffer();
     /** Whether the section is small enough for its round to carry the message counts ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO}). */
     private final boolean countsFit;
-    /** Words of a layered engine every round carries ({@link #carryWords}); 0: none. */
-    private int carriedWords;
     private long superstep;
     private boolean ended;
     private String failure;
@@ -92,7 +94,7 @@ final class MpiContext implements Context {
         this.engineKey = engineKey;
         this.objects = objects;
         this.combiners = new CombinerTable(nprocs, objects);
-        this.exchange = new Exchange(mpi, comm, pid, nprocs, combiners);
+        this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs), pid, nprocs, combiners);
         this.countsFit = nprocs > 1 && nprocs <= MpiEngine.COUNTS_IN_ROUND_UP_TO.get();
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
@@ -172,9 +174,15 @@ final class MpiContext implements Context {
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
-        int id = attr == MsgAttr.DEFAULT ? -1 : combiners.idOf(attr, RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset,
-                dstPid, dstSlot, dstOffset, size));
-        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, id);
+        if (attr != MsgAttr.DEFAULT) {
+            try {
+                combiners.idOf(attr); // defines it now, so that an operator that does not serialize fails this call
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                        dstOffset, size) + e.getMessage(), e);
+            }
+        }
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, -1);
     }
 
     @Override
@@ -188,84 +196,102 @@ final class MpiContext implements Context {
 
     @Override
     public void sync(SyncAttr attr) {
-        syncCarrying(MemorySegment.NULL);
-    }
-
-    /** @return the longs every round carries for a layered engine */
-    int carriedWords() { return carriedWords; }
-
-    /**
-     * From the next round on, every round's allreduce carries {@code words} longs of a layered
-     * engine beside the engine's word ({@link MpiEngine#carryWords}); every process sets the same.
-     */
-    void carryWords(int words) {
-        carriedWords = words;
-        // When the round carries the counts, the rows of the other processes must stay zero here.
-        carried.atLeast(roundBytes()).fill((byte) 0);
-    }
-
-    /** @return whether the round carries the message counts (else an allreduce of the word and the carried words) */
-    private boolean countsInRound() { return countsFit && carriedWords == 0; }
-
-    /** @return the longs of a round: the word, the carried words, and the p × p counts when the round carries them */
-    private int roundWords() { return 1 + carriedWords + (countsInRound() ? nprocs * nprocs : 0); }
-
-    private long roundBytes() { return 16L * roundWords(); }
-
-    /**
-     * A sync whose allreduce also ORs {@code words} (longs) over the processes, in place
-     * ({@link MpiEngine#syncCarrying}).
-     *
-     * @param words this process's words in, everyone's OR out ({@link #carryWords} of them), or
-     *              {@code MemorySegment.NULL} (zeros are carried)
-     */
-    void syncCarrying(MemorySegment words) {
-        if (ended) throw fatal("sync");
-        RuntimeException broken = null;
+        RuntimeException broken;
         try {
-            boolean counts = countsInRound();
-            if (counts) exchange.count(queue);
-            long all = round(IN_SYNC | (queue.count() > 0 ? HAS_MESSAGES : 0), words, counts);
-            if ((all & (ENDING | IN_REHOOK)) != 0) {
-                endRound(SYNCING, null);
-                throw fatal("sync");
-            }
-            if ((all & HAS_MESSAGES) != 0) {
-                // Column pid of the received matrix: what each process sends here.
-                broken = counts ? exchange.run(queue, register, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
-                        : exchange.run(queue, register);
+            broken = exchangeRound(own);
+            if (hadMessages) {
+                exchange.applyPuts(0, register);
+                exchange.applyReplies(queue, own);
             }
         } finally {
             queue.clear();
-            register.capacity().applyAtSync();
-            queueCapacity.applyAtSync();
-            superstep++;
         }
         if (broken != null) throw broken;
     }
 
-    private long round(long mine) { return round(mine, MemorySegment.NULL, false); }
+    @Override
+    public boolean sync(NodeRequests requests) {
+        RuntimeException broken = exchangeRound(requests);
+        if (broken != null) throw broken;
+        return hadMessages;
+    }
+
+    @Override
+    public void applyPuts(int local, SlotRegister register) { exchange.applyPuts(local, register); }
+
+    @Override
+    public void applyReplies(int local, RequestList gets, NodeRequests requests) { exchange.applyReplies(gets, requests); }
+
+    @Override
+    public boolean anyThreadMaySync() { return mpi.queryThread() >= Mpi.THREAD_SERIALIZED; }
+
+    /** This process's own requests, as the exchange sees them: one local process, pid = rank. */
+    private final NodeRequests own = new NodeRequests() {
+        @Override public int processes() { return 1; }
+        @Override public RequestList requests(int local) { return queue; }
+        @Override public SlotRegister register(int local) { return register; }
+        @Override public int rankOf(int p) { return p; }
+        @Override public int localOf(int p) { return 0; }
+        @Override public int pidOf(int rank, int local) { return rank; }
+    };
+
+    /** Whether the last {@link #exchangeRound} moved requests (someone had queued some). */
+    private boolean hadMessages;
+
+    /** @return whether the round carries the message counts (else an all-to-all follows when there are messages) */
+    private boolean countsInRound() { return countsFit; }
+
+    /** @return the longs of a round: the word, and the p × p counts when the round carries them */
+    private int roundWords() { return 1 + (countsInRound() ? nprocs * nprocs : 0); }
+
+    private long roundBytes() { return 16L * roundWords(); }
 
     /**
-     * One round: the OR of every process's word, and of the carried words (a layered engine's,
-     * {@link #carryWords}), which every round carries so that every process passes MPI the same
-     * count, whichever round (sync, rehook, end) it is in. When the round carries the counts, a
-     * process that is not in a sync with messages contributes a row of zeros.
+     * The sync's round and, if anyone queued requests, the exchange of {@code requests}; sets
+     * {@link #hadMessages}. Throws {@link FatalException} when another process ended.
      *
-     * @param counted whether {@link Exchange#count} ran for this round (when the round carries the counts)
+     * @return the first rule an incoming request broke at its destination (after every transfer completed), or null
      */
-    private long round(long mine, MemorySegment words, boolean counted) {
-        int k = carriedWords, n = roundWords(); // sent at 0, received at 8n
+    private RuntimeException exchangeRound(NodeRequests requests) {
+        if (ended) throw fatal("sync");
+        hadMessages = false;
+        try {
+            int queued = exchange.count(requests);
+            boolean counts = countsInRound();
+            long all = round(IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0), counts);
+            if ((all & (ENDING | IN_REHOOK)) != 0) {
+                endRound(SYNCING, null);
+                throw fatal("sync");
+            }
+            if ((all & HAS_MESSAGES) == 0) return null;
+            hadMessages = true;
+            // Column pid of the received matrix: what each process sends here.
+            return counts ? exchange.run(requests, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
+                    : exchange.run(requests);
+        } finally {
+            register.capacity().applyAtSync();
+            queueCapacity.applyAtSync();
+            superstep++;
+        }
+    }
+
+    private long round(long mine) { return round(mine, false); }
+
+    /**
+     * One round: the OR of every process's word. When the round carries the counts, this
+     * process's row of the matrix is what it sends each process if {@code counted} (a sync after
+     * {@link Exchange#count}), else zeros (a rehook or end round), so every round passes MPI the
+     * same count.
+     */
+    private long round(long mine, boolean counted) {
+        int n = roundWords(); // sent at 0, received at 8n
         MemorySegment buf = carried.atLeast(0);
         buf.set(ValueLayout.JAVA_LONG, 0, mine);
-        if (words.byteSize() != 0) MemorySegment.copy(words, 0, buf, 8, 8L * k);
-        else if (k > 0) buf.asSlice(8, 8L * k).fill((byte) 0);
         if (countsInRound()) { // this process's row of the matrix; the other rows stay zero here
             long row = 8L * (1 + (long) pid * nprocs);
             for (int d = 0; d < nprocs; d++) buf.set(ValueLayout.JAVA_LONG, row + 8L * d, counted ? exchange.outBytes(d) : 0);
         }
         mpi.allreduceLongs(buf.address(), buf.address() + 8L * n, n, mpi.opBor(), comm);
-        if (words.byteSize() != 0) MemorySegment.copy(buf, 8L * (n + 1), words, 0, 8L * k);
         return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
 

@@ -106,62 +106,6 @@ public final class MpiEngine {
     }
 
     /**
-     * For engines layered on this one (the hybrid engine) only: the communicator of an MPI-engine
-     * section, so that such an engine can duplicate it for traffic of its own beside the section's
-     * rounds. O(1).
-     *
-     * @param ctx the context an MPI-engine section passed to its SPMD function
-     * @return the section's communicator handle
-     * @throws IllegalArgumentException if {@code ctx} is not a context of this engine
-     */
-    public static long communicator(org.lpf4j.Context ctx) {
-        return section(ctx, "communicator").comm();
-    }
-
-    /**
-     * For engines layered on this one (the hybrid engine) only: from now on, the one
-     * {@code MPI_Allreduce} of every round of this section (sync, rehook, end) carries
-     * {@code words} longs of the caller beside the engine's own word, so that
-     * {@link #syncCarrying} can OR them. Every process of the section must call it with the same
-     * {@code words} before its next sync, rehook or end (MPI needs the same count everywhere).
-     * Allocates once.
-     *
-     * @param ctx   the context an MPI-engine section passed to its SPMD function
-     * @param words the longs every round carries, 0 for none (the default)
-     */
-    public static void carryWords(org.lpf4j.Context ctx, int words) {
-        if (words < 0 || words > 1 << 20) {
-            throw new IllegalArgumentException("MpiEngine.carryWords: words " + words + " outside [0, " + (1 << 20) + "]");
-        }
-        section(ctx, "carryWords").carryWords(words);
-    }
-
-    /**
-     * For engines layered on this one (the hybrid engine) only: {@code ctx.sync()}, whose one
-     * {@code MPI_Allreduce} also ORs {@code words} over the section's processes, in place, so
-     * that such an engine learns what it needs of the others without a round of its own. Costs
-     * what {@code sync()} costs, with the carried words more in the allreduce (and two copies of
-     * them); allocates nothing. Throws what {@code sync()} throws.
-     *
-     * @param ctx   the context an MPI-engine section passed to its SPMD function
-     * @param words exactly the longs {@link #carryWords} set: this process's words in, the OR of
-     *              every process's words out
-     */
-    public static void syncCarrying(org.lpf4j.Context ctx, java.lang.foreign.MemorySegment words) {
-        MpiContext m = section(ctx, "syncCarrying");
-        if (words.byteSize() != 8L * m.carriedWords()) {
-            throw new IllegalArgumentException("MpiEngine.syncCarrying: words has " + words.byteSize() + " bytes; the section"
-                    + " carries " + m.carriedWords() + " longs (MpiEngine.carryWords), i.e. " + 8L * m.carriedWords() + " bytes");
-        }
-        m.syncCarrying(words);
-    }
-
-    private static MpiContext section(org.lpf4j.Context ctx, String call) {
-        if (ctx instanceof MpiContext m) return m;
-        throw new IllegalArgumentException("MpiEngine." + call + "(" + ctx + "): not a context of an MPI-engine section");
-    }
-
-    /**
      * @param path a libmpi path or soname, or empty for the usual sonames
      * @return whether that library is installed (looked up on disk; nothing is loaded)
      */

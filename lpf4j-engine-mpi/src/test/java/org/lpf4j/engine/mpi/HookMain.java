@@ -2,6 +2,10 @@ package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
 import org.lpf4j.Lpf;
+import org.lpf4j.engine.mpi.layered.NodeExchange;
+import org.lpf4j.engine.mpi.layered.NodeRequests;
+import org.lpf4j.spi.kit.RequestList;
+import org.lpf4j.spi.kit.SlotRegister;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,7 +14,7 @@ import java.lang.foreign.ValueLayout;
 /**
  * Run under mpirun by {@link EngineTest}: a program that already uses MPI (it initialises it
  * itself, through the binding) hooks an LPF section over {@code MPI_COMM_WORLD}, each rank with
- * its own args (and checks {@link MpiEngine#syncCarrying} there), then over a communicator of the
+ * its own args (and checks the exchange as a layered engine uses it there), then over a communicator of the
  * even ranks, then finalizes MPI itself.
  */
 public final class HookMain {
@@ -27,7 +31,7 @@ public final class HookMain {
             Lpf.hook(MpiEngine.init(world), ctx -> {
                 if (ctx.pid() != rank || ctx.nprocs() != size) throw new AssertionError("pid/nprocs " + ctx.pid() + "/" + ctx.nprocs());
                 InputRing.run(ctx);
-                checkSyncCarrying(ctx);
+                checkNodeExchange(ctx);
             }, Args.of(in, out));
             long expect = 100 + (rank + size - 1) % size;
             if (out.get(ValueLayout.JAVA_LONG, 0) != expect) throw new AssertionError("rank " + rank + " got " + out.get(ValueLayout.JAVA_LONG, 0));
@@ -46,50 +50,64 @@ public final class HookMain {
     }
 
     /**
-     * {@link MpiEngine#carryWords} and {@link MpiEngine#syncCarrying}: the OR of every process's
-     * words in place, a wrongly sized segment refused, and plain syncs (carrying zeros) before and
-     * after; the section then ends with the words still carried.
+     * The exchange as a layered engine uses it ({@link NodeExchange}): two local processes per
+     * rank (pid = 2 · rank + local), each putting 8 bytes (packed) and 20 KiB (a message of its
+     * own) two pids on and getting 8 bytes from three pids on, between plain syncs of the section
+     * and rings of its own puts, which must not disturb each other.
      */
-    private static void checkSyncCarrying(org.lpf4j.Context ctx) {
-        int p = ctx.nprocs(), s = ctx.pid();
-        ringOfPuts(ctx, 1); // the counts travel in the sync's allreduce (p <= countsInRoundUpTo)
-        MpiEngine.carryWords(ctx, p + 1);
-        ringOfPuts(ctx, 2); // carried words: the counts take an alltoall of their own
-        ctx.sync();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment words = a.allocate(8L * (p + 1), 8);
-            words.setAtIndex(ValueLayout.JAVA_LONG, s, 1L << 40 | s); // own row only: the OR is everyone's value
-            words.setAtIndex(ValueLayout.JAVA_LONG, p, 1L << s);      // a shared word: the OR of all bits
-            MpiEngine.syncCarrying(ctx, words);
-            for (int q = 0; q < p; q++) {
-                if (words.getAtIndex(ValueLayout.JAVA_LONG, q) != (1L << 40 | q)) {
-                    throw new AssertionError("syncCarrying: pid " + s + " word " + q + " = " + words.getAtIndex(ValueLayout.JAVA_LONG, q));
+    private static void checkNodeExchange(org.lpf4j.Context ctx) {
+        final int t = 2, p = ctx.nprocs(), rank = ctx.pid(), all = t * p;
+        final long large = 20 * 1024;
+        ringOfPuts(ctx, 1);
+        NodeExchange exchange = NodeExchange.of(ctx);
+        SlotRegister[] registers = new SlotRegister[t];
+        RequestList[] lists = new RequestList[t];
+        NodeRequests requests = new NodeRequests() {
+            @Override public int processes() { return t; }
+            @Override public RequestList requests(int local) { return lists[local]; }
+            @Override public SlotRegister register(int local) { return registers[local]; }
+            @Override public int rankOf(int pid) { return pid / t; }
+            @Override public int localOf(int pid) { return pid % t; }
+            @Override public int pidOf(int r, int local) { return r * t + local; }
+        };
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment[] src = new MemorySegment[t], dst = new MemorySegment[t], got = new MemorySegment[t];
+            for (int l = 0; l < t; l++) {
+                int g = rank * t + l;
+                registers[l] = new SlotRegister();
+                registers[l].resize(g, 2);
+                registers[l].capacity().applyAtSync();
+                lists[l] = new RequestList();
+                lists[l].ensure(4);
+                src[l] = a.allocate(8 + large, 8);
+                dst[l] = a.allocate(8 + large, 8);
+                got[l] = a.allocate(8, 8);
+                src[l].set(ValueLayout.JAVA_LONG, 0, 7000L + g);
+                src[l].asSlice(8).fill((byte) (40 + g));
+                int dstId = registers[l].registerGlobal(dst[l], 0).id(), srcId = registers[l].registerGlobal(src[l], 0).id();
+                lists[l].addPut(src[l], 0, (g + 2) % all, dstId, 0, 8, null, 0);
+                lists[l].addPut(src[l], 8, (g + 2) % all, dstId, 8, large, null, 0);
+                lists[l].addGet((g + 3) % all, srcId, 0, got[l], 0, 8);
+            }
+            ctx.sync();
+            if (!exchange.sync(requests)) throw new AssertionError("NodeExchange.sync: pid " + rank + " saw no requests");
+            for (int l = 0; l < t; l++) {
+                exchange.applyPuts(l, registers[l]);
+                exchange.applyReplies(l, lists[l], requests);
+                lists[l].clear();
+            }
+            for (int l = 0; l < t; l++) {
+                int g = rank * t + l, from = (g - 2 + 2 * all) % all, owner = (g + 3) % all;
+                long value = dst[l].get(ValueLayout.JAVA_LONG, 0), fetched = got[l].get(ValueLayout.JAVA_LONG, 0);
+                byte fill = dst[l].get(ValueLayout.JAVA_BYTE, 8 + large - 1);
+                if (value != 7000L + from || fill != (byte) (40 + from) || fetched != 7000L + owner) {
+                    throw new AssertionError("NodeExchange: pid " + g + " got " + value + " / " + fill + " / " + fetched
+                            + ", expected " + (7000L + from) + " / " + (byte) (40 + from) + " / " + (7000L + owner));
                 }
             }
-            if (words.getAtIndex(ValueLayout.JAVA_LONG, p) != (1L << p) - 1) {
-                throw new AssertionError("syncCarrying: pid " + s + " shared word " + Long.toBinaryString(words.getAtIndex(ValueLayout.JAVA_LONG, p)));
-            }
-            long[] heap = new long[p + 1];
-            if (s == p - 1) heap[p] = 5;
-            MemorySegment onHeap = MemorySegment.ofArray(heap);
-            MpiEngine.syncCarrying(ctx, onHeap);
-            if (heap[p] != 5 || heap[0] != 0) throw new AssertionError("syncCarrying on the heap: pid " + s + " got " + java.util.Arrays.toString(heap));
-            try {
-                MpiEngine.syncCarrying(ctx, a.allocate(8L * p));
-                throw new AssertionError("syncCarrying accepted " + 8L * p + " bytes while " + (p + 1) + " longs are carried");
-            } catch (IllegalArgumentException expected) {
-                if (!expected.getMessage().contains((p + 1) + " longs")) throw new AssertionError("message: " + expected.getMessage());
-            }
+            if (exchange.sync(requests)) throw new AssertionError("NodeExchange.sync: pid " + rank + " moved requests nobody queued");
         }
-        long before = ctx.superstep();
-        ctx.sync();
-        if (ctx.superstep() != before + 1) throw new AssertionError("superstep " + ctx.superstep() + " after " + before);
-        long[] ones = new long[p + 1];
-        java.util.Arrays.fill(ones, -1L);
-        MpiEngine.syncCarrying(ctx, MemorySegment.ofArray(ones)); // leaves all-ones in the round's buffer
-        MpiEngine.carryWords(ctx, 0);
-        ringOfPuts(ctx, 3); // back to counts in the allreduce: what earlier rounds left must not count
-        MpiEngine.carryWords(ctx, p + 1); // the section ends while words are carried
+        ringOfPuts(ctx, 2);
     }
 
     /**

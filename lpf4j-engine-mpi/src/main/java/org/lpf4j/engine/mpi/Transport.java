@@ -1,0 +1,35 @@
+package org.lpf4j.engine.mpi;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What carries the {@link Exchange}'s bytes between the ranks of a section: nonblocking
+ * point-to-point transfers in two batches (the packed streams first, everything else after) and
+ * an all-to-all of one long per pair for the dense meta-data way. MPI today ({@link MpiTransport});
+ * another carrier (sockets between JVMs no MPI launcher started) would implement the same calls,
+ * and the exchange would not change.
+ *
+ * <p>Messages between one pair with one tag match in the order they were posted, as MPI's do.
+ * Buffers must be native memory and stay valid until their batch completes.
+ */
+interface Transport extends AutoCloseable {
+    /** The batch of the packed streams, completed before the rest is posted. */
+    int EARLY = 0;
+    /** The batch of everything else (large puts, replies, the sends of the packed streams). */
+    int REST = 1;
+
+    /** Each rank sends {@code out[r]} (one long) to rank r and receives rank r's into {@code in[r]}; collective. */
+    void alltoallLongs(MemorySegment out, MemorySegment in);
+
+    /** Posts the receipt of {@code bytes} at {@code offset} of {@code into} from {@code rank}. */
+    void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag);
+
+    /** Posts the sending of {@code bytes} at {@code offset} of {@code from} to {@code rank}. */
+    void send(int batch, MemorySegment from, long offset, long bytes, int rank, int tag);
+
+    /** Waits until every transfer of {@code batch} posted since its last completion has completed. */
+    void complete(int batch);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,52 @@
+package org.lpf4j.engine.mpi.layered;
+
+import org.lpf4j.Context;
+import org.lpf4j.spi.kit.RequestList;
+import org.lpf4j.spi.kit.SlotRegister;
+
+/**
+ * An MPI-engine section as an engine layered on it sees it: a sync that moves the requests of
+ * all the rank's local processes ({@link NodeRequests}), then the writes each local process makes
+ * into its own memory, on its own thread. Obtained with {@link #of(Context)} from the context the
+ * MPI engine passed to the layered engine's node-level SPMD function.
+ *
+ * <p>Order of a superstep: one thread of the rank calls {@link #sync} while every local process
+ * waits (on a barrier of the layered engine); afterwards each local process calls
+ * {@link #applyPuts} then {@link #applyReplies} for itself. Puts from other ranks land in a fixed
+ * order (by source rank, then in the order the source queued them); large ones may land during
+ * {@link #sync} itself, straight into the destination (a serialisation before anything applied
+ * later). Gets read the owner's memory during {@link #sync}, before anything is written.
+ *
+ * <p>Not thread-safe: calls for one superstep must be ordered by the layered engine's barriers.
+ */
+public interface NodeExchange {
+    /**
+     * The section's sync, moving {@code requests}: one {@code MPI_Allreduce} when no rank has
+     * requests; otherwise that allreduce (which carries the meta-data up to
+     * {@code lpf.engine.mpi.countsInRoundUpTo} ranks, else an alltoall follows) and the data.
+     * Throws what {@code sync()} throws: {@link org.lpf4j.FatalException} when another rank ended
+     * the section; a rule a request broke at its destination (after every transfer completed).
+     *
+     * @return whether any rank had requests (then every local process must apply)
+     */
+    boolean sync(NodeRequests requests);
+
+    /** Writes the puts from other ranks addressed to local process {@code local}, in the fixed order. */
+    void applyPuts(int local, SlotRegister register);
+
+    /** Copies the replies to the gets in {@code gets} (local process {@code local}'s list) to their destinations. */
+    void applyReplies(int local, RequestList gets, NodeRequests requests);
+
+    /** @return whether MPI lets any thread of the rank call {@link #sync} (one at a time), not only the first */
+    boolean anyThreadMaySync();
+
+    /**
+     * @param nodes the context of an MPI-engine section
+     * @return that section's exchange
+     * @throws IllegalArgumentException if {@code nodes} is not a context of the MPI engine
+     */
+    static NodeExchange of(Context nodes) {
+        if (nodes instanceof NodeExchange e) return e;
+        throw new IllegalArgumentException("NodeExchange.of(" + nodes + "): not a context of an MPI-engine section");
+    }
+}
