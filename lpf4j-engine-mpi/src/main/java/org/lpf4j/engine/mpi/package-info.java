@@ -64,7 +64,7 @@
  * Debian, Open MPI's {@code openmpi-mca-params.conf} disables {@code osc pt2pt}, so windows between
  * hosts over TCP fail (only the shared-memory path works). The figures did not argue for windows
  * either. Raw MPI through this binding, p = 2, Open MPI 4.1.4 on the 2-core machine
- * ({@link org.lpf4j.engine.mpi.RawMpiBench}, medians of 9, three runs while the machine was quiet):
+ * ({@code RawMpiBench} in the engine's tests, medians of 9, three runs while the machine was quiet):
  * {@code MPI_Barrier} 0.58-1.18 us, {@code MPI_Allreduce} of one long 1.1-3.1 us,
  * {@code MPI_Alltoall} of 40 B 0.9-4.3 us; {@code MPI_Put} of 1 MiB + {@code MPI_Win_fence}
  * 242-351 us (3.0-4.3 GB/s), {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB + {@code MPI_Waitall}
