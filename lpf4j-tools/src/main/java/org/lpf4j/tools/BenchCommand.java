@@ -184,9 +184,8 @@ public class BenchCommand implements Callable<Integer> {
         if (quick) args.add("--quick");
         var jvm = RunCommand.thisJvm(maxP, main.get(), args);
         // Foreground compilation (-Xbatch): with every process polling, background compiler threads
-        // hardly get a core on a small machine, and a cell could be timed in a slower tier. Measured
-        // with the MPI engine at p = 2 on 2 cores, 8-byte put + sync: 2.3-26 us over 8 runs without,
-        // 2.5-3.3 us over 6 runs with it.
+        // hardly get a core on a small machine, and a cell could be timed in a slower tier (the MPI
+        // engine's figures with and without it: docs/performance.md).
         java.util.List<String> options = new java.util.ArrayList<>(jvm.jvmOptions());
         if (!options.contains("-Xbatch")) options.add("-Xbatch");
         jvm = new ProcessLauncher.Launch(jvm.processes(), jvm.javaCommand(), jvm.classPath(), options, jvm.mainClass(), jvm.args());

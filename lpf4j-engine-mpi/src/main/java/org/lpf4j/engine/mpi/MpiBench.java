@@ -112,7 +112,7 @@ public final class MpiBench {
      * a run, which would otherwise fall on one side of a ratio only.
      */
     static final class Batches {
-        /** Warm-up per workload (a fresh 1 MiB buffer was measured slow for about 0.5 s here), and the length of one batch. */
+        /** Warm-up per workload (a fresh 1 MiB buffer runs slow for a while), and the length of one batch. */
         private static final long WARM_NANOS = 600_000_000L, BATCH_NANOS = 25_000_000L;
         private final Mpi mpi;
         private final long comm;
@@ -158,9 +158,8 @@ public final class MpiBench {
          * on every process, a batch ran with no JIT compilation going on and within
          * {@value #STABLE_PERCENT}% of the batch before (at most {@link #SETTLE_NANOS} more). The
          * JIT compiles a workload's path only when its compiler threads get a core, and with every
-         * process polling inside MPI on 2 cores that took up to 2 s: measured, an 8-byte put + sync
-         * ran at 8-35 us per step in batches that followed a 0.6 s warm-up, and at 2.4-4 us later in
-         * the same JVM.
+         * process polling inside MPI on 2 cores that took up to 2 s, in which a cell ran several
+         * times slower than later in the same JVM ({@code docs/performance.md}).
          *
          * @return the steps of one batch, the same on every process
          */
@@ -203,9 +202,9 @@ public final class MpiBench {
          * @param secondsPerStep the last batch's time per step
          * @return the steps of a batch of about {@link #BATCH_NANOS} at that speed, pid 0's figure on
          *         every process. Re-sized after every settling batch: the warm-up's own estimate
-         *         includes its slow (interpreted, compiling) start, and gave batches of 0.6 ms
-         *         instead of 25 ms for an 8-byte put (212 steps at about 3 µs), whose times after a
-         *         nap then ranged from 3 to 190 µs per step.
+         *         includes its slow (interpreted, compiling) start and gave batches far shorter
+         *         than {@link #BATCH_NANOS}, whose times after a nap varied wildly
+         *         ({@code docs/performance.md}).
          */
         private int batchSteps(double secondsPerStep) {
             double steps = BATCH_NANOS / divisor / Math.max(1e-9, secondsPerStep * 1e9);
@@ -216,9 +215,9 @@ public final class MpiBench {
         /**
          * Every process pauses {@value #NAP_MILLIS} ms, together, after each {@link #NAP_EVERY_NANOS}
          * of warm-up work and before each settling batch: the JIT compiles only when its threads
-         * get a core, and with every process polling on 2 cores they hardly did. Measured: an
-         * 8-byte put + sync at p = 2 still ran at 7-42 µs per step after a warm-up without pauses
-         * (three runs), at 2.4-3.4 µs once compiled.
+         * get a core, and with every process polling on 2 cores they hardly did: without the
+         * pauses a cell could still be timed before its path was compiled
+         * ({@code docs/performance.md}).
          */
         private static final long NAP_EVERY_NANOS = 20_000_000L, NAP_MILLIS = 10;
 
