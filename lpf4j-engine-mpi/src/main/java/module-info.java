@@ -5,8 +5,6 @@
  */
 module org.lpf4j.engine.mpi {
     requires transitive org.lpf4j.core;
-    // MpiBench warms each workload until the JIT is quiet (CompilationMXBean).
-    requires java.management;
     exports org.lpf4j.engine.mpi;
 
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.mpi.MpiEngineProvider;

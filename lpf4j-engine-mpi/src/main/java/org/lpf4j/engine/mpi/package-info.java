@@ -64,7 +64,8 @@
  * small-message path needs a count exchange in either design.
  *
  * <p>{@code lpf bench --engine mpi} runs the engine's workloads beside raw MPI through the same
- * binding on the same communicator ({@code MpiBench}): empty sync beside {@code MPI_Barrier}
+ * binding on the same communicator (the tools' {@code LaunchedBench} over this engine's
+ * {@link org.lpf4j.spi.RawTransport}, {@code MpiRawTransport}): empty sync beside {@code MPI_Barrier}
  * (target: at most 2x its time), 1 MiB put + sync beside {@code MPI_Put} + {@code MPI_Win_fence}
  * (target: at least 0.9x its bandwidth) and beside {@code MPI_Isend}/{@code MPI_Irecv}, which is
  * the engine's own transfer of a large put. On one host a single-copy transfer between two

@@ -12,9 +12,10 @@ import java.util.Arrays;
  * launcher; rank 0 prints medians of {@code reps} batches. Each operation is warmed up for 0.5 s
  * first, so about 3 s per run.
  *
- * <p>It lives in the engine's test tree, not in the shipped jar, because it calls the engine's
- * package-private binding ({@code Mpi}) and nothing in lpf4j runs it: {@link RawMpiBenchTest}
- * does, with {@code -Dlpf.test.bench=true}. Its figures are in {@code docs/performance.md}.
+ * <p>It lives in the engine's test tree, not in the shipped jar: nothing shipped runs it, it needs
+ * only the engine's public binding ({@link Mpi}), and the tests' {@code MpiJob} starts it under
+ * both launchers ({@link RawMpiBenchTest}, with {@code -Dlpf.test.bench=true}). Its figures are in
+ * {@code docs/performance.md}.
  *
  * <p>Usage: {@code RawMpiBench [blockBytes] [reps]}.
  */
