@@ -5,8 +5,6 @@
  */
 module org.lpf4j.engine.mpi {
     requires transitive org.lpf4j.core;
-    // MpiBench warms each workload until the JIT is quiet (CompilationMXBean).
-    requires java.management;
     exports org.lpf4j.engine.mpi;
     // The superstep exchange, for the engine layered on this one; nobody else.
     exports org.lpf4j.engine.mpi.layered to org.lpf4j.engine.hybrid;

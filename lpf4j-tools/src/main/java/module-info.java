@@ -13,6 +13,7 @@ module org.lpf4j.tools {
     requires org.lpf4j.bench.programs;
     requires org.knowm.xchart;
     requires HdrHistogram;
+    requires com.fasterxml.jackson.core;
     requires java.desktop;
 
     exports org.lpf4j.tools;

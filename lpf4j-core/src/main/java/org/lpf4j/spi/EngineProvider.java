@@ -54,16 +54,15 @@ public interface EngineProvider extends Component {
     default Optional<ProcessLauncher> launcher() { return Optional.empty(); }
 
     /**
-     * The engine's own side-by-side benchmark, for an engine with a {@link #launcher()}: the main
-     * class {@code lpf bench} runs under that launcher instead of its in-JVM table. It prints the
-     * engine's rows beside the raw rows of the layer the engine runs on (e.g. the MPI calls it
-     * wraps) with their ratios, from process 0. Its arguments: {@code --reps R}, {@code --procs
-     * P1,P2,...} (the column process counts; the job has max(P) processes) and optionally
-     * {@code --quick} (fewer steps per repetition). Empty (default): no such benchmark.
+     * The transport beneath this engine's processes, for {@code lpf bench}: with a
+     * {@link #launcher()} as well, {@code lpf bench} runs its benchmark under that launcher and
+     * prints the engine's rows beside this transport's own (e.g. the MPI calls the engine wraps)
+     * with their ratios, instead of its in-JVM table. O(1); loads and starts nothing. Empty
+     * (default): the engine offers none.
      *
-     * @return the benchmark's main class name, if the engine has one
+     * @return the raw transport, if the engine offers one
      */
-    default Optional<String> launchedBenchmark() { return Optional.empty(); }
+    default Optional<RawTransport> rawTransport() { return Optional.empty(); }
 
     /**
      * Releases what the engine holds for the life of the JVM (native libraries, connections,

@@ -6,6 +6,7 @@ import org.lpf4j.Lpf;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.tools.bench.BenchTable;
+import org.lpf4j.tools.bench.LaunchedBench;
 import org.lpf4j.tools.bench.LatencyTable;
 import org.lpf4j.tools.bench.RunSpread;
 import org.lpf4j.tools.bench.Settings;
@@ -40,10 +41,10 @@ import java.util.concurrent.Callable;
  * {@code --plot DIR} draws every row against p. {@code --programs} replaces the table by the
  * example programs beside their Java peers ({@link ProgramsSection}).
  *
- * <p>An engine whose processes come from its launcher and that names its own benchmark
- * ({@link EngineProvider#launchedBenchmark()}, e.g. {@code lpf bench --engine mpi}) gets the run
- * delegated instead: its benchmark runs on max(--procs) processes under its launcher and prints
- * the engine's rows beside the raw rows of the layer below (e.g. {@code MPI_Barrier},
+ * <p>An engine whose processes come from its launcher and that offers the transport beneath it
+ * ({@link EngineProvider#rawTransport()}, e.g. {@code lpf bench --engine mpi}) gets the run
+ * delegated instead: {@link LaunchedBench} runs on max(--procs) processes under its launcher and
+ * prints the engine's rows beside the raw rows of that transport (e.g. {@code MPI_Barrier},
  * {@code MPI_Put} + {@code MPI_Win_fence}) with the ratios; {@code --reps}, {@code --procs} and
  * {@code --quick} pass through, and its JVMs compile in the foreground ({@code -Xbatch}).
  */
@@ -160,10 +161,10 @@ public class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * An engine whose processes come from its launcher and that names its own benchmark
-     * ({@link EngineProvider#launchedBenchmark()}): runs that benchmark on max(--procs) processes
-     * under the launcher (the engine's rows beside its raw baseline rows, with ratios) and returns
-     * its exit status; empty for every other engine (the in-JVM table below).
+     * An engine whose processes come from its launcher and that offers its raw transport
+     * ({@link EngineProvider#rawTransport()}): runs {@link LaunchedBench} on max(--procs) processes
+     * under the launcher (the engine's rows beside the transport's, with ratios) and returns its
+     * exit status; empty for every other engine (the in-JVM table below).
      */
     private java.util.Optional<Integer> launchedBenchmark(int maxP, PrintWriter out) {
         EngineProvider engine;
@@ -173,20 +174,18 @@ public class BenchCommand implements Callable<Integer> {
             throw new UsageException("lpf bench: " + e.getMessage());
         }
         var launcher = engine.launcher();
-        var main = engine.launchedBenchmark();
-        if (launcher.isEmpty() || main.isEmpty()) return java.util.Optional.empty();
+        if (launcher.isEmpty() || engine.rawTransport().isEmpty()) return java.util.Optional.empty();
         if (programs || runs > 1 || plot != null) {
             throw new UsageException("lpf bench: engine " + engine.name() + " runs its own benchmark under its launcher;"
                     + " --programs, --runs and --plot are not available there");
         }
-        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--reps", Integer.toString(reps), "--procs",
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--engine", engine.name(), "--reps", Integer.toString(reps), "--procs",
                 Arrays.stream(procs).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(","))));
         if (quick) args.add("--quick");
-        var jvm = RunCommand.thisJvm(maxP, main.get(), args);
+        var jvm = RunCommand.thisJvm(maxP, LaunchedBench.class.getName(), args);
         // Foreground compilation (-Xbatch): with every process polling, background compiler threads
-        // hardly get a core on a small machine, and a cell could be timed in a slower tier. Measured
-        // with the MPI engine at p = 2 on 2 cores, 8-byte put + sync: 2.3-26 us over 8 runs without,
-        // 2.5-3.3 us over 6 runs with it.
+        // hardly get a core on a small machine, and a cell could be timed in a slower tier (the MPI
+        // engine's figures with and without it: docs/performance.md).
         java.util.List<String> options = new java.util.ArrayList<>(jvm.jvmOptions());
         if (!options.contains("-Xbatch")) options.add("-Xbatch");
         jvm = new ProcessLauncher.Launch(jvm.processes(), jvm.javaCommand(), jvm.classPath(), options, jvm.mainClass(), jvm.args());

@@ -8,7 +8,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -93,86 +99,79 @@ public class InfoCommand implements Callable<Integer> {
 
     // ---- JSON ----------------------------------------------------------------------------------
 
+    /** One factory for the command's life: Jackson factories are thread-safe and meant to be shared. */
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    /**
+     * @param r the report
+     * @return the report as one JSON object (no trailing newline): keys in the order of the text
+     *         report, absent values as {@code null}, strings escaped by Jackson (non-ASCII as is)
+     */
     static String toJson(InfoReport r) {
-        Json j = new Json();
-        j.open('{').field("lpf4j", "0.1.0").key("specVersion").raw(Long.toString(Lpf.SPEC_VERSION)).key("frameworks").open('[');
-        for (InfoReport.FrameworkInfo f : r.frameworks()) {
-            j.open('{').field("name", f.name()).field("apiVersion", f.apiVersion()).key("choice");
-            parameter(j, f.choice());
-            j.field("selected", f.selected()).field("error", f.error()).key("modules").open('[');
-            for (InfoReport.ModuleInfo m : f.modules()) {
-                j.open('{').field("name", m.name()).field("version", m.version()).field("apiVersion", m.apiVersion())
-                        .key("canRun").raw(Boolean.toString(m.canRun())).key("priority").raw(Integer.toString(m.priority()))
-                        .key("priorityFromUser").raw(Boolean.toString(m.priorityFromUser())).field("reason", m.reason())
-                        .key("selected").raw(Boolean.toString(m.selected())).key("details").open('{');
-                m.details().forEach(j::field);
-                j.close('}').key("parameters");
-                parameters(j, m.parameters());
-                j.close('}');
-            }
-            j.close(']').close('}');
+        StringWriter text = new StringWriter();
+        try (JsonGenerator j = JSON.createGenerator(text)) {
+            j.writeStartObject();
+            j.writeStringField("lpf4j", "0.1.0");
+            j.writeNumberField("specVersion", Lpf.SPEC_VERSION);
+            j.writeArrayFieldStart("frameworks");
+            for (InfoReport.FrameworkInfo f : r.frameworks()) framework(j, f);
+            j.writeEndArray();
+            parameters(j, "parameters", r.others());
+            j.writeArrayFieldStart("problems");
+            for (String p : r.problems()) j.writeString(p);
+            j.writeEndArray();
+            j.writeEndObject();
+        } catch (IOException e) { // a StringWriter does not fail
+            throw new UncheckedIOException(e);
         }
-        j.close(']').key("parameters");
-        parameters(j, r.others());
-        j.key("problems").open('[');
-        for (String p : r.problems()) j.value(p);
-        return j.close(']').close('}').toString();
+        return text.toString();
     }
 
-    private static void parameters(Json j, List<InfoReport.ParameterInfo> list) {
-        j.open('[');
+    private static void framework(JsonGenerator j, InfoReport.FrameworkInfo f) throws IOException {
+        j.writeStartObject();
+        j.writeStringField("name", f.name());
+        j.writeStringField("apiVersion", f.apiVersion());
+        j.writeFieldName("choice");
+        parameter(j, f.choice());
+        j.writeStringField("selected", f.selected());
+        j.writeStringField("error", f.error());
+        j.writeArrayFieldStart("modules");
+        for (InfoReport.ModuleInfo m : f.modules()) {
+            j.writeStartObject();
+            j.writeStringField("name", m.name());
+            j.writeStringField("version", m.version());
+            j.writeStringField("apiVersion", m.apiVersion());
+            j.writeBooleanField("canRun", m.canRun());
+            j.writeNumberField("priority", m.priority());
+            j.writeBooleanField("priorityFromUser", m.priorityFromUser());
+            j.writeStringField("reason", m.reason());
+            j.writeBooleanField("selected", m.selected());
+            j.writeObjectFieldStart("details");
+            for (var d : m.details().entrySet()) j.writeStringField(d.getKey(), d.getValue());
+            j.writeEndObject();
+            parameters(j, "parameters", m.parameters());
+            j.writeEndObject();
+        }
+        j.writeEndArray();
+        j.writeEndObject();
+    }
+
+    private static void parameters(JsonGenerator j, String name, List<InfoReport.ParameterInfo> list) throws IOException {
+        j.writeArrayFieldStart(name);
         for (InfoReport.ParameterInfo p : list) parameter(j, p);
-        j.close(']');
+        j.writeEndArray();
     }
 
-    private static void parameter(Json j, InfoReport.ParameterInfo p) {
-        j.open('{').field("key", p.key()).field("type", p.type()).field("default", p.defaultValue())
-                .field("value", p.value()).field("source", p.source()).field("environmentVariable", p.environmentVariable())
-                .field("description", p.description()).field("error", p.error()).close('}');
-    }
-
-    /** A minimal JSON writer: objects, arrays, strings (escaped), nulls and literal numbers/booleans. */
-    static final class Json {
-        private final StringBuilder b = new StringBuilder();
-        private boolean needComma;
-
-        Json open(char c) { separate(); b.append(c); needComma = false; return this; }
-
-        Json close(char c) { b.append(c); needComma = true; return this; }
-
-        Json key(String k) { separate(); string(k); b.append(':'); needComma = false; return this; }
-
-        Json field(String k, String v) { return key(k).value(v); }
-
-        Json value(String v) {
-            separate();
-            if (v == null) b.append("null"); else string(v);
-            needComma = true;
-            return this;
-        }
-
-        Json raw(String literal) { separate(); b.append(literal); needComma = true; return this; }
-
-        private void separate() { if (needComma) b.append(','); }
-
-        private void string(String s) {
-            b.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> b.append("\\\"");
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    case '\t' -> b.append("\\t");
-                    default -> {
-                        if (c < 0x20) b.append(String.format("\\u%04x", (int) c)); else b.append(c);
-                    }
-                }
-            }
-            b.append('"');
-        }
-
-        @Override public String toString() { return b.toString(); }
+    private static void parameter(JsonGenerator j, InfoReport.ParameterInfo p) throws IOException {
+        j.writeStartObject();
+        j.writeStringField("key", p.key());
+        j.writeStringField("type", p.type());
+        j.writeStringField("default", p.defaultValue());
+        j.writeStringField("value", p.value());
+        j.writeStringField("source", p.source());
+        j.writeStringField("environmentVariable", p.environmentVariable());
+        j.writeStringField("description", p.description());
+        j.writeStringField("error", p.error());
+        j.writeEndObject();
     }
 }

@@ -6,6 +6,8 @@ import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -155,11 +157,78 @@ class InfoCommandTest {
                 + "      details: unavailable: java.lang.IllegalStateException: library vanished\n"), text);
     }
 
+    /** Text with every character class JSON must escape or carry: quotes, backslashes, controls, non-ASCII. */
+    private static final String AWKWARD = "q\"b\\s/\nt\r\t\u0001\u001f é µs 𝄞 \u2028";
+
     @Test
-    void jsonEscapesStrings() {
-        InfoCommand.Json j = new InfoCommand.Json();
-        j.open('{').field("a", "q\"b\\s\nt\u0001").field("n", null).close('}');
-        assertEquals("{\"a\":\"q\\\"b\\\\s\\nt\\u0001\",\"n\":null}", j.toString());
+    void jsonRoundTripsEveryFieldThroughAParser() throws Exception {
+        InfoReport.ParameterInfo param = new InfoReport.ParameterInfo("lpf.engine.x." + AWKWARD, "t" + AWKWARD, "d" + AWKWARD,
+                null, "s" + AWKWARD, "E" + AWKWARD, "desc" + AWKWARD, "err" + AWKWARD);
+        java.util.SequencedMap<String, String> details = new java.util.LinkedHashMap<>();
+        details.put("k" + AWKWARD, "v" + AWKWARD);
+        details.put("second", "");
+        InfoReport.ModuleInfo module = new InfoReport.ModuleInfo("m" + AWKWARD, "1.2.3", "1.0.0", false, -1, true,
+                "why" + AWKWARD, true, details, List.of(param));
+        InfoReport report = new InfoReport(List.of(new InfoReport.FrameworkInfo("f" + AWKWARD, "2.0.0", param, null,
+                "e" + AWKWARD, List.of(module))), List.of(param), List.of("p" + AWKWARD));
+        JsonNode root = new ObjectMapper().readTree(InfoCommand.toJson(report));
+
+        assertEquals("0.1.0", root.get("lpf4j").textValue());
+        assertEquals(202000, root.get("specVersion").intValue());
+        JsonNode f = root.get("frameworks").get(0);
+        assertEquals("f" + AWKWARD, f.get("name").textValue());
+        assertEquals("2.0.0", f.get("apiVersion").textValue());
+        assertParameter(param, f.get("choice"));
+        assertTrue(f.get("selected").isNull());
+        assertEquals("e" + AWKWARD, f.get("error").textValue());
+        JsonNode m = f.get("modules").get(0);
+        assertEquals("m" + AWKWARD, m.get("name").textValue());
+        assertEquals("1.2.3", m.get("version").textValue());
+        assertEquals("1.0.0", m.get("apiVersion").textValue());
+        assertTrue(m.get("canRun").isBoolean() && !m.get("canRun").booleanValue());
+        assertEquals(-1, m.get("priority").intValue());
+        assertTrue(m.get("priorityFromUser").booleanValue());
+        assertEquals("why" + AWKWARD, m.get("reason").textValue());
+        assertTrue(m.get("selected").booleanValue());
+        assertEquals(List.of("k" + AWKWARD, "second"), iterate(m.get("details").fieldNames()));
+        assertEquals("v" + AWKWARD, m.get("details").get("k" + AWKWARD).textValue());
+        assertEquals("", m.get("details").get("second").textValue());
+        assertParameter(param, m.get("parameters").get(0));
+        assertParameter(param, root.get("parameters").get(0));
+        assertEquals("p" + AWKWARD, root.get("problems").get(0).textValue());
+        assertEquals(List.of("lpf4j", "specVersion", "frameworks", "parameters", "problems"), iterate(root.fieldNames()));
+    }
+
+    private static void assertParameter(InfoReport.ParameterInfo expected, JsonNode actual) {
+        assertEquals(List.of("key", "type", "default", "value", "source", "environmentVariable", "description", "error"),
+                iterate(actual.fieldNames()));
+        assertEquals(expected.key(), actual.get("key").textValue());
+        assertEquals(expected.type(), actual.get("type").textValue());
+        assertEquals(expected.defaultValue(), actual.get("default").textValue());
+        assertTrue(actual.get("value").isNull(), actual.toString());
+        assertEquals(expected.source(), actual.get("source").textValue());
+        assertEquals(expected.environmentVariable(), actual.get("environmentVariable").textValue());
+        assertEquals(expected.description(), actual.get("description").textValue());
+        assertEquals(expected.error(), actual.get("error").textValue());
+    }
+
+    private static List<String> iterate(java.util.Iterator<String> names) {
+        List<String> list = new java.util.ArrayList<>();
+        names.forEachRemaining(list::add);
+        return list;
+    }
+
+    @Test
+    void jsonOfTheCommandParsesBack() throws Exception {
+        env.put("LPF_ENGINE_SIM_LATENCY", "7");
+        JsonNode root = new ObjectMapper().readTree(info("--json"));
+        JsonNode sim = root.get("frameworks").get(0).get("modules").get(0);
+        assertEquals("sim", sim.get("name").textValue());
+        assertEquals("5 \"us\"", sim.get("details").get("latency").textValue());
+        JsonNode latency = sim.get("parameters").get(1);
+        assertEquals("lpf.engine.sim.latency", latency.get("key").textValue());
+        assertEquals("7", latency.get("value").textValue());
+        assertEquals("environment", latency.get("source").textValue());
     }
 
     @Test

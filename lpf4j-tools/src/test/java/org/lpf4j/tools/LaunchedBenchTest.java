@@ -14,10 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code lpf bench --engine E} for every installed engine that runs its own benchmark under its
- * launcher ({@link EngineProvider#launchedBenchmark()}): a real {@code lpf} JVM starts the
+ * launcher beside its raw transport ({@link EngineProvider#rawTransport()},
+ * {@link org.lpf4j.tools.bench.LaunchedBench}): a real {@code lpf} JVM starts the
  * launcher for max(--procs) processes, the benchmark's rows (beside its raw baseline, with ratios)
- * come back on standard output, its JVMs compile in the foreground ({@code -Xbatch}, which the MPI
- * engine's benchmark reports in its header), the exit status is 0, and no process of the run is left
+ * come back on standard output, its JVMs compile in the foreground ({@code -Xbatch}, which the
+ * benchmark reports in its header), the exit status is 0, and no process of the run is left
  * ({@link LpfJvm}).
  */
 @Timeout(240)
@@ -25,9 +26,9 @@ class LaunchedBenchTest {
     @Test
     void anEngineWithItsOwnBenchmarkRunsItUnderItsLauncherAndPrintsRatios() throws Exception {
         List<EngineProvider> engines = Engines.installed().stream()
-                .filter(e -> e.launchedBenchmark().isPresent() && e.launcher().isPresent() && e.query().canRun())
+                .filter(e -> e.rawTransport().isPresent() && e.launcher().isPresent() && e.query().canRun())
                 .toList();
-        Assumptions.assumeFalse(engines.isEmpty(), "no installed engine has a launched benchmark that can run here"
+        Assumptions.assumeFalse(engines.isEmpty(), "no installed engine with a launcher and a raw transport can run here"
                 + " (the MPI engine needs mpirun and libmpi)");
         for (EngineProvider engine : engines) {
             LpfJvm r = LpfJvm.run(180, "bench", "--engine", engine.name(), "--quick", "--reps", "1", "--procs", "2");

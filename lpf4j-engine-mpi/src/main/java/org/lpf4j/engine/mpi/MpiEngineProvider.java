@@ -5,6 +5,7 @@ import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.Query;
+import org.lpf4j.spi.RawTransport;
 import org.lpf4j.spi.Version;
 
 import java.util.Optional;
@@ -82,9 +83,9 @@ public final class MpiEngineProvider implements EngineProvider {
         return launcherSize() > 0 ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
     }
 
-    /** {@link MpiBench}: the engine's workloads beside {@code MPI_Barrier} and {@code MPI_Put} + {@code MPI_Win_fence}. */
+    /** MPI on the section's communicator, for {@code lpf bench}'s rows beside the engine's ({@link MpiRawTransport}). */
     @Override
-    public Optional<String> launchedBenchmark() { return Optional.of(MpiBench.class.getName()); }
+    public Optional<RawTransport> rawTransport() { return Optional.of(new MpiRawTransport()); }
 
     /** Rank 0: releases the other ranks (they exit) and finalizes MPI. */
     @Override

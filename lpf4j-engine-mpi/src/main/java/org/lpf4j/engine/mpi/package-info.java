@@ -40,13 +40,10 @@
  * each process packs for them. In a section of at most {@code lpf.engine.mpi.countsInRoundUpTo}
  * processes (default 4) the same allreduce carries the p × p matrix of these counts (each process
  * writes its own row, so the OR is the matrix); in larger ones a sync with messages continues
- * with an {@code MPI_Alltoall} of one long per pair. Why 4: with Open MPI 4.1.4 on the 2-core
- * machine (C, {@code mpicc -O2}, medians of 7-9 interleaved batches) an allreduce of 17 longs cost
- * 1.22×, 1.03× and 1.07× one of a single long at p = 2, 4 and 8, one of 33 longs 2.1×, 2.0× and
- * 1.8× (above 256 bytes Open MPI takes another algorithm), and the alltoall it saves costs about
- * as much as the allreduce. The engine, 8-byte put to the next pid + sync, the matrix in the
- * allreduce against the alltoall ({@code countsInRoundUpTo=0}), taking turns: p = 2 1.8-2.5 against
- * 2.8-3.5 us, p = 4 (oversubscribed) 22.7-25.1 against 37.5-39.9 us; empty syncs unchanged. Then
+ * with an {@code MPI_Alltoall} of one long per pair. Why 4: in Open MPI an allreduce of the
+ * 17 words of p = 4 costs about what one of a single word does, one of 33 words (above 256 bytes,
+ * where Open MPI takes another algorithm) about twice as much, and the alltoall the carried
+ * matrix saves costs about as much as the allreduce (figures: {@code docs/performance.md}). Then
  * comes one packed message per pair (every request's header and the payload of puts below
  * 16 KiB), one message per large put (sent from the user's native segment in place) and one reply
  * stream per pair for gets. The destination applies all writes to its own memory: a large put is
@@ -63,28 +60,18 @@
  * protocol on top; every global registration would need a collective {@code MPI_Win_create}; and on
  * Debian, Open MPI's {@code openmpi-mca-params.conf} disables {@code osc pt2pt}, so windows between
  * hosts over TCP fail (only the shared-memory path works). The figures did not argue for windows
- * either. Raw MPI through this binding, p = 2, Open MPI 4.1.4 on the 2-core machine
- * ({@link org.lpf4j.engine.mpi.RawMpiBench}, medians of 9, three runs while the machine was quiet):
- * {@code MPI_Barrier} 0.58-1.18 us, {@code MPI_Allreduce} of one long 1.1-3.1 us,
- * {@code MPI_Alltoall} of 40 B 0.9-4.3 us; {@code MPI_Put} of 1 MiB + {@code MPI_Win_fence}
- * 242-351 us (3.0-4.3 GB/s), {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB + {@code MPI_Waitall}
- * 203-452 us (2.3-5.2 GB/s). MPICH 4.0.2: barrier 1.81 us, put + fence 702 us (1.5 GB/s),
- * send/receive 309 us (3.4 GB/s). Point-to-point moves a large put as fast as RMA does here, and the
+ * either: point-to-point moves a large put as fast as RMA does on the machines measured, and the
  * small-message path needs a count exchange in either design.
  *
- * <p>The engine beside raw MPI in one run ({@link org.lpf4j.engine.mpi.MpiBench}, {@code lpf bench
- * --engine mpi --procs 2,4}: Open MPI 4.1.4, every workload warmed up for 0.6 s (now: at least
- * 0.6 s and until the JIT is quiet), engine and raw batches taking turns, medians of 9; quiet 2-core machine, 3 runs): p = 2 empty sync 0.63-1.34 us
- * vs {@code MPI_Barrier} 0.48-1.19 us (1.09-1.33x; target at most 2x, and below C LPF's 2.29 us);
- * 1 MiB put + sync 166-183 us = 5.7-6.3 GB/s per process vs {@code MPI_Put} + fence 142-161 us
- * (0.83-0.97x of its bandwidth; target at least 0.9x) and vs {@code MPI_Isend}/{@code MPI_Irecv}
- * of 1 MiB 156-160 us (0.94-0.95x: the engine costs about 10 us above its own transfer); 64 KiB
- * total exchange 17-19 us. p = 4 (oversubscribed): empty sync 1.07-1.15x {@code MPI_Barrier},
- * 1 MiB 0.82x. Here a single-copy transfer between two processes is bounded by the kernel's
- * {@code process_vm_readv} (CMA): a direct call through FFM moved 1 MiB at 5.3-5.8 GB/s, the same
- * as Open MPI, so no point-to-point design reaches C LPF's 12.4 GB/s on this machine kind; only
- * registering memory that both processes map would. An earlier bench (15 warm-up steps, raw MPI
- * timed minutes later) reported 0.62x: a fresh 1 MiB buffer ran 2-3x slower for about 0.5 s.
+ * <p>{@code lpf bench --engine mpi} runs the engine's workloads beside raw MPI through the same
+ * binding on the same communicator (the tools' {@code LaunchedBench} over this engine's
+ * {@link org.lpf4j.spi.RawTransport}, {@code MpiRawTransport}): empty sync beside {@code MPI_Barrier}
+ * (target: at most 2x its time), 1 MiB put + sync beside {@code MPI_Put} + {@code MPI_Win_fence}
+ * (target: at least 0.9x its bandwidth) and beside {@code MPI_Isend}/{@code MPI_Irecv}, which is
+ * the engine's own transfer of a large put. On one host a single-copy transfer between two
+ * processes is bounded by the kernel's {@code process_vm_readv} (CMA), for MPI and this engine
+ * alike. The figures, and the raw MPI yardstick ({@code RawMpiBench} in the engine's tests), are
+ * in {@code docs/performance.md}.
  *
  * <h2>Failure</h2>
  * A process whose SPMD function returns or throws contributes "ending" to the next round; every

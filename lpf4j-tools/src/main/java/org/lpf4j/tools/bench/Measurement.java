@@ -30,8 +30,8 @@ public final class Measurement {
     /**
      * After the warm-up time, warming goes on until a batch ran while the JIT compiled nothing, for
      * at most this many warm-up times more: on 2 cores a compiler thread takes a core from the
-     * processes, and the cells measured while it did had their 99th percentile at 3.7-3.9× their
-     * median instead of 1.3-1.6× (first of 10 runs of {@code lpf bench --procs 2 --runs 10}).
+     * processes, and the cells measured while it did had their 99th percentile at about twice the
+     * usual multiple of their median ({@code docs/performance.md}).
      */
     private static final long SETTLE_FACTOR = 10;
 
@@ -53,7 +53,7 @@ public final class Measurement {
     /**
      * {@link #measure(Context, Workload, Settings)}, also recording the duration of every timed
      * step at this process into {@code latencies} (if not null): one {@link System#nanoTime()} per
-     * step, whose own cost (some 20 ns) is then part of every figure; recording allocates nothing
+     * step, whose own cost (tens of nanoseconds) is then part of every figure; recording allocates nothing
      * (values above the histogram's range are clamped to it).
      *
      * @param ctx       this process's context

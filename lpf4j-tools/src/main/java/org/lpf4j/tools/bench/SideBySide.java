@@ -63,8 +63,8 @@ public final class SideBySide {
         if (settings.warmupNanos() >= JIT_WARM_UP_THRESHOLD_NANOS) {
             // One quick, discarded pass over every cell first: on 2 cores the JIT compiler holds
             // a core for long stretches early in a JVM's life, and a cell measured meanwhile runs
-            // with its processes sharing the other core (seen: 1.2 µs instead of 0.4 µs for an
-            // 8-byte put + sync at p = 2 when the p = 2 column came first).
+            // with its processes sharing the other core (seen: 8-byte put + sync at p = 2 about 3x
+            // slower when the p = 2 column came first; docs/performance.md).
             progress.accept("JIT warm-up pass");
             measureAll(root, workloads, procs, Settings.quick(1), name -> { }, null);
         }

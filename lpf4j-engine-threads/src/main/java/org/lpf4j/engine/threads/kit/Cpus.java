@@ -51,7 +51,7 @@ public final class Cpus {
                 Linker linker = Linker.nativeLinker();
                 SymbolLookup libc = linker.defaultLookup();
                 // The mask pointer is passed as a 64-bit integer (its address): a MemorySegment argument
-                // allocated on every call until the JIT compiled the caller (~300 B per move measured).
+                // allocated on every call until the JIT compiled the caller.
                 FunctionDescriptor affinity = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
                 MemorySegment gc = libc.find("sched_getcpu").orElse(null);
@@ -73,7 +73,7 @@ public final class Cpus {
     }
 
     /**
-     * A downcall allocates on every call (about 650 B measured) until the JIT has compiled it,
+     * A downcall allocates on every call until the JIT has compiled it,
      * and moves are rare enough that it never would be: a program's superstep that happened to
      * move would allocate. So the class runs the whole move path, without moving, a few hundred
      * times when it is loaded (well under a millisecond).

@@ -9,8 +9,7 @@ import java.lang.invoke.VarHandle;
  * the signal of (i − 2^k) mod p; after ⌈log₂ p⌉ rounds every process has heard, directly or
  * through others, from every process. Each signal is one write to a cache line that only its
  * receiver polls, so a barrier of two processes costs one cache-line transfer each way in
- * parallel, where the central counter costs two in a row (measured on 2 cores: 140 ns against
- * 250 ns per barrier).
+ * parallel, where the central counter costs two in a row (figures: {@code docs/performance.md}).
  *
  * <p>A signal is the word {@code round << 2 | bits}; slots alternate between two sets by the
  * parity of the round, which suffices: a process can only signal round r + 2 after every process

@@ -5,8 +5,8 @@ package org.lpf4j.engine.threads.kit;
  * doubles (up to the policy's spin time) when a wait ends while spinning and halves when the
  * spin runs out. When two processes share a core (the scheduler put them together, or other
  * load took the other core), spinning only delays the partner it waits for; the budget then
- * drops to its floor within a few supersteps and the waiter yields soon. Measured at p = 2 on
- * 2 cores in such a state: 20 µs per superstep with 100 µs of spin, against 3 µs with none.
+ * drops to its floor within a few supersteps and the waiter yields soon (at p = 2 in such a
+ * state a long spin cost several times a superstep without one; {@code docs/performance.md}).
  *
  * <p>A budget that has fallen cannot learn from its own waits that spinning would pay again:
  * a wait that outlasts the budget ends in the yield phase, which is not counted as evidence,
@@ -28,7 +28,7 @@ public final class SpinBudgets {
     private static final int BUDGET = 0, WAITS = 1, PROBING = 2;
     /**
      * Never spin less than this (or the policy's maximum, if smaller): about one release from
-     * another core (150-300 ns measured here), so that a budget that fell while two processes
+     * another core ({@code docs/performance.md}), so that a budget that fell while two processes
      * shared a core can pay, and grow, again once they have a core each; yet little enough that
      * processes sharing a core waste almost nothing before yielding.
      */

@@ -7,11 +7,11 @@ package org.lpf4j.engine.threads.kit;
  * bounded time, then parks until the last arriver unparks it. The yield phase outlasts a
  * park/unpark round trip: otherwise a woken process arrives late, its partner parks in turn,
  * and the pair settles into a stable slow mode of one wake-up latency per superstep (seen at
- * p = 2 after a long compute phase: 2-6 µs per empty sync instead of 0.2). Spinning is bounded by time,
+ * p = 2 after a long compute phase: empty syncs an order of magnitude slower). Spinning is bounded by time,
  * not iterations, because the cost of {@link Thread#onSpinWait()} differs tenfold between CPUs,
- * and because a spinner whose partner has lost its core only delays that partner: measured on
- * a loaded 2-core machine, p = 2 empty syncs took 32 µs with 20 000 spin iterations and 2 µs
- * with 100. When processes outnumber cores the waiter hardly spins at all.
+ * and because a spinner whose partner has lost its core only delays that partner (on a loaded
+ * machine a long spin made empty syncs an order of magnitude slower). When processes outnumber
+ * cores the waiter hardly spins at all. Figures: {@code docs/performance.md}.
  */
 public final class ThreadsPolicy {
     /** Parked waiters re-check at this period even if nobody wakes them: a hang cannot last. */

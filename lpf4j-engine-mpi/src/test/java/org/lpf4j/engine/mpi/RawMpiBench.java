@@ -9,7 +9,13 @@ import java.util.Arrays;
  * {@code MPI_Barrier}; {@code MPI_Alltoall} of the engine's per-pair header (what an empty sync
  * exchanges); {@code MPI_Put} of a block to the next rank + {@code MPI_Win_fence}; an
  * {@code Isend}/{@code Irecv} of a block to/from the neighbours + {@code Waitall}. Run under an MPI
- * launcher; rank 0 prints medians of {@code reps} batches.
+ * launcher; rank 0 prints medians of {@code reps} batches. Each operation is warmed up for 0.5 s
+ * first, so about 3 s per run.
+ *
+ * <p>It lives in the engine's test tree, not in the shipped jar: nothing shipped runs it, it needs
+ * only the engine's public binding ({@link Mpi}), and the tests' {@code MpiJob} starts it under
+ * both launchers ({@link RawMpiBenchTest}, with {@code -Dlpf.test.bench=true}). Its figures are in
+ * {@code docs/performance.md}.
  *
  * <p>Usage: {@code RawMpiBench [blockBytes] [reps]}.
  */
@@ -54,7 +60,10 @@ public final class RawMpiBench {
         mpi.finish();
     }
 
-    /** Warm-up per operation: the JIT compiles the downcall path only after thousands of calls (50 calls left a 0.64 us send at 6 us). */
+    /**
+     * Warm-up per operation: the JIT compiles the downcall path only after thousands of calls, and a
+     * warm-up of 50 calls timed cold downcalls (several times the warm figure; docs/performance.md).
+     */
     private static final long WARM_NANOS = 500_000_000L;
 
     /**

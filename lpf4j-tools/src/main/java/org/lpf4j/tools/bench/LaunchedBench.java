@@ -1,34 +1,36 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.tools.bench;
 
 import org.lpf4j.Context;
-import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.Engines;
+import org.lpf4j.spi.RawTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * The side-by-side benchmark of the MPI engine (run under an MPI launcher, e.g.
- * {@code mpirun -n 4 java ... org.lpf4j.engine.mpi.MpiBench}): for p = 2 and 4 (as far as the job
- * has ranks), the engine's empty sync, 8-byte put + sync, 1 MiB put + sync and a 64 KiB total
- * exchange (each process puts 64 KiB / p to every process), beside raw MPI through the same
- * binding on the same communicator: {@code MPI_Barrier}, and {@code MPI_Put} of 1 MiB +
- * {@code MPI_Win_fence} (and, for information, {@code MPI_Isend}/{@code MPI_Irecv} of 1 MiB, which
- * is what the engine's transfer of a large put is). Every workload is warmed up for 0.6 s of work (pausing now and then so that the JIT gets the cores), then timed in batches of about 25 ms
- * (pid 0's clock); an engine workload and its raw counterpart alternate batch by batch, so their
- * ratio compares the two under the same conditions. Prints the medians of {@code reps} batches and
- * the ratios.
+ * The side-by-side benchmark of an engine whose processes come from its launcher and that offers
+ * its {@linkplain EngineProvider#rawTransport() raw transport} ({@code lpf bench --engine mpi}
+ * runs it under {@code mpirun}): for p = 2 and 4 (as far as the job has processes), the engine's
+ * empty sync, 8-byte put + sync, 1 MiB put + sync and a 64 KiB total exchange (each process puts
+ * 64 KiB / p to every process), beside the transport used directly on the same processes: its
+ * barrier, its one-sided put of 1 MiB + completion (and, for information, its two-sided exchange
+ * of 1 MiB, which is how the MPI engine moves a large put). Every workload is warmed up for 0.6 s
+ * of work (pausing now and then so that the JIT gets the cores) and until the JIT is quiet, then
+ * timed in batches of about 25 ms (pid 0's clock); an engine workload and its raw counterpart
+ * alternate batch by batch, so their ratio compares the two under the same conditions. Prints the
+ * medians of {@code reps} batches and the ratios. Costs about 5 s per p ({@code --quick}: a tenth).
  *
- * <p>Arguments (what {@code lpf bench --engine mpi} passes, see
- * {@link org.lpf4j.spi.EngineProvider#launchedBenchmark()}): {@code [--reps R] [--procs 2,4] [--quick]}
- * (default 9 repetitions, p = 2 and 4; {@code --quick}: a tenth of the warm-up and batch time); a
- * single number alone is taken as R. Each p runs as its own {@code exec} on the first p ranks.
+ * <p>Arguments (what {@code lpf bench} passes): {@code --engine NAME [--reps R] [--procs 2,4]
+ * [--quick]} (default 9 repetitions, p = 2 and 4; {@code --quick}: a tenth of the warm-up and batch
+ * time). Each p runs as its own {@code exec} on the first p processes of the job. It runs on the
+ * engine's own root, without the debug layer (the raw transport needs the engine's contexts).
  */
-public final class MpiBench {
-    private MpiBench() {}
+public final class LaunchedBench {
+    private LaunchedBench() {}
 
     static final long MIB = 1 << 20, EXCHANGE = 64 * 1024, PAGE = 4096;
 
@@ -36,9 +38,11 @@ public final class MpiBench {
     static final class Cells implements Spmd {
         private static final long serialVersionUID = 1L;
         static volatile double[] last;
+        private final String engine;
         private final int reps, divisor;
 
-        Cells(int reps, int divisor) {
+        Cells(String engine, int reps, int divisor) {
+            this.engine = engine;
             this.reps = reps;
             this.divisor = divisor;
         }
@@ -46,23 +50,19 @@ public final class MpiBench {
         @Override
         public void run(Context ctx) {
             int s = ctx.pid(), p = ctx.nprocs(), next = (s + 1) % p;
-            MpiContext mc = (MpiContext) ctx;
-            Mpi mpi = mc.mpi();
-            long comm = mc.comm();
             ctx.resizeMemoryRegister(4);
             ctx.resizeMessageQueue(2L * p + 2);
             ctx.sync();
-            try (Arena a = Arena.ofShared()) {
+            try (Arena a = Arena.ofShared(); RawTransport.Section raw = Engines.byName(engine).rawTransport().orElseThrow().open(ctx)) {
                 MemorySegment src = a.allocate(MIB, PAGE), dst = a.allocate(MIB * p, PAGE);
                 MemorySegment ex = a.allocate(EXCHANGE, PAGE), exIn = a.allocate(EXCHANGE, PAGE);
                 Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst);
                 Memslot exSlot = ctx.registerGlobal(ex), exInSlot = ctx.registerGlobal(exIn);
                 ctx.sync();
-                Batches b = new Batches(mpi, comm, s, a, reps, divisor);
+                Batches b = new Batches(raw, s, reps, divisor);
                 long chunk = EXCHANGE / p;
                 double[] r = new double[8];
-                MemorySegment reqs = mpi.requests(a, 2);
-                double[] sync = b.alternating(ctx::sync, () -> mpi.barrier(comm));
+                double[] sync = b.alternating(ctx::sync, raw::barrier);
                 r[0] = sync[0];
                 r[4] = sync[1];
                 r[1] = b.single(() -> {
@@ -71,24 +71,19 @@ public final class MpiBench {
                 });
                 int prev = (s + p - 1) % p;
                 // The window exists only for the cell that uses it, so that the other cells run as a
-                // program without one-sided MPI does (an open window may add work to MPI's progress).
-                long win = mpi.winCreate(dst, comm);
-                mpi.winFence(0, win);
-                double[] big = b.alternating(() -> {
-                    ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
-                    ctx.sync();
-                }, () -> {
-                    mpi.putBytes(src, (int) MIB, next, MIB * s, win);
-                    mpi.winFence(0, win);
-                }, () -> {
-                    mpi.irecvBytes(dst, (int) MIB, prev, 7, comm, reqs, 0);
-                    mpi.isendBytes(src, (int) MIB, next, 7, comm, reqs, 1);
-                    mpi.waitall(2, reqs);
-                });
-                r[2] = big[0];
-                r[5] = big[1];
-                r[7] = big[2];
-                mpi.winFree(win);
+                // program without one-sided transfers does (an open MPI window may add work to MPI's progress).
+                try (RawTransport.Window win = raw.window(dst)) {
+                    double[] big = b.alternating(() -> {
+                        ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
+                        ctx.sync();
+                    }, () -> {
+                        win.put(src, MIB, next, MIB * s);
+                        win.complete();
+                    }, () -> raw.sendReceive(src, next, dst, prev, MIB));
+                    r[2] = big[0];
+                    r[5] = big[1];
+                    r[7] = big[2];
+                }
                 r[3] = b.single(() -> {
                     for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
                     ctx.sync();
@@ -106,26 +101,23 @@ public final class MpiBench {
     /**
      * Timed batches that every process of the section runs the same number of times: pid 0 decides
      * (how long to warm up, how many steps a batch has) and broadcasts, so no process leaves a
-     * collective loop early. A pair of workloads (the engine's and raw MPI's) is measured in
+     * collective loop early. Control goes through the raw transport, so the engine's state is
+     * not touched between batches. A pair of workloads (the engine's and the raw one) is measured in
      * alternating batches, so that both see the same machine: on 2 cores a JIT compilation, a page
      * fault storm on fresh buffers or both processes landing on one CPU can slow a whole stretch of
      * a run, which would otherwise fall on one side of a ratio only.
      */
     static final class Batches {
-        /** Warm-up per workload (a fresh 1 MiB buffer was measured slow for about 0.5 s here), and the length of one batch. */
+        /** Warm-up per workload (a fresh 1 MiB buffer runs slow for a while), and the length of one batch. */
         private static final long WARM_NANOS = 600_000_000L, BATCH_NANOS = 25_000_000L;
-        private final Mpi mpi;
-        private final long comm;
+        private final RawTransport.Section raw;
         private final int pid, reps, divisor;
-        private final MemorySegment word;
 
-        Batches(Mpi mpi, long comm, int pid, Arena arena, int reps, int divisor) {
-            this.mpi = mpi;
-            this.comm = comm;
+        Batches(RawTransport.Section raw, int pid, int reps, int divisor) {
+            this.raw = raw;
             this.pid = pid;
             this.reps = reps;
             this.divisor = divisor;
-            this.word = arena.allocate(16);
         }
 
         /** @return the median seconds per step of {@code op} */
@@ -158,9 +150,8 @@ public final class MpiBench {
          * on every process, a batch ran with no JIT compilation going on and within
          * {@value #STABLE_PERCENT}% of the batch before (at most {@link #SETTLE_NANOS} more). The
          * JIT compiles a workload's path only when its compiler threads get a core, and with every
-         * process polling inside MPI on 2 cores that took up to 2 s: measured, an 8-byte put + sync
-         * ran at 8-35 us per step in batches that followed a 0.6 s warm-up, and at 2.4-4 us later in
-         * the same JVM.
+         * process polling inside the transport on 2 cores that took up to 2 s, in which a cell ran several
+         * times slower than later in the same JVM ({@code docs/performance.md}).
          *
          * @return the steps of one batch, the same on every process
          */
@@ -193,7 +184,7 @@ public final class MpiBench {
                 boolean settled = compilationMillis() == compiling
                         && Math.abs(t - previous) * 100 <= STABLE_PERCENT * Math.min(t, previous);
                 boolean timeUp = System.nanoTime() > settleEnd;
-                if (anyOf(!settled) == 0 || agree(timeUp ? 1 : 0) == 1) return steps;
+                if (!raw.anyOf(!settled) || agree(timeUp ? 1 : 0) == 1) return steps;
                 steps = batchSteps(t);
                 previous = t;
             }
@@ -203,9 +194,9 @@ public final class MpiBench {
          * @param secondsPerStep the last batch's time per step
          * @return the steps of a batch of about {@link #BATCH_NANOS} at that speed, pid 0's figure on
          *         every process. Re-sized after every settling batch: the warm-up's own estimate
-         *         includes its slow (interpreted, compiling) start, and gave batches of 0.6 ms
-         *         instead of 25 ms for an 8-byte put (212 steps at about 3 µs), whose times after a
-         *         nap then ranged from 3 to 190 µs per step.
+         *         includes its slow (interpreted, compiling) start and gave batches far shorter
+         *         than {@link #BATCH_NANOS}, whose times after a nap varied wildly
+         *         ({@code docs/performance.md}).
          */
         private int batchSteps(double secondsPerStep) {
             double steps = BATCH_NANOS / divisor / Math.max(1e-9, secondsPerStep * 1e9);
@@ -216,15 +207,15 @@ public final class MpiBench {
         /**
          * Every process pauses {@value #NAP_MILLIS} ms, together, after each {@link #NAP_EVERY_NANOS}
          * of warm-up work and before each settling batch: the JIT compiles only when its threads
-         * get a core, and with every process polling on 2 cores they hardly did. Measured: an
-         * 8-byte put + sync at p = 2 still ran at 7-42 µs per step after a warm-up without pauses
-         * (three runs), at 2.4-3.4 µs once compiled.
+         * get a core, and with every process polling on 2 cores they hardly did: without the
+         * pauses a cell could still be timed before its path was compiled
+         * ({@code docs/performance.md}).
          */
         private static final long NAP_EVERY_NANOS = 20_000_000L, NAP_MILLIS = 10;
 
         /** All processes sleep together: the barrier first, so nobody polls while another sleeps. */
         private void nap() {
-            mpi.barrier(comm);
+            raw.barrier();
             try {
                 Thread.sleep(NAP_MILLIS);
             } catch (InterruptedException e) {
@@ -238,13 +229,6 @@ public final class MpiBench {
             return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
         }
 
-        /** @return 1 if {@code mine} is true on some process, else 0, on every process */
-        private long anyOf(boolean mine) {
-            word.set(ValueLayout.JAVA_LONG, 0, mine ? 1 : 0);
-            mpi.allreduceLongs(word.address(), word.address() + 8, 1, mpi.opBor(), comm);
-            return word.get(ValueLayout.JAVA_LONG, 8);
-        }
-
         /** Two warm-up batches in a row within this many percent of each other end the warm-up. */
         private static final int STABLE_PERCENT = 10;
         /** The longest the warm-up waits for two agreeing batches. */
@@ -252,14 +236,12 @@ public final class MpiBench {
 
         /** @return pid 0's {@code value}, on every process */
         private long agree(long value) {
-            if (pid == 0) word.set(ValueLayout.JAVA_LONG, 0, value);
-            mpi.bcastBytes(word, 8, 0, comm);
-            return word.get(ValueLayout.JAVA_LONG, 0);
+            return raw.broadcast(pid == 0 ? value : 0);
         }
 
         /** @return seconds per step of one batch on pid 0's clock, the batch started together by a barrier */
         private double batch(Runnable op, int steps) {
-            mpi.barrier(comm);
+            raw.barrier();
             long t0 = System.nanoTime();
             for (int i = 0; i < steps; i++) op.run();
             return (System.nanoTime() - t0) / 1e9 / steps;
@@ -272,53 +254,55 @@ public final class MpiBench {
         }
     }
 
-    /** @param args {@code [--reps R] [--procs 2,4] [--quick]}, or {@code [R]} */
+    /** @param args {@code --engine NAME [--reps R] [--procs 2,4] [--quick]} */
     public static void main(String[] args) {
+        String engine = null;
         int reps = 9, divisor = 1;
         int[] procs = {2, 4};
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--engine" -> engine = value(args, ++i);
                 case "--reps" -> reps = Integer.parseInt(value(args, ++i));
-                case "--procs" -> procs = java.util.Arrays.stream(value(args, ++i).split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--procs" -> procs = Arrays.stream(value(args, ++i).split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--quick" -> divisor = 10;
-                default -> {
-                    if (args.length != 1) throw new IllegalArgumentException("MpiBench: unknown argument '" + args[i]
-                            + "' in " + java.util.Arrays.toString(args) + "; expected [--reps R] [--procs 2,4] [--quick]");
-                    reps = Integer.parseInt(args[i]);
-                }
+                default -> throw new IllegalArgumentException("LaunchedBench: unknown argument '" + args[i] + "' in "
+                        + Arrays.toString(args) + "; expected --engine NAME [--reps R] [--procs 2,4] [--quick]");
             }
         }
-        if (reps < 1) throw new IllegalArgumentException("MpiBench: --reps " + reps + ": need at least 1 repetition");
-        var root = Lpf.root("mpi");
-        int size = MpiEngineProvider.launcherSize(); // the job's ranks, without a probe
-        Mpi mpi = MpiRuntime.get().mpi;
-        System.out.println("lpf bench: mpi engine over " + mpi.abiName() + " (" + MpiRuntime.get().libraryVersion.strip()
-                + "), " + size + " ranks, " + Runtime.getRuntime().availableProcessors() + " cores here, Java "
-                + Runtime.version() + (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
-                .contains("-Xbatch") ? " (JIT in the foreground, -Xbatch)" : "") + "; medians of " + reps
-                + " batches; raw MPI through the same binding on the same communicator");
+        if (engine == null) throw new IllegalArgumentException("LaunchedBench: --engine NAME is missing");
+        if (reps < 1) throw new IllegalArgumentException("LaunchedBench: --reps " + reps + ": need at least 1 repetition");
+        EngineProvider provider = Engines.byName(engine);
+        RawTransport raw = provider.rawTransport().orElseThrow(() -> new IllegalArgumentException(
+                "LaunchedBench: engine " + provider.name() + " offers no raw transport to compare with"));
+        Context root = provider.root(); // the engine's own contexts: the raw transport needs them
+        int size = provider.machineSize(); // the job's processes, without a probe
+        RawTransport.Names names = raw.names();
+        System.out.println("lpf bench: " + engine + " engine over " + raw.description() + ", " + size + " processes, "
+                + Runtime.getRuntime().availableProcessors() + " cores here, Java " + Runtime.version()
+                + (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-Xbatch")
+                ? " (JIT in the foreground, -Xbatch)" : "") + "; medians of " + reps
+                + " batches; the raw rows use the transport beneath the engine on the same processes");
         for (int p : procs) {
             if (p < 2 || p > size) {
-                System.out.printf("p=%d  skipped: the job has %d ranks and the rows need 2 <= p <= %d%n", p, size, size);
+                System.out.printf("p=%d  skipped: the job has %d processes and the rows need 2 <= p <= %d%n", p, size, size);
                 continue;
             }
-            root.exec(p, new Cells(reps, divisor));
+            root.exec(p, new Cells(engine, reps, divisor));
             double[] r = Cells.last;
-            System.out.printf("p=%d  empty sync %.2f us (MPI_Barrier %.2f us, ratio %.2fx)%n", p, r[0] * 1e6, r[4] * 1e6, r[0] / r[4]);
+            System.out.printf("p=%d  empty sync %.2f us (%s %.2f us, ratio %.2fx)%n", p, r[0] * 1e6, names.barrier(), r[4] * 1e6, r[0] / r[4]);
             System.out.printf("p=%d  8-byte put + sync %.2f us%n", p, r[1] * 1e6);
-            System.out.printf("p=%d  1 MiB put + sync %.1f us = %.2f GB/s per process (MPI_Put 1 MiB + Win_fence %.1f us = %.2f GB/s, ratio %.2fx)%n",
-                    p, r[2] * 1e6, MIB / r[2] / 1e9, r[5] * 1e6, MIB / r[5] / 1e9, r[5] / r[2]);
-            System.out.printf("p=%d  (raw MPI_Isend/MPI_Irecv of 1 MiB + MPI_Waitall, the engine's own transfer: %.1f us = %.2f GB/s)%n",
-                    p, r[7] * 1e6, MIB / r[7] / 1e9);
+            System.out.printf("p=%d  1 MiB put + sync %.1f us = %.2f GB/s per process (%s of 1 MiB %.1f us = %.2f GB/s, ratio %.2fx)%n",
+                    p, r[2] * 1e6, MIB / r[2] / 1e9, names.put(), r[5] * 1e6, MIB / r[5] / 1e9, r[5] / r[2]);
+            System.out.printf("p=%d  (raw %s of 1 MiB: %.1f us = %.2f GB/s)%n", p, names.sendReceive(), r[7] * 1e6, MIB / r[7] / 1e9);
             System.out.printf("p=%d  64 KiB total exchange + sync %.1f us%n", p, r[3] * 1e6);
         }
-        System.out.println("ratios: empty sync / MPI_Barrier time (target <= 2); 1 MiB put bandwidth / MPI_Put + fence"
-                + " bandwidth (target >= 0.9)");
+        System.out.println("ratios: empty sync / " + names.barrier() + " time (target <= 2); 1 MiB put bandwidth / "
+                + names.put() + " bandwidth (target >= 0.9)");
         System.out.flush();
     }
 
     private static String value(String[] args, int i) {
-        if (i >= args.length) throw new IllegalArgumentException("MpiBench: " + args[i - 1] + " needs a value");
+        if (i >= args.length) throw new IllegalArgumentException("LaunchedBench: " + args[i - 1] + " needs a value");
         return args[i];
     }
 }

@@ -1,4 +1,4 @@
-package org.lpf4j.bsmp;
+package org.lpf4j.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,9 +1,11 @@
-package org.lpf4j.bsmp;
+package org.lpf4j.bench;
 
 import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
+import org.lpf4j.bsmp.Bsmp;
+import org.lpf4j.bsmp.BsmpMessage;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,6 +30,12 @@ import java.lang.foreign.ValueLayout;
  * Rates count all processes' messages together, timed by process 0. The two kinds alternate in
  * four repetitions; the first is a warm-up and the fastest of the other three counts, which keeps
  * the numbers stable on a loaded machine.
+ *
+ * <p>A standalone main beside the JMH benchmarks of this module (it is not one itself: a rate
+ * over a whole SPMD section does not fit JMH's per-invocation timing), run as
+ * {@code java -cp "lpf4j-bench/target/lpf4j-bench-0.1.0-SNAPSHOT.jar:lpf4j-bench/target/lib/*"
+ * org.lpf4j.bench.BsmpThroughput} after {@code mvn -pl lpf4j-bench -am package}. {@code lpf bench}
+ * has its own BSMP rows with its warm-up and table ({@code org.lpf4j.tools.bench.BsmpWorkloads}).
  */
 public final class BsmpThroughput {
     private BsmpThroughput() {}
@@ -35,7 +43,7 @@ public final class BsmpThroughput {
     /** Timed repetitions of each kind, after one warm-up repetition; the fastest counts. */
     private static final int REPETITIONS = 3;
 
-    /** Payload size of the standard row of {@code lpf bench}. */
+    /** Payload size of the standard row (the same as {@code lpf bench}'s BSMP row). */
     public static final int PAYLOAD_BYTES = 64;
 
     /**
