@@ -2,14 +2,10 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.FatalException;
 import org.lpf4j.Init;
-import org.lpf4j.engine.mpi.Mpi;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Parameters;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Objects;
 
@@ -77,22 +73,24 @@ public final class HybridEngine {
             Objects.requireNonNull(spmd, "hook: spmd");
             Objects.requireNonNull(args, "hook: args");
             String call = "hook(HybridEngine.init(comm=" + comm + ", threadsPerNode=" + threadsPerNode + "))";
-            Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
-            if (!mpi.initialized() || mpi.finalized()) {
+            int level = MpiEngine.threadLevel();
+            if (level < 0) {
                 throw new IllegalStateException(call + ": MPI is not initialised (call MPI_Init_thread first, or use"
                         + " Lpf.root() under an MPI launcher)");
             }
-            if (mpi.queryThread() < THREAD_FUNNELED) {
-                throw new IllegalStateException(call + ": MPI was initialised with thread level " + mpi.queryThread()
+            if (level < THREAD_FUNNELED) {
+                throw new IllegalStateException(call + ": MPI was initialised with thread level " + level
                         + "; the hybrid engine runs threads beside MPI and needs at least MPI_THREAD_FUNNELED (1)");
             }
             HybridSettings settings = HybridSettings.resolve(HybridEngineProvider.ranksOnThisHost(), threadsPerNode);
-            int nodes = mpi.size(comm), t = settings.threads();
-            checkSameThreads(mpi, comm, t, call);
+            int nodes = MpiEngine.size(comm), t = settings.threads();
             Layout layout = Layout.of(nodes * t, nodes, t);
+            NodeSection section = new NodeSection(layout, spmd, settings, call);
             try {
-                MpiEngine.init(comm).hook(new NodeSection(layout, spmd, settings), args);
+                // Each rank made its layout from its own threadsPerNode: the section first checks they agree.
+                MpiEngine.init(comm).hook(section, args);
             } catch (FatalException e) {
+                if (section.refusal() != null) throw section.refusal();
                 throw HybridRoot.unpack(call + " on the hybrid engine (" + layout + ")", e);
             }
         };
@@ -100,22 +98,6 @@ public final class HybridEngine {
 
     /** @return {@link #init(long, int)} with {@code lpf.engine.hybrid.threads} processes per node */
     public static Init init(long comm) { return init(comm, 0); }
-
-    /** Collective over {@code comm}: every rank must run {@code t} threads (the layout is computed on each). */
-    private static void checkSameThreads(Mpi mpi, long comm, int t, String call) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment in = a.allocate(16, 8), out = a.allocate(16, 8);
-            in.set(ValueLayout.JAVA_LONG, 0, t);
-            in.set(ValueLayout.JAVA_LONG, 8, -t);
-            mpi.allreduceLongs(in, out, 2, mpi.opMax(), comm);
-            long max = out.get(ValueLayout.JAVA_LONG, 0), min = -out.get(ValueLayout.JAVA_LONG, 8);
-            if (max != min) {
-                throw new IllegalArgumentException(call + " at rank " + mpi.rank(comm) + ": the ranks run between " + min
-                        + " and " + max + " threads per node (this rank " + t + "); every rank must give the same"
-                        + " threadsPerNode");
-            }
-        }
-    }
 
     private static final String PREFIX = "lpf.engine.hybrid.";
 

@@ -1,7 +1,6 @@
 package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Context;
-import org.lpf4j.engine.mpi.Mpi;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.MpiEngineProvider;
 import org.lpf4j.spi.EngineProvider;
@@ -109,7 +108,6 @@ public final class HybridEngineProvider implements EngineProvider {
         HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
         YieldingProgress.request(); // before MPI_Init
         Context mpiRoot = mpi.root();
-        Mpi binding = Mpi.load(MpiEngine.LIBRARY.get());
-        return new HybridRoot(mpiRoot, binding.size(binding.commWorld()), settings);
+        return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
     }
 }

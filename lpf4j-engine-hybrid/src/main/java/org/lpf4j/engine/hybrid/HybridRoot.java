@@ -38,7 +38,7 @@ final class HybridRoot extends ForwardingContext {
         RequestChecks.checkExec(0, p, spmd, args);
         Layout layout = Layout.of(Math.min(p, machineSize()), ranks, settings.threads());
         try {
-            delegate.exec(layout.nodes(), new NodeSection(layout, spmd, settings), args);
+            delegate.exec(layout.nodes(), new NodeSection(layout, spmd, settings, null), args);
         } catch (FatalException e) {
             throw unpack("exec(p=" + layout.p() + ") on the hybrid engine (" + layout + ")", e);
         }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
@@ -78,38 +79,51 @@ final class Link implements NodeRequests {
     @Override public int pidOf(int rank, int l) { return local.layout.first()[rank] + l; }
 
     /**
-     * Collective over the nodes: fails (on every node alike) if two of them run on the same host,
-     * naming the host and the nodes; the hybrid engine runs one JVM per node
-     * ({@code lpf.engine.hybrid.nodes=rank} lifts the check for tests on one machine). Gathers the
-     * host names with puts in the node-level section (three syncs).
+     * Collective over the nodes, at the start of a section: gathers every node's thread count and
+     * host name (puts in the node-level section, three syncs) and fails, on every node alike, if
+     * the thread counts differ (a hook whose ranks gave different {@code threadsPerNode}) or, when
+     * {@code hosts} is set, if two nodes run on the same host (the hybrid engine runs one JVM per
+     * node; {@code lpf.engine.hybrid.nodes=rank} lifts that check for tests on one machine).
+     *
+     * @param threads this node's processes
+     * @param call    the hook call to name when the thread counts differ, or null (an exec: they agree by construction)
      */
-    void checkOneRankPerHost() {
+    void checkNodes(int threads, boolean hosts, String call) {
         final int width = 256;
         int n = nodes.nprocs(), me = nodes.pid();
         byte[] own = HostName.of().getBytes(StandardCharsets.UTF_8);
-        int len = Math.min(own.length, width - 4);
+        int len = Math.min(own.length, width - 8);
         nodes.resizeMemoryRegister(1);
         nodes.resizeMessageQueue(n);
         nodes.sync();
         try (Arena a = Arena.ofShared()) {
-            MemorySegment names = a.allocate((long) width * n);
-            Memslot slot = nodes.registerGlobal(names);
+            MemorySegment facts = a.allocate((long) width * n);
+            Memslot slot = nodes.registerGlobal(facts);
             nodes.sync();
-            MemorySegment mine = names.asSlice((long) width * me, width);
-            mine.set(JAVA_INT_UNALIGNED, 0, len);
-            MemorySegment.copy(MemorySegment.ofArray(own), 0, mine, 4, len);
-            for (int q = 0; q < n; q++) if (q != me) nodes.put(slot, (long) width * me, q, slot, (long) width * me, 4 + len);
+            MemorySegment mine = facts.asSlice((long) width * me, width);
+            mine.set(JAVA_INT_UNALIGNED, 0, threads);
+            mine.set(JAVA_INT_UNALIGNED, 4, len);
+            MemorySegment.copy(MemorySegment.ofArray(own), 0, mine, 8, len);
+            for (int q = 0; q < n; q++) if (q != me) nodes.put(slot, (long) width * me, q, slot, (long) width * me, 8 + len);
             nodes.sync();
             nodes.deregister(slot);
+            int least = Integer.MAX_VALUE, most = 0;
             Map<String, List<Integer>> byHost = new TreeMap<>();
             for (int q = 0; q < n; q++) {
-                MemorySegment entry = names.asSlice((long) width * q, width);
-                String h = new String(entry.asSlice(4, entry.get(JAVA_INT_UNALIGNED, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
-                        StandardCharsets.UTF_8);
+                MemorySegment entry = facts.asSlice((long) width * q, width);
+                int t = entry.get(JAVA_INT_UNALIGNED, 0);
+                least = Math.min(least, t);
+                most = Math.max(most, t);
+                String h = new String(entry.asSlice(8, entry.get(JAVA_INT_UNALIGNED, 4)).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
                 byHost.computeIfAbsent(h, x -> new ArrayList<>()).add(q);
             }
+            if (least != most) {
+                throw new IllegalArgumentException((call != null ? call : "hybrid section") + " at rank " + me + ": the ranks run"
+                        + " between " + least + " and " + most + " threads per node (this rank " + threads + "); every rank"
+                        + " must give the same threadsPerNode");
+            }
             for (var e : byHost.entrySet()) {
-                if (e.getValue().size() > 1) {
+                if (hosts && e.getValue().size() > 1) {
                     throw new IllegalStateException("hybrid engine: MPI ranks " + e.getValue() + " all run on host " + e.getKey()
                             + "; this engine runs one JVM per node with threads inside (launch with mpirun --map-by ppr:1:node,"
                             + " or lpf run --engine hybrid --nodes N), or set lpf.engine.hybrid.nodes=rank to make every rank"

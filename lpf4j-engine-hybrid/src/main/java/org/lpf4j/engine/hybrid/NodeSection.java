@@ -21,17 +21,34 @@ final class NodeSection implements Spmd {
     private final Layout layout;
     private final Spmd spmd;
     private final HybridSettings settings;
+    /** The hook call whose ranks made their layouts themselves (they must agree), or null for an exec. */
+    private final String hookCall;
 
-    NodeSection(Layout layout, Spmd spmd, HybridSettings settings) {
+    /** Why the nodes refused to start (a hook's ranks disagree, two nodes share a host), or null; read by the hooking thread. */
+    private transient volatile RuntimeException refusal;
+
+    /** @return why this node refused to start the section, or null */
+    RuntimeException refusal() { return refusal; }
+
+    /** @param hookCall for a hook: the call, named when the nodes' thread counts differ; null for an exec */
+    NodeSection(Layout layout, Spmd spmd, HybridSettings settings, String hookCall) {
         this.layout = layout;
         this.spmd = spmd;
         this.settings = settings;
+        this.hookCall = hookCall;
     }
 
     @Override
     public void run(Context nodes) {
         Link link = new Link(nodes);
-        if (!settings.perRank()) link.checkOneRankPerHost();
+        if (hookCall != null || !settings.perRank()) {
+            try {
+                link.checkNodes(layout.threads(nodes.pid()), !settings.perRank(), hookCall);
+            } catch (RuntimeException e) {
+                refusal = e; // every node refuses alike; hook rethrows it as such
+                throw e;
+            }
+        }
         Node node = new Node(layout, nodes.pid(), link, settings);
         link.bind(node);
         Args args = nodes.args();

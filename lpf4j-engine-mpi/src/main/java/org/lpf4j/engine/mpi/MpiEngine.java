@@ -111,6 +111,23 @@ public final class MpiEngine {
      */
     public static boolean libraryInstalled(String path) { return MpiLibrary.locate(path) != null; }
 
+    /**
+     * @return the thread level MPI granted ({@code MPI_Query_thread}: 0 SINGLE, 1 FUNNELED,
+     *         2 SERIALIZED, 3 MULTIPLE), or -1 if MPI is not initialised or already finalized
+     */
+    public static int threadLevel() {
+        Mpi mpi = Mpi.load(LIBRARY.get());
+        return mpi.initialized() && !mpi.finalized() ? mpi.queryThread() : -1;
+    }
+
+    /**
+     * @param comm a communicator handle as MPI's C API gives it (see {@link #init(long)})
+     * @return its number of ranks ({@code MPI_Comm_size}); MPI must be initialised
+     */
+    public static int size(long comm) {
+        return Mpi.load(LIBRARY.get()).size(comm);
+    }
+
     /** @return the handle of {@code MPI_COMM_WORLD} of the library this engine loads */
     public static long commWorld() {
         return Mpi.load(LIBRARY.get()).commWorld();

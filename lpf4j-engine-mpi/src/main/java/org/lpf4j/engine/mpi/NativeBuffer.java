@@ -6,10 +6,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * A native buffer that grows (by doubling) and frees its old memory when it does. MPI reads and
  * writes only native memory, so everything sent or received goes through one of these unless it
- * can be sent from or received into the user's native segment in place. Public for engines layered
- * on this one (the hybrid engine); not for programs.
+ * can be sent from or received into the user's native segment in place.
  */
-public final class NativeBuffer implements AutoCloseable {
+final class NativeBuffer implements AutoCloseable {
     private Arena arena;
     private MemorySegment segment = MemorySegment.NULL;
 

@@ -7,10 +7,9 @@ import java.lang.foreign.MemorySegment;
  * A growable native array of {@code MPI_Request} handles for one wait: {@link #next()} gives the
  * index for the next nonblocking call ({@link #isend}/{@link #irecv} post transfers of any length),
  * {@link #waitAll()} completes them all. Growing copies the
- * handles (they are values, MPI keeps no pointer to the array). Public for engines layered on this
- * one (the hybrid engine); not for programs.
+ * handles (they are values, MPI keeps no pointer to the array).
  */
-public final class RequestArray implements AutoCloseable {
+final class RequestArray implements AutoCloseable {
     private final Mpi mpi;
     private final long handleSize;
     private Arena arena = Arena.ofShared();
