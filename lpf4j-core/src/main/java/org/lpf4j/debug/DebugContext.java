@@ -439,6 +439,12 @@ final class DebugContext extends ForwardingContext {
     @Override
     public void exec(int p, Spmd spmd, Args args) {
         Objects.requireNonNull(spmd, "exec: spmd");
+        if (spmd instanceof DebugSpmd) {
+            // Already checked: an engine runs a nested exec through another root (Lpf.root), which
+            // lpf.debug wraps too. One layer per process, as on an engine that nests in itself.
+            engine.exec(p, spmd, args);
+            return;
+        }
         DebugSection child = new DebugSection(true);
         try {
             engine.exec(p, new DebugSpmd(spmd, child), args);
