@@ -109,7 +109,8 @@ public class RunCommand implements Callable<Integer> {
             ClassLoader saved = thread.getContextClassLoader();
             thread.setContextClassLoader(loader);
             try {
-                Program program = Program.find(className, loader);
+                // A launching side only names the program's kind: its static initialisers run in the processes.
+                Program program = Program.find(className, loader, launcher.isEmpty());
                 if (launcher.isPresent()) {
                     // The header is printed once, here; the launched processes (--launched) print none.
                     printHeader(out, program);
@@ -189,7 +190,7 @@ public class RunCommand implements Callable<Integer> {
                 : choice.get().isEmpty() ? "the usable engine of highest priority"
                 : choice.key() + "=" + choice.get() + " from " + choice.source().label();
         boolean launching = procs != null && engine.launcher().isPresent();
-        String machine = launching ? "a job of " + procs + " processes (-p " + procs + ")" : machineSize(engine);
+        String machine = launching ? "a job of " + procs + " processes: -p " + procs : machineSize(engine);
         String p = !spmd ? "p chosen by the program's main (" + machine + ")"
                 : procs != null ? "p = " + procs + " (-p " + procs + ")"
                 : "p = " + engine.machineSize() + " (" + machine + ")";

@@ -2,6 +2,7 @@ package org.lpf4j.tools;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.Lpf;
 import org.lpf4j.examples.InnerProduct;
 import org.lpf4j.spi.Engines;
 
@@ -64,6 +65,29 @@ class LaunchedRunTest {
         assertTrue(out.contains("note: timed in this JVM only (pid 0); pids 1-2 ran in other JVMs: not timed or"
                 + " counted here"), r::both);
         assertFalse(out.contains("warning"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /** A program with a main, which every rank of the job runs. */
+    public static final class MainOnEveryRank {
+        private MainOnEveryRank() {}
+
+        /** Runs one empty section of 2 processes. */
+        public static void main(String[] args) {
+            Lpf.root().exec(2, ctx -> ctx.sync()); // ranks >= 1 serve the section inside Lpf.root()
+            System.out.println("main ran its section");
+        }
+    }
+
+    @Test
+    void aMainProgramUnderTheLauncherGetsOneHeaderLine() throws Exception {
+        assumeLaunched("mpi");
+        LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "2", MainOnEveryRank.class.getName());
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertEquals(List.of("lpf run: " + MainOnEveryRank.class.getName() + " on the mpi engine (--engine mpi), p chosen"
+                + " by the program's main (a job of 2 processes: -p 2)"), headers(r.out(), "mpi"), r::both);
+        assertTrue(r.out().contains("main ran its section"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
