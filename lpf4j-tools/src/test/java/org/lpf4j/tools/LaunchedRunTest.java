@@ -2,10 +2,14 @@ package org.lpf4j.tools;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.Context;
 import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+import org.lpf4j.Spmd;
 import org.lpf4j.examples.InnerProduct;
 import org.lpf4j.spi.Engines;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -118,6 +122,47 @@ class LaunchedRunTest {
         assertTrue(out.contains("on the " + engine + " engine: p=4  supersteps=3  "), r::both);
         assertTrue(out.contains("note: timed in this JVM only (" + timedHere + "); " + elsewhere + " ran in other JVMs"), r::both);
         assertFalse(out.contains("warning"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /** pid 3 puts 8 bytes into the 4 pid 2 registered: on 2 nodes of 2 threads, both live on node 1. */
+    public static final class TooSmallOnNodeOne implements Spmd {
+        private static final long serialVersionUID = 1L;
+
+        /** For {@code lpf run}. */
+        public TooSmallOnNodeOne() {}
+
+        @Override
+        public void run(Context ctx) {
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            Memslot src = ctx.registerLocal(MemorySegment.ofArray(new byte[8]));
+            Memslot dst = ctx.registerGlobal(MemorySegment.ofArray(new byte[ctx.pid() == 2 ? 4 : 8]));
+            ctx.sync();
+            if (ctx.pid() == 3) ctx.put(src, 0, 2, dst, 0, 8);
+            ctx.sync();
+            ctx.deregister(dst);
+            ctx.deregister(src);
+        }
+    }
+
+    /**
+     * The threads of a hybrid node that is not the one which called exec check each other: the
+     * debug layer (not the engine) reports pid 3's put against pid 2's registration, with both lines.
+     */
+    @Test
+    void theDebugLayerChecksTheThreadsOfAnotherNodeAgainstEachOther() throws Exception {
+        assumeLaunched("hybrid");
+        LpfJvm r = LpfJvm.run(150, "run", "--debug", "--engine", "hybrid", "--nodes", "2", "-p", "4",
+                TooSmallOnNodeOne.class.getName());
+        assertTrue(r.done(), r::both);
+        assertNotEquals(0, r.exitCode(), r::both);
+        assertTrue(r.err().matches("(?s).*failed: lpf debug \\[out-of-bounds\\] put\\(.*\\) at LaunchedRunTest\\$TooSmallOnNodeOne"
+                + "\\.run\\(LaunchedRunTest\\.java:\\d+\\) on pid 3 of 4 \\(superstep 2\\): destination area \\[0, 8\\) exceeds the 4"
+                + " bytes pid 2 registered for .* \\(at LaunchedRunTest\\$TooSmallOnNodeOne\\.run\\(LaunchedRunTest\\.java:\\d+\\)\\).*"),
+                r::both);
+        assertEquals(1, headers(r.out(), "hybrid").size(), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
