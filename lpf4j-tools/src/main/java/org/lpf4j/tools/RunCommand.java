@@ -216,7 +216,7 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** What each launched process runs: this command again, without {@code -p}. */
+    /** What each launched process runs: this command again, without {@code -p} and with {@code --launched}. */
     ProcessLauncher.Launch launch(int p) {
         List<String> args = new ArrayList<>(List.of("run", "--launched"));
         if (engineOptions.engine != null) args.addAll(List.of("--engine", engineOptions.engine));
