@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * LpfOutOfMemoryException with no effect.
  */
 @Timeout(60)
+@ExpectsEngineRefusal
 class CapacityTest {
 
     @ParameterizedTest(name = "{0} p={1}")

@@ -116,6 +116,7 @@ class DrmaTest {
         });
     }
 
+    @ExpectsEngineRefusal
     @ParameterizedTest(name = "{0} p={1}")
     @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
     void superstepCountsTheCompletedSyncs(String engine, int p) {

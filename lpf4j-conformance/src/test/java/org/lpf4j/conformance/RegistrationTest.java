@@ -55,6 +55,7 @@ class RegistrationTest {
         });
     }
 
+    @ExpectsEngineRefusal
     @ParameterizedTest(name = "{0} p={1}")
     @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
     void aGlobalSlotIsUsableOnlyAfterTheNextSync(String engine, int p) {
@@ -76,6 +77,7 @@ class RegistrationTest {
         });
     }
 
+    @ExpectsEngineRefusal
     @ParameterizedTest(name = "{0} p={1}")
     @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
     void deregisteredSlotsAreRejectedAndTheirEntriesReused(String engine, int p) {

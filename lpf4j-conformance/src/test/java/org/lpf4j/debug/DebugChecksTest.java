@@ -322,12 +322,34 @@ class DebugChecksTest {
         assertEquals((long) p * (p + 1), out[0]);
     }
 
+    /**
+     * An engine whose nested exec runs on another root made by {@code Lpf.root} (the MPI and
+     * hybrid engines: the threads engine's root), which {@code lpf.debug} wraps as well: the nested
+     * processes get one layer, as they do where an engine nests in itself, not a layer per root.
+     */
+    @Test
+    void aNestedExecThroughAnotherCheckedRootIsCheckedOnce() {
+        Context nestingThroughAnotherRoot = new org.lpf4j.spi.kit.ForwardingContext(ThreadsEngine.root()) {
+            @Override
+            public void exec(int p, Spmd spmd, org.lpf4j.Args args) {
+                Debug.wrap(ThreadsEngine.root()).exec(p, spmd, args);
+            }
+        };
+        String[] seen = new String[2];
+        Debug.wrap(nestingThroughAnotherRoot).exec(2, ctx -> {
+            seen[ctx.pid()] = ctx.toString();
+            setUp(ctx, 0, 0);
+        });
+        for (String s : seen) assertTrue(s.matches("Debug\\[ThreadsContext\\[.*\\]\\]"), s);
+    }
+
     @Test
     void debugOffMeansTheEnginesOwnContext() {
-        assertFalse(Lpf.DEBUG.get(), "tests run with lpf.debug unset");
-        assertFalse(Lpf.root() instanceof DebugContext);
-        Parameters.set("lpf.debug", "true");
+        // Set here both ways: the module's suite also runs with lpf.debug=true as a system property.
         try {
+            Parameters.set("lpf.debug", "false");
+            assertFalse(Lpf.root() instanceof DebugContext);
+            Parameters.set("lpf.debug", "true");
             Context root = Lpf.root();
             assertInstanceOf(DebugContext.class, root);
             assertSame(root, Debug.wrap(root));

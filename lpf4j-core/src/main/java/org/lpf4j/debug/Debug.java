@@ -23,7 +23,9 @@ import org.lpf4j.Init;
  *
  * <h2>Limits</h2>
  * Reads by plain code (a get's destination read before the sync) cannot be seen; only reads by
- * other requests are. Cross-process checks need the processes in one JVM (see
+ * other requests are. Cross-process checks see the processes that share the checker's JVM
+ * (all of them on the threads engine; a node's on the hybrid engine; itself on the MPI engine),
+ * while every process of an {@code exec} makes the same syncs in every JVM (see
  * {@code DebugSection}).
  */
 public final class Debug {

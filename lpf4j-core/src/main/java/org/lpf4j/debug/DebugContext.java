@@ -240,16 +240,22 @@ final class DebugContext extends ForwardingContext {
         }
     }
 
-    /** Every process compares every process's collective calls with pid 0's: all report the same. */
+    /**
+     * Every process compares the collective calls of every process it can see (all, in one JVM)
+     * with those of the lowest such pid: all of them report the same mismatch.
+     */
     private void checkCollectiveOrder(String site) {
-        DebugContext first = section.member(0);
-        if (first == null) return;
-        for (int q = 1; q < nprocs; q++) {
+        DebugContext first = null;
+        for (int q = 0; q < nprocs; q++) {
             DebugContext other = section.member(q);
-            if (other != null && !other.collectiveKeys.equals(first.collectiveKeys)) {
+            if (other == null) continue;
+            if (first == null) {
+                first = other;
+            } else if (!other.collectiveKeys.equals(first.collectiveKeys)) {
                 throw report(Check.COLLECTIVE_MISMATCH, "sync()", site, "global register/deregister calls of this"
                         + " superstep differ in order or number (they are collective: same calls, same order, on every"
-                        + " process): pid 0 made " + first.collectiveCalls + ", pid " + q + " made " + other.collectiveCalls, null);
+                        + " process): pid " + first.pid + " made " + first.collectiveCalls + ", pid " + q + " made "
+                        + other.collectiveCalls, null);
             }
         }
     }
@@ -433,6 +439,12 @@ final class DebugContext extends ForwardingContext {
     @Override
     public void exec(int p, Spmd spmd, Args args) {
         Objects.requireNonNull(spmd, "exec: spmd");
+        if (spmd instanceof DebugSpmd) {
+            // Already checked: an engine runs a nested exec through another root (Lpf.root), which
+            // lpf.debug wraps too. One layer per process, as on an engine that nests in itself.
+            engine.exec(p, spmd, args);
+            return;
+        }
         DebugSection child = new DebugSection(true);
         try {
             engine.exec(p, new DebugSpmd(spmd, child), args);

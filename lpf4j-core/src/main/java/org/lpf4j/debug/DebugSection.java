@@ -10,12 +10,15 @@ import java.io.Serializable;
  * "board" the cross-process checks read at sync), the first error reported, and the sections of
  * successive {@code rehook}s.
  *
- * <p>The board works when all processes of a section live in one JVM (threads engine). A section
- * object that crosses JVMs (a multi-process engine serialises the SPMD function) arrives
- * <em>detached</em>: each process sees only itself, so the cross-process checks (remote bounds,
- * queue capacity at the target, collective order, conflicts with remote requests) are skipped
- * and the local checks remain. Sections of {@code hook} are detached as well (their members
- * share no object). Thread-safe.
+ * <p>A section of {@code exec} or {@code rehook} is <em>shared</em>: its processes make the barrier
+ * sync before each superstep's checks and read each other's state on the board. Every process of
+ * the section must make the same engine syncs, so a section object that crosses JVMs (a
+ * multi-process engine serialises the SPMD function) stays shared: it arrives as a fresh board
+ * of the same kind, which the processes of that JVM join (one MPI rank, or a hybrid node's
+ * threads). The cross-process checks (remote bounds, queue capacity at the target, collective
+ * order, conflicts with remote requests) then see the processes of their own JVM and skip the
+ * others; the local checks remain. Sections of {@code hook} are not shared (their members share no
+ * object): no barrier, local checks only. Thread-safe.
  */
 final class DebugSection implements Serializable {
     @Serial private static final long serialVersionUID = 1L;
@@ -26,10 +29,10 @@ final class DebugSection implements Serializable {
     private long rehookRound;
     private DebugSection rehookSection;
 
-    /** @param shared whether the decorators of all processes will join this one object */
+    /** @param shared whether the processes make the barrier sync and join this object (one copy per JVM) */
     DebugSection(boolean shared) { this.shared = shared; }
 
-    /** @return whether the cross-process checks can see every process */
+    /** @return whether the processes make the barrier sync and read each other's state (those of this JVM) */
     boolean shared() { return shared; }
 
     /** Makes and records the decorator of one process; called first thing by each process. */
@@ -65,13 +68,16 @@ final class DebugSection implements Serializable {
     }
 
     @Serial
-    private Object writeReplace() { return new Detached(); }
+    private Object writeReplace() { return new Copy(shared); }
 
-    /** What a section becomes in another JVM: a fresh, unshared one. */
-    private record Detached() implements Serializable {
+    /**
+     * What a section becomes in another JVM: a fresh board of the same kind (the board and reports
+     * of this JVM stay here). Keeping {@code shared} keeps the engine syncs of every process alike.
+     */
+    private record Copy(boolean shared) implements Serializable {
         @Serial private static final long serialVersionUID = 1L;
 
         @Serial
-        private Object readResolve() { return new DebugSection(false); }
+        private Object readResolve() { return new DebugSection(shared); }
     }
 }

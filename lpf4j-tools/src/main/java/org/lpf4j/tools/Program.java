@@ -89,15 +89,17 @@ sealed interface Program {
     /**
      * Finds the program called {@code className}.
      *
-     * @param className a binary class name, e.g. {@code org.lpf4j.examples.InnerProduct}
-     * @param loader    where to look
+     * @param className  a binary class name, e.g. {@code org.lpf4j.examples.InnerProduct}
+     * @param loader     where to look
+     * @param initialize whether to initialise the class (false where it only is inspected, e.g. by
+     *                   the side that launches the processes which run it)
      * @return the program
      * @throws UsageException if the class does not exist, cannot be loaded, or is neither kind
      */
-    static Program find(String className, ClassLoader loader) {
+    static Program find(String className, ClassLoader loader, boolean initialize) {
         Class<?> type;
         try {
-            type = Class.forName(className, true, loader);
+            type = Class.forName(className, initialize, loader);
         } catch (ClassNotFoundException e) {
             throw new UsageException("lpf run: class '" + className + "' not found on the class path "
                     + "(give its fully qualified name, e.g. org.lpf4j.examples.InnerProduct, and add its "

@@ -41,8 +41,9 @@ import java.util.concurrent.Callable;
  * <p>{@code -p N} asks the selected engine for N processes: an in-process engine gets the
  * settings it names ({@link EngineProvider#settingsForProcesses}, e.g. a machine size of at least
  * N, so N may exceed the core count); an engine with a {@link EngineProvider#launcher() launcher}
- * gets the whole run delegated: {@code lpf run} starts the launcher's command for N processes,
- * each running this {@code lpf run} without {@code -p}, forwards its output and returns its exit
+ * gets the whole run delegated: {@code lpf run} finds the program's class, prints the header line,
+ * starts the launcher's command for N processes, each running this {@code lpf run} without
+ * {@code -p} (and without the header), forwards their output and returns the launcher's exit
  * status (and kills the process tree if it is itself interrupted). Exit status: 0 on success,
  * {@value ProgramFailure#EXIT_CODE} if the program failed, {@value UsageException#EXIT_CODE} for a
  * usage error (unknown class, bad option or parameter).
@@ -76,6 +77,10 @@ public class RunCommand implements Callable<Integer> {
                     + "platform's path separator, ':' on Unix)")
     String classPath;
 
+    @Option(names = "--launched", hidden = true,
+            description = "set by lpf run on the processes it launches: the launching side printed the header line")
+    boolean launched;
+
     @Parameters(index = "0", paramLabel = "CLASS", description = "fully qualified name of the program's class")
     String className;
 
@@ -99,18 +104,24 @@ public class RunCommand implements Callable<Integer> {
                 scope.set(key, nodes.toString());
             }
             java.util.Optional<ProcessLauncher> launcher = procs == null ? java.util.Optional.empty() : selected().launcher();
-            if (launcher.isPresent()) return Launched.run(launcher.get(), launch(procs), out);
             ClassLoader loader = loader();
             Thread thread = Thread.currentThread();
             ClassLoader saved = thread.getContextClassLoader();
             thread.setContextClassLoader(loader);
             try {
-                Program program = Program.find(className, loader);
-                out.println(header(program instanceof Program.SpmdProgram));
-                out.flush();
+                // A launching side only names the program's kind: its static initialisers run in the processes.
+                Program program = Program.find(className, loader, launcher.isEmpty());
+                if (launcher.isPresent()) {
+                    // The header is printed once, here; the launched processes (--launched) print none.
+                    printHeader(out, program);
+                    return Launched.run(launcher.get(), launch(procs), out);
+                }
                 switch (program) {
                     case Program.SpmdProgram spmd -> runSpmd(spmd, out);
-                    case Program.MainProgram main -> main.run(programArgs.toArray(String[]::new));
+                    case Program.MainProgram main -> {
+                        printHeader(out, program);
+                        main.run(programArgs.toArray(String[]::new));
+                    }
                 }
             } finally {
                 thread.setContextClassLoader(saved);
@@ -129,8 +140,17 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
+    private void printHeader(PrintWriter out, Program program) {
+        if (launched) return;
+        out.println(header(program instanceof Program.SpmdProgram));
+        out.flush();
+    }
+
     private void runSpmd(Program.SpmdProgram program, PrintWriter out) {
         Context root = EngineOptions.root("lpf run");
+        // After the root: under a launcher started by hand, only the process that runs the section
+        // gets here (the others serve sections inside Lpf.root()), so the header is printed once.
+        printHeader(out, program);
         String engine = Lpf.engine().name();
         int p = procs != null ? procs : Lpf.engine().machineSize();
         SectionTiming timing = new SectionTiming(p);
@@ -157,8 +177,9 @@ public class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * The first line of every in-JVM run: whether the debug layer is on, the engine and p, and
-     * where each came from (an option, a parameter and its source, or a default).
+     * The first line of every run, printed once: whether the debug layer is on, the engine and p,
+     * and where each came from (an option, a parameter and its source, or a default). A run
+     * delegated to a launcher prints it before the launch, and its processes print none.
      *
      * @param spmd whether lpf run starts the section (else the program's main chooses p)
      */
@@ -168,10 +189,12 @@ public class RunCommand implements Callable<Integer> {
         String engineFrom = engineOptions.engine != null ? "--engine " + engineOptions.engine
                 : choice.get().isEmpty() ? "the usable engine of highest priority"
                 : choice.key() + "=" + choice.get() + " from " + choice.source().label();
-        String machine = machineSize(engine);
+        boolean launching = procs != null && engine.launcher().isPresent();
+        String machine = launching ? "a job of " + procs + " processes: -p " + procs : machineSize(engine);
         String p = !spmd ? "p chosen by the program's main (" + machine + ")"
                 : procs != null ? "p = " + procs + " (-p " + procs + ")"
                 : "p = " + engine.machineSize() + " (" + machine + ")";
+        if (nodes != null) p += ", " + nodes + " JVMs (--nodes " + nodes + ")";
         String debugFrom = debug ? "--debug" : "lpf.debug from " + Lpf.DEBUG.source().label();
         return "lpf run" + (Lpf.DEBUG.get() ? " [debug layer on (" + debugFrom + "): programming errors are reported"
                 + " with file:line; slower]" : "") + ": " + className + " on the " + engine.name() + " engine ("
@@ -193,9 +216,9 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** What each launched process runs: this command again, without {@code -p}. */
+    /** What each launched process runs: this command again, without {@code -p} and with {@code --launched}. */
     ProcessLauncher.Launch launch(int p) {
-        List<String> args = new ArrayList<>(List.of("run"));
+        List<String> args = new ArrayList<>(List.of("run", "--launched"));
         if (engineOptions.engine != null) args.addAll(List.of("--engine", engineOptions.engine));
         engineOptions.params.forEach((k, v) -> args.addAll(List.of("--param", k + "=" + v)));
         if (debug) args.add("--debug");

@@ -16,8 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code lpf run} delegated to a launcher: the command each process runs is this {@code lpf run}
- * without {@code -p}, and the launcher's exit status is the run's. The launcher here starts one
- * real JVM (the command of one process, as a launcher with a single process would).
+ * without {@code -p} and with {@code --launched} (no header line: the launching side printed it),
+ * and the launcher's exit status is the run's. The launcher here starts one real JVM (the command
+ * of one process, as a launcher with a single process would).
  */
 @Timeout(120)
 class LaunchedTest {
@@ -45,7 +46,7 @@ class LaunchedTest {
         ProcessLauncher.Launch launch = run.launch(3);
         assertEquals(3, launch.processes());
         assertEquals(LpfCommand.class.getName(), launch.mainClass());
-        assertEquals(List.of("run", "--engine", "threads", "--param", "lpf.debug=false", "--debug",
+        assertEquals(List.of("run", "--launched", "--engine", "threads", "--param", "lpf.debug=false", "--debug",
                 "org.lpf4j.examples.InnerProduct", "100"), launch.args());
         assertFalse(launch.args().contains("-p"));
     }

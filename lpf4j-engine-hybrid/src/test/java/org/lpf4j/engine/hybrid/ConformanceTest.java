@@ -38,6 +38,25 @@ class ConformanceTest {
     }
 
     /**
+     * The suite with the debug layer on ({@code lpf.debug=true} in both JVMs): 2 nodes of 2
+     * threads, p = 1 … 4. The processes of a node share the layer's board and check each other;
+     * every process makes the layer's syncs on either node, so a correct program passes. The tests
+     * that expect the engine's own refusal of a deliberate error are left out
+     * ({@code ExpectsEngineRefusal}).
+     */
+    @Test
+    void twoNodesOfTwoThreadsWithTheDebugLayer() {
+        MpiJob.assertSuitePassed(twoNodesOfTwoThreads(MpiJob.openMpi()).jvm("-Dlpf.debug=true")
+                .run(2, TIMEOUT, ConformanceMain.class), 90);
+    }
+
+    /** @return {@code job} with 2 JVMs as nodes of 2 threads each: the suite's p = 1 … 4 (1, 1+1, 2+1, 2+2) */
+    private static MpiJob twoNodesOfTwoThreads(MpiJob job) {
+        return job.jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=2",
+                "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2", "-Dlpf.conformance.maxP=4");
+    }
+
+    /**
      * The same suite on MPICH (Hydra, libmpich.so.12): 2 JVMs × 2 threads, p = 1, 2, 3, 4
      * ({@code lpf.conformance.maxP=4}: the machine has 4 processes; 1+1, 1+1, 2+1, 2+2 threads),
      * with the sizes of each superstep in an {@code MPI_Alltoall} after the allreduce
@@ -45,9 +64,7 @@ class ConformanceTest {
      */
     @Test
     void mpichTwoNodesOfTwoThreads() {
-        MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
-                "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2",
-                "-Dlpf.conformance.maxP=4", "-Dlpf.engine.mpi.countsInRoundUpTo=1")
+        MpiJob.assertSuitePassed(twoNodesOfTwoThreads(MpiJob.mpich()).jvm("-Dlpf.engine.mpi.countsInRoundUpTo=1")
                 .run(2, TIMEOUT, ConformanceMain.class), 110);
     }
 }

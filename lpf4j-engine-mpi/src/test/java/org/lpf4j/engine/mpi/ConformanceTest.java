@@ -23,6 +23,18 @@ class ConformanceTest {
         MpiJob.assertSuitePassed(MpiJob.openMpi().run(8, TIMEOUT, ConformanceMain.class), 150);
     }
 
+    /**
+     * The suite with the debug layer on ({@code lpf.debug=true} in every rank): one Open MPI job of
+     * 4 ranks, p = 1 … 4. Every process of a section makes the layer's syncs whichever JVM it runs
+     * in, so a correct program passes; the tests that expect the engine's own refusal of a
+     * deliberate error are left out ({@code ExpectsEngineRefusal}).
+     */
+    @Test
+    void openMpiFourRanksWithTheDebugLayer() {
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.debug=true", "-Dlpf.conformance.maxP=4")
+                .run(4, TIMEOUT, ConformanceMain.class), 90);
+    }
+
     @Test
     void mpichEightRanks() {
         MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.engine.mpi.countsInRoundUpTo=2").run(8, TIMEOUT, ConformanceMain.class), 150);

@@ -2,6 +2,7 @@ package org.lpf4j.engine.mpi.testing;
 
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TagFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.engine.TestExecutionResult;
@@ -10,6 +11,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 import org.lpf4j.Lpf;
+import org.lpf4j.conformance.ExpectsEngineRefusal;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -25,7 +27,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPacka
  * {@code CONFORMANCE tests=N succeeded=S failed=F} line; exits 0 only if nothing failed.
  *
  * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
- * {@code org.lpf4j.conformance}).
+ * {@code org.lpf4j.conformance}). With the debug layer on ({@code -Dlpf.debug=true}) the tests
+ * tagged {@link ExpectsEngineRefusal} are left out (and the output says so).
  */
 public final class ConformanceMain {
     private ConformanceMain() {}
@@ -50,6 +53,11 @@ public final class ConformanceMain {
             // the caller, printed here, never silently dropped.
             System.out.println("EXCLUDED " + exclude);
             request.filters(org.junit.platform.launcher.MethodFilter.excludeMethodNamePatterns(exclude.split(",")));
+        }
+        if (Lpf.DEBUG.get()) {
+            // The debug layer reports a deliberate programming error before the engine refuses it.
+            System.out.println("EXCLUDED tag " + ExpectsEngineRefusal.TAG + " (lpf.debug is on)");
+            request.filters(TagFilter.excludeTags(ExpectsEngineRefusal.TAG));
         }
         LauncherDiscoveryRequest discovery = request.build();
         Launcher launcher = LauncherFactory.create();
