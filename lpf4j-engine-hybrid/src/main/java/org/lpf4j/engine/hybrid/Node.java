@@ -51,11 +51,9 @@ final class Node implements Participants {
      * the last local process to arrive at the node barrier (MPI lets any thread call it, and the
      * barrier has a last arriver: the central one, used when the host's threads outnumber its
      * cores) instead of by local process 0 between two barriers: one hand-over between threads
-     * per sync instead of two. Measured at p = 4 as 2 JVMs × 2 threads on 2 cores: local process 0
-     * waited 8.5-9.2 µs per empty sync for the other to wake from the second barrier, and the
-     * empty sync took 11.2-13.8 µs this way against 14.8-17.3 µs (3 runs each, alternating). A
-     * sync in which the node queued requests keeps the two barriers and local process 0: with the
-     * last arriver doing those rounds too, the 64 KiB total exchange took 112-146 µs against 66-84.
+     * per sync instead of two (faster for the empty sync, slower for exchanges with data:
+     * docs/performance.md). A sync in which the node queued requests keeps the two barriers and
+     * local process 0.
      */
     final boolean roundByLastArriver;
     /** The sync's round as the barrier's last arriver does it (allocated once). */
@@ -70,11 +68,10 @@ final class Node implements Participants {
         this.base = layout.first()[node];
         this.link = link;
         this.settings = settings;
-        // Waiting is chosen for every thread on this host, not only this JVM's: with two node JVMs
-        // on 2 cores, spinning 5 us as if each thread had a core slowed an empty sync 1.5x.
-        // CPU spreading sees only this node's threads: where other node JVMs on the host already
-        // fill its cores, moving ours apart only puts each of them beside another JVM's thread
-        // (2 JVMs x 2 threads on 2 cores: empty sync 13.2 us with it, 6.1 without).
+        // Waiting is chosen for every thread on this host, not only this JVM's (spinning as if each
+        // thread had a core slows the others' JVMs). CPU spreading sees only this node's threads:
+        // where other node JVMs already fill the host's cores, moving ours apart only puts each
+        // beside another JVM's thread (docs/performance.md).
         this.policy = ThreadsPolicy.forProcesses(settings.competing(t), settings.spin(), settings.yield(),
                 settings.spreadsCpus(t));
         this.barrier = SuperstepBarrier.create(this, t, settings.barrier(t));

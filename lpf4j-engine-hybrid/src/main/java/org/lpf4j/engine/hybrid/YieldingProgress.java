@@ -10,8 +10,8 @@ import java.lang.invoke.MethodHandle;
  * Makes Open MPI's progress loop yield the core while it waits ({@code mpi_yield_when_idle=1}),
  * unless the user set it: the leader of a node waits inside MPI while the node's other threads
  * need the same cores (one rank per node looks "not oversubscribed" to Open MPI, so it would spin
- * without yielding and starve them). Measured on this 2-core machine under load, p = 4 as 2 × 2:
- * an empty sync took 2-7 ms without, 0.13-0.4 ms with it. Sets the environment variable through
+ * without yielding and starve them: an empty sync then takes milliseconds, docs/performance.md).
+ * Sets the environment variable through
  * {@code setenv} (java.lang.foreign) before MPI is initialised; MPICH ignores it.
  */
 final class YieldingProgress {

@@ -39,9 +39,9 @@ public final class MpiEngine {
     /**
      * {@code lpf.engine.mpi.countsInRoundUpTo}: in sections of at most this many processes the
      * sync's {@code MPI_Allreduce} also carries the p × p message counts, so a superstep with
-     * messages needs no {@code MPI_Alltoall}. The default keeps the allreduce within 17 longs:
-     * measured with Open MPI 4.1 here, an allreduce of up to 17 longs costs 1.0-1.2× one of a
-     * single long, one of 33 longs 2×, at p = 2, 4 and 8. Every rank of a job must use the same
+     * messages needs no {@code MPI_Alltoall}. The default keeps the allreduce within 17 longs,
+     * which costs about what one long does (docs/performance.md). The hybrid engine's node-level
+     * section follows the same limit, counted in nodes. Every rank of a job must use the same
      * value (the start-up agreement checks it).
      */
     public static final Parameters.Parameter<Integer> COUNTS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
