@@ -7,6 +7,11 @@
  *   <li>{@code MpiLibrary} finds libmpi ({@code lpf.engine.mpi.library}, else {@code libmpi.so.40},
  *       then {@code libmpich.so.12}) and opens it with {@code dlopen(RTLD_NOW | RTLD_GLOBAL)} through a
  *       downcall into libc, so that Open MPI's components ({@code mca_*.so}) resolve libmpi's symbols.
+ *       Before that it sets {@code UCX_ERROR_SIGNALS} to empty in the C environment unless it is set:
+ *       UCX (under MPICH) installs SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers while the library loads, and
+ *       the JVM's own SIGSEGVs (implicit null checks, safepoint polls) would then end it in UCX's
+ *       error handler; so a program started by hand ({@code mpiexec.mpich -n 8 java ...}) is as safe
+ *       as one {@code lpf run} starts (UcxSignalsTest).
  *       {@code MpiAbi} is the only place that knows the two ABIs (Open MPI: handles are pointers,
  *       predefined ones the addresses of exported globals such as {@code ompi_mpi_comm_world};
  *       MPICH: {@code int} handles, predefined ones constants of its {@code mpi.h}, e.g.
