@@ -42,4 +42,28 @@ class LaunchedRunTest {
         assertFalse(out.contains("warning"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
+
+    /**
+     * With MPICH's library asked for on a machine that has both MPIs, the ranks start under MPICH's
+     * Hydra: one job of 3 processes (under Open MPI's mpirun each rank was a job of one, and the
+     * program ran three times on one process each).
+     */
+    @Test
+    void mpichsLibraryRunsUnderMpichsLauncher() throws Exception {
+        org.lpf4j.spi.Parameters.set("lpf.engine.mpi.library", "libmpich.so.12");
+        try {
+            assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("mpi") && e.launcher().isPresent()
+                    && e.query().canRun()), "the MPI engine cannot run MPICH here (it needs libmpich and mpiexec.mpich)");
+        } finally {
+            org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.library");
+        }
+        LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12",
+                "org.lpf4j.examples.InnerProduct", "20000");
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        String result = "inner product of two vectors of length 20000 on ";
+        assertEquals(1, r.out().lines().filter(l -> l.startsWith(result)).count(), () -> "one result: " + r.both());
+        assertTrue(r.out().contains(result + "3 processes: "), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
 }
