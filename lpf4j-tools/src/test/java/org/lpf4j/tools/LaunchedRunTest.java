@@ -44,6 +44,25 @@ class LaunchedRunTest {
     }
 
     /**
+     * {@code lpf run --engine hybrid --nodes 3 -p 5}: three JVMs of at most 2 threads, and a machine
+     * of 5 processes (2 + 2 + 1), not 3 × 2 = 6.
+     */
+    @Test
+    void theHybridEngineRunsExactlyTheProcessesAskedFor() throws Exception {
+        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("hybrid") && e.launcher().isPresent()
+                && e.query().canRun()), "the hybrid engine cannot run here (it needs mpirun and libmpi)");
+        LpfJvm r = LpfJvm.run(150, "run", "--engine", "hybrid", "--nodes", "3", "-p", "5", "org.lpf4j.examples.InnerProduct", "20000");
+        String out = r.out();
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(out.contains(String.format("inner product of two vectors of length 20000 on 5 processes: %.1f "
+                + "(sequential check: equal)", InnerProduct.sequential(20000))), r::both);
+        assertTrue(out.contains("on the hybrid engine (--engine hybrid), p = 5 (machine size 5"), r::both);
+        assertTrue(out.contains("note: timed in this JVM only (pids 0-1); pids 2-4 ran in other JVMs"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /**
      * With MPICH's library asked for on a machine that has both MPIs, the ranks start under MPICH's
      * Hydra: one job of 3 processes (under Open MPI's mpirun each rank was a job of one, and the
      * program ran three times on one process each).
