@@ -77,11 +77,10 @@ public final class MpiLauncher implements ProcessLauncher {
 
     /** @return whether an executable of that name is on the PATH */
     static boolean onPath(String exe) {
-        return which(exe) != null;
+        return which(exe, System.getenv("PATH")) != null;
     }
 
-    private static Path which(String exe) {
-        String path = System.getenv("PATH");
+    private static Path which(String exe, String path) {
         if (path == null) return null;
         for (String dir : path.split(java.io.File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, exe))) return Path.of(dir, exe);
@@ -98,20 +97,37 @@ public final class MpiLauncher implements ProcessLauncher {
      * @return the launcher's executable on the PATH: a name only this MPI's launcher has
      *         ({@code mpirun.openmpi}, {@code mpiexec.mpich}, ...), else a plain {@code mpiexec} or
      *         {@code mpirun} whose real file is this MPI's (Open MPI's {@code orterun}/{@code prterun},
-     *         MPICH's {@code mpiexec.hydra}; on Debian both are reached through alternatives links)
+     *         MPICH's {@code mpiexec.hydra}; on Debian both are reached through alternatives links),
+     *         else one whose {@code --version} names this MPI (run only when no file name tells)
      */
     public Optional<String> executable() {
+        return executable(System.getenv("PATH")).map(p -> p.getFileName().toString());
+    }
+
+    /** @return {@link #executable()} as found on {@code path} (a PATH value), as a path */
+    Optional<Path> executable(String path) {
         return switch (kind) {
-            case OPEN_MPI -> find(List.of("mpirun.openmpi", "mpiexec.openmpi"), "orterun", "prterun", "openmpi");
-            case MPICH -> find(List.of("mpiexec.mpich", "mpirun.mpich", "mpiexec.hydra"), "hydra", "mpich");
-            case SRUN -> onPath("srun") ? Optional.of("srun") : Optional.empty();
+            case OPEN_MPI -> find(path, List.of("mpirun.openmpi", "mpiexec.openmpi"), List.of("orterun", "prterun", "openmpi"),
+                    List.of("OpenRTE", "Open MPI"));
+            case MPICH -> find(path, List.of("mpiexec.mpich", "mpirun.mpich", "mpiexec.hydra"), List.of("hydra", "mpich"),
+                    List.of("HYDRA"));
+            case SRUN -> Optional.ofNullable(which("srun", path));
         };
     }
 
-    private static Optional<String> find(List<String> own, String... marks) {
-        for (String e : own) if (onPath(e)) return Optional.of(e);
+    /**
+     * @param own      names only this MPI's launcher has
+     * @param marks    words in the real path of this MPI's plain mpiexec/mpirun
+     * @param versions words in its {@code --version} text
+     */
+    private static Optional<Path> find(String path, List<String> own, List<String> marks, List<String> versions) {
+        for (String e : own) {
+            Path p = which(e, path);
+            if (p != null) return Optional.of(p);
+        }
+        List<Path> unknown = new ArrayList<>();
         for (String e : List.of("mpiexec", "mpirun")) {
-            Path p = which(e);
+            Path p = which(e, path);
             if (p == null) continue;
             String real;
             try {
@@ -119,9 +135,35 @@ public final class MpiLauncher implements ProcessLauncher {
             } catch (java.io.IOException ex) {
                 continue;
             }
-            for (String m : marks) if (real.contains(m)) return Optional.of(e);
+            if (marks.stream().anyMatch(real::contains)) return Optional.of(p);
+            if (!KNOWN_PATHS.matcher(real).find()) unknown.add(p);
+        }
+        for (Path p : unknown) {
+            String v = versionText(p);
+            if (versions.stream().anyMatch(v::contains)) return Optional.of(p);
         }
         return Optional.empty();
+    }
+
+    /** Real paths that tell which MPI a plain mpiexec/mpirun is (see {@link #executable()}). */
+    private static final java.util.regex.Pattern KNOWN_PATHS = java.util.regex.Pattern.compile("orterun|prterun|openmpi|hydra|mpich");
+
+    /** @return what {@code exe --version} prints within 5 s, or "" */
+    private static String versionText(Path exe) {
+        try {
+            Process p = new ProcessBuilder(exe.toString(), "--version").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "";
+            }
+            return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 
     /**

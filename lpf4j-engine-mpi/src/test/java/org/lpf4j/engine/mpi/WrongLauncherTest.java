@@ -36,6 +36,27 @@ class WrongLauncherTest {
         }
     }
 
+    /** A plain mpiexec/mpirun counts only as the launcher of the MPI it is (by its real file, else its --version). */
+    @Test
+    void aPlainLauncherIsTheOneOfItsOwnMpi(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path hydra = script(dir.resolve("real/mpiexec.hydra"), "echo 'HYDRA build details:'");
+        java.nio.file.Path bin = java.nio.file.Files.createDirectories(dir.resolve("bin"));
+        java.nio.file.Files.createSymbolicLink(bin.resolve("mpiexec"), hydra);
+        assertEquals(java.util.Optional.of(bin.resolve("mpiexec")), new MpiLauncher(MpiLauncher.Kind.MPICH).executable(bin.toString()));
+        assertEquals(java.util.Optional.empty(), new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).executable(bin.toString()));
+        java.nio.file.Path other = script(dir.resolve("other/mpirun"), "echo 'mpirun (Open MPI) 5.0.3'");
+        String path = other.getParent().toString();
+        assertEquals(java.util.Optional.of(other), new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).executable(path));
+        assertEquals(java.util.Optional.empty(), new MpiLauncher(MpiLauncher.Kind.MPICH).executable(path));
+    }
+
+    private static java.nio.file.Path script(java.nio.file.Path file, String body) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(file.getParent());
+        java.nio.file.Files.writeString(file, "#!/bin/sh\n" + body + "\n");
+        file.toFile().setExecutable(true);
+        return file;
+    }
+
     @Test
     void mpichRanksUnderOpenMpisMpirunFailAtStartSayingWhy() {
         assumeTrue(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
