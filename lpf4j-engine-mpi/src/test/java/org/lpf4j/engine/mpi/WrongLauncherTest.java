@@ -2,6 +2,7 @@ package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
 import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.engine.mpi.testing.UcxSignalsMain;
 
 import java.time.Duration;
 import java.util.List;
