@@ -44,6 +44,34 @@ class LaunchedRunTest {
     }
 
     /**
+     * MPICH's library on a machine whose only launcher is Open MPI's, reached as plain {@code mpirun}
+     * and {@code mpiexec} (as Debian's alternatives do): the run is refused, saying which launcher is
+     * missing, instead of starting the ranks as jobs of one process each.
+     */
+    @Test
+    void withoutTheLaunchersOfTheLibraryTheRunIsRefusedSayingWhy(@org.junit.jupiter.api.io.TempDir java.nio.file.Path bin)
+            throws Exception {
+        java.util.Optional<java.nio.file.Path> openMpi = java.util.stream.Stream.of(System.getenv("PATH").split(":"))
+                .map(d -> java.nio.file.Path.of(d, "mpirun.openmpi")).filter(java.nio.file.Files::isExecutable).findFirst();
+        assumeTrue(openMpi.isPresent(), "Open MPI is not installed");
+        for (String name : new String[] {"mpirun", "mpiexec"}) {
+            java.nio.file.Files.createSymbolicLink(bin.resolve(name), openMpi.get().toRealPath());
+        }
+        LpfJvm r;
+        try {
+            r = LpfJvm.run(60, java.util.Map.of("PATH", bin.toString()), "run", "--engine", "mpi", "-p", "2",
+                    "--param", "lpf.engine.mpi.library=libmpich.so.12", "org.lpf4j.examples.InnerProduct", "20000");
+        } finally {
+            for (String name : new String[] {"mpirun", "mpiexec"}) java.nio.file.Files.delete(bin.resolve(name));
+        }
+        assertTrue(r.done(), r::both);
+        assertEquals(UsageException.EXIT_CODE, r.exitCode(), r::both);
+        assertTrue(r.err().contains("the MPI library libmpich.so.12 is MPICH's, and MPICH's launcher is not on the PATH"), r::both);
+        assertFalse(r.out().contains("inner product"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /**
      * {@code lpf run --engine hybrid --nodes 3 -p 5}: three JVMs of at most 2 threads, and a machine
      * of 5 processes (2 + 2 + 1), not 3 × 2 = 6.
      */

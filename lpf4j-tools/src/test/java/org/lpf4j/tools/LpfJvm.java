@@ -26,6 +26,11 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
 
     /** Runs {@code lpf args...} and waits at most {@code seconds}. */
     static LpfJvm run(int seconds, String... args) throws Exception {
+        return run(seconds, java.util.Map.of(), args);
+    }
+
+    /** Runs {@code lpf args...} with {@code env} added to this JVM's environment, and waits at most {@code seconds}. */
+    static LpfJvm run(int seconds, java.util.Map<String, String> env, String... args) throws Exception {
         String marker = UUID.randomUUID().toString();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -33,7 +38,9 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         cmd.addAll(List.of(args));
         Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(LpfJvm::isDaemon).map(ProcessHandle::pid)
                 .collect(Collectors.toSet());
-        Process proc = new ProcessBuilder(cmd).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        Process proc = pb.start();
         Set<Long> proxies = new java.util.HashSet<>();
         String out, err;
         boolean done;
