@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * Runs {@code lpf} in a real JVM of its own (for commands that start a launcher such as
  * {@code mpirun}): bounded time, the whole process tree killed in {@code finally}, and the
  * processes of the run that are still alive afterwards listed: JVMs by a unique
- * {@code -Dlpf.test.job=} marker, and {@code orted} daemons that were not running before.
+ * {@code -Dlpf.test.job=} marker, {@code orted} daemons that were not running before, and Hydra's
+ * {@code hydra_pmi_proxy} processes seen under the run.
  */
 record LpfJvm(int exitCode, boolean done, String out, String err, List<String> ghosts) {
     /** @return stdout and stderr, for assertion messages */
@@ -25,6 +26,11 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
 
     /** Runs {@code lpf args...} and waits at most {@code seconds}. */
     static LpfJvm run(int seconds, String... args) throws Exception {
+        return run(seconds, java.util.Map.of(), args);
+    }
+
+    /** Runs {@code lpf args...} with {@code env} added to this JVM's environment, and waits at most {@code seconds}. */
+    static LpfJvm run(int seconds, java.util.Map<String, String> env, String... args) throws Exception {
         String marker = UUID.randomUUID().toString();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -32,19 +38,37 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         cmd.addAll(List.of(args));
         Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(LpfJvm::isDaemon).map(ProcessHandle::pid)
                 .collect(Collectors.toSet());
-        Process proc = new ProcessBuilder(cmd).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        Process proc = pb.start();
+        Set<Long> proxies = new java.util.HashSet<>();
         String out, err;
         boolean done;
         try {
             CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
-            done = proc.waitFor(seconds, TimeUnit.SECONDS);
+            done = waitWatching(proc, seconds, proxies);
             if (!done) killTree(proc);
             out = o.get(10, TimeUnit.SECONDS);
             err = e.get(10, TimeUnit.SECONDS);
         } finally {
             killTree(proc);
         }
-        return new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore));
+        return new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore, proxies));
+    }
+
+    /** Waits, noting every 0.2 s the Hydra proxies under the run (their command lines carry no marker). */
+    private static boolean waitWatching(Process proc, int seconds, Set<Long> proxies) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            proc.descendants().filter(LpfJvm::isProxy).forEach(h -> proxies.add(h.pid()));
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            if (proc.waitFor(Math.min(left, 200_000_000L), TimeUnit.NANOSECONDS)) return true;
+        }
+    }
+
+    private static boolean isProxy(ProcessHandle h) {
+        return h.info().command().map(c -> c.endsWith("/hydra_pmi_proxy")).orElse(false);
     }
 
     private static void killTree(Process proc) {
@@ -57,12 +81,12 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
     }
 
     /** Processes of the run still alive, after giving the dying ones up to 5 s. */
-    private static List<String> ghosts(String marker, Set<Long> daemonsBefore) throws InterruptedException {
+    private static List<String> ghosts(String marker, Set<Long> daemonsBefore, Set<Long> proxies) throws InterruptedException {
         List<String> left = List.of();
         for (int i = 0; i < 50; i++) {
             left = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
                     .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)
-                            || isDaemon(h) && !daemonsBefore.contains(h.pid()))
+                            || isDaemon(h) && !daemonsBefore.contains(h.pid()) || proxies.contains(h.pid()) && isProxy(h))
                     .map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
             if (left.isEmpty()) return left;
             Thread.sleep(100);

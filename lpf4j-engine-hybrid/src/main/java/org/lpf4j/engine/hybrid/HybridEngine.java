@@ -128,12 +128,21 @@ public final class HybridEngine {
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
             400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
 
+    /**
+     * {@code lpf.engine.hybrid.procs}: the processes of the machine (what {@code probe().p()} says and
+     * what {@code exec} is capped at), at most nodes × threads; 0: nodes × threads. {@code lpf run
+     * --engine hybrid -p P --nodes N} sets it to P: its N JVMs run ⌈P/N⌉ threads at most, and P = 5 on
+     * 3 nodes is 2 + 2 + 1 processes, not 3 × 2.
+     */
+    public static final Parameters.Parameter<Integer> PROCS = ParameterRegistry.global().integer(PREFIX + "procs", 0, 0,
+            Integer.MAX_VALUE, "processes of the machine, at most nodes x threads (lpf run -p sets it); 0: nodes x threads");
+
     /** {@code lpf.engine.hybrid.launchNodes}: the JVMs (nodes) {@code lpf run --engine hybrid} starts; 0: min(p, 2). */
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = ParameterRegistry.global().integer(PREFIX + "launchNodes",
             0, 0, 1 << 20, "nodes (JVMs) lpf run --engine hybrid starts (lpf run --nodes N); 0: min(p, 2)");
 
     /** @return the engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, LAUNCH_NODES);
+        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, PROCS, LAUNCH_NODES);
     }
 }

@@ -88,10 +88,13 @@ public final class HybridEngineProvider implements EngineProvider {
         return 1;
     }
 
-    /** Under a launcher: ranks × threads per node; otherwise threads per node (one node). */
+    /**
+     * Under a launcher: ranks × threads per node; otherwise threads per node (one node); fewer if
+     * {@code lpf.engine.hybrid.procs} says so.
+     */
     @Override
     public int machineSize() {
-        return Math.max(1, mpi.machineSize()) * HybridSettings.resolve(ranksOnThisHost()).threads();
+        return HybridSettings.machineSize(Math.max(1, mpi.machineSize()), HybridSettings.resolve(ranksOnThisHost()).threads());
     }
 
     @Override

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * {@code lpf run --engine hybrid -p P} with {@code lpf.engine.hybrid.launchNodes=N} ({@code lpf run
- * --nodes N}): N JVMs through the MPI engine's launcher, ⌈P/N⌉ threads each. With hosts given
+ * --nodes N}): N JVMs through the MPI engine's launcher, ⌈P/N⌉ threads each, a machine of P
+ * processes ({@code lpf.engine.hybrid.procs}). With hosts given
  * ({@code lpf.engine.mpi.launcherOptions}) Open MPI places one rank per node
  * ({@code --map-by ppr:1:node}); without, the N JVMs run on this machine and stand for N nodes
  * ({@code lpf.engine.hybrid.nodes=rank}). Pure: builds a list.
@@ -30,6 +31,7 @@ final class HybridLauncher implements ProcessLauncher {
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
         jvm.add("-Dlpf.engine.hybrid.threads=" + threads);
+        jvm.add("-Dlpf.engine.hybrid.procs=" + p); // nodes x threads may exceed p (5 on 3 nodes: 2 + 2 + 1)
         jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine
         if (!cluster) jvm.add("-Dlpf.engine.hybrid.nodes=rank");
         else if (!MpiEngine.LAUNCHER_OPTIONS.get().contains("--map-by") && mpi instanceof MpiLauncher m

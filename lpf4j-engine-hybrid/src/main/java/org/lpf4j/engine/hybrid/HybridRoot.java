@@ -30,8 +30,8 @@ final class HybridRoot extends ForwardingContext {
         this.settings = settings;
     }
 
-    /** @return nodes × threads per node */
-    int machineSize() { return ranks * settings.threads(); }
+    /** @return nodes × threads per node, or {@code lpf.engine.hybrid.procs} if fewer */
+    int machineSize() { return HybridSettings.machineSize(ranks, settings.threads()); }
 
     @Override
     public void exec(int p, Spmd spmd, Args args) {

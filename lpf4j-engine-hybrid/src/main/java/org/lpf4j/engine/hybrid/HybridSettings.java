@@ -36,6 +36,16 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
     }
 
     /**
+     * @param nodes   the job's nodes (MPI ranks)
+     * @param threads processes per node
+     * @return the machine's processes: nodes × threads, or fewer if {@code lpf.engine.hybrid.procs} says so
+     */
+    static int machineSize(int nodes, int threads) {
+        int all = nodes * threads, procs = HybridEngine.PROCS.get();
+        return procs > 0 ? Math.min(procs, all) : all;
+    }
+
+    /**
      * @param t a node's threads
      * @return the processes competing for this host's cores: the node's threads times the node
      *         JVMs on the host (several when one machine stands for several nodes)

@@ -56,6 +56,28 @@ enum MpiAbi {
     }
 
     /**
+     * The ABI a library file's name suggests, without loading it: MPICH's libraries are called
+     * {@code libmpich*}, Open MPI's {@code libmpi.so*}. A link is followed first (MPICH installs
+     * {@code libmpi.so.12} as a link to {@code libmpich.so.12}).
+     *
+     * @param file a path or a bare file name
+     * @return the ABI, or {@code null} if the name does not tell
+     */
+    static MpiAbi byFileName(String file) {
+        String name = file;
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of(file);
+            if (java.nio.file.Files.exists(p)) name = p.toRealPath().toString();
+        } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+            // keep the name as given
+        }
+        name = name.substring(name.lastIndexOf('/') + 1);
+        if (name.startsWith("libmpich")) return MPICH;
+        if (name.startsWith("libmpi.so")) return OPEN_MPI;
+        return null;
+    }
+
+    /**
      * @param lookup the loaded library's symbols
      * @return the predefined handles and constants of this ABI
      */

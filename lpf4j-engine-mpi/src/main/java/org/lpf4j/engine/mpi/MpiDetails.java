@@ -66,11 +66,9 @@ final class MpiDetails {
         return level >= 0 && level < LEVELS.length ? LEVELS[level] : "level " + level;
     }
 
-    /** @return the flavour a library file name suggests (MPICH's are called libmpich*, Open MPI's libmpi.so*) */
+    /** @return the flavour a library file name suggests ({@link MpiAbi#byFileName}), or "unknown" */
     static String flavourFromName(String file) {
-        String name = file.substring(file.lastIndexOf('/') + 1);
-        if (name.startsWith("libmpich")) return MpiAbi.MPICH.label;
-        if (name.startsWith("libmpi.so")) return MpiAbi.OPEN_MPI.label;
-        return "unknown";
+        MpiAbi abi = MpiAbi.byFileName(file);
+        return abi == null ? "unknown" : abi.label;
     }
 }

@@ -8,6 +8,7 @@ import org.lpf4j.spi.Query;
 import org.lpf4j.spi.RawTransport;
 import org.lpf4j.spi.Version;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.SequencedMap;
 
@@ -16,9 +17,10 @@ import java.util.SequencedMap;
  * 80, above threads) when libmpi is installed and an MPI launcher started this JVM as one of
  * several ranks ({@code OMPI_COMM_WORLD_SIZE}, {@code PMI_SIZE}, {@code PMIX_SIZE} or
  * {@code SLURM_NTASKS}), so {@code mpirun -n 4 lpf run <class>} picks it without {@code --engine};
- * with a launcher of one rank at priority 20; without a launcher at priority 10 if mpirun, mpiexec
- * or srun is installed (usable as {@code lpf run --engine mpi -p N}, which delegates to
- * {@link #launcher()}); otherwise it declines, saying why. {@code query} loads nothing.
+ * with a launcher of one rank at priority 20; without a launcher at priority 10 if the launcher
+ * that belongs to the library is installed ({@link MpiLauncher#forLibrary}; usable as
+ * {@code lpf run --engine mpi -p N}, which delegates to {@link #launcher()}); otherwise it declines,
+ * saying why. {@code query} loads nothing.
  */
 public final class MpiEngineProvider implements EngineProvider {
     /** The MPI engine's version. */
@@ -52,24 +54,52 @@ public final class MpiEngineProvider implements EngineProvider {
         if (size == 1) return Query.run(20);
         MpiLauncher launcher = MpiLauncher.forThisMachine();
         if (!launcher.available()) {
-            return Query.decline("not started by an MPI launcher (none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE,"
-                    + " SLURM_NTASKS is set) and no mpirun/mpiexec/srun on the PATH to start one");
+            return Query.decline("not started by an MPI launcher (none of " + String.join(", ", SIZE_VARIABLES)
+                    + " is set), and none to start one: " + launcher.unavailableReason());
         }
         return Query.run(10); // usable through its launcher (lpf run --engine mpi -p N), never the default
     }
 
-    /** @return the job size the launcher announces, 0 if no launcher started this JVM */
-    static int launcherSize() {
-        for (String v : new String[] {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"}) {
+    /** The variables in which launchers announce the job's size: Open MPI's mpirun, PMI (MPICH's Hydra), PMIx, Slurm. */
+    static final List<String> SIZE_VARIABLES = List.of("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS");
+
+    /**
+     * What the launcher that started this JVM announced.
+     *
+     * @param variable the environment variable that said it (one of {@link #SIZE_VARIABLES})
+     * @param size     the job size it gives (at least 1; 1 if it is not a number)
+     */
+    record Announcement(String variable, int size) {
+        /** @return who sets this variable, for messages */
+        String launcher() {
+            return switch (variable) {
+                case "OMPI_COMM_WORLD_SIZE" -> "Open MPI's mpirun";
+                case "PMI_SIZE" -> "a PMI launcher such as MPICH's Hydra (mpiexec.mpich)";
+                case "PMIX_SIZE" -> "a PMIx launcher";
+                default -> "Slurm";
+            };
+        }
+    }
+
+    /** @return the first of {@link #SIZE_VARIABLES} that is set, or null */
+    static Announcement announcement() {
+        for (String v : SIZE_VARIABLES) {
             String s = System.getenv(v);
             if (s != null) {
                 try {
-                    return Math.max(1, Integer.parseInt(s.strip()));
+                    return new Announcement(v, Math.max(1, Integer.parseInt(s.strip())));
                 } catch (NumberFormatException e) {
-                    return 1;
+                    return new Announcement(v, 1);
                 }
             }
         }
+        return null;
+    }
+
+    /** @return the job size the launcher announces, 0 if no launcher started this JVM */
+    static int launcherSize() {
+        Announcement a = announcement();
+        if (a != null) return a.size();
         return System.getenv("PMIX_RANK") != null || System.getenv("PMI_RANK") != null ? 1 : 0;
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Builds the command line and environment that start {@code n} JVMs as one MPI job: {@code mpirun}
@@ -15,7 +16,9 @@ import java.util.Objects;
  * what the JVMs need on every machine: as root {@code --allow-run-as-root}; {@code --oversubscribe}
  * (more ranks than cores is normal for tests); {@code --bind-to none} (a JVM's GC and JIT threads must
  * not share one core); {@code UCX_ERROR_SIGNALS=} (UCX, under MPICH, would otherwise replace the JVM's
- * SIGSEGV handler, which the JVM needs for implicit null checks); native access for the engine.
+ * SIGSEGV handler, which the JVM needs for implicit null checks; the engine also sets it itself before
+ * it loads libmpi); native access for the engine. The launcher must belong to the library the ranks
+ * load ({@link #forLibrary}): under another MPI's launcher each rank is an MPI job of one process.
  *
  * <p>Cost: builds lists; starts nothing.
  */
@@ -31,41 +34,151 @@ public final class MpiLauncher implements ProcessLauncher {
     }
 
     private final Kind kind;
+    /** The library the ranks load, as configured ({@code lpf.engine.mpi.library}), or null for the kind's default. */
+    private final String library;
     private final List<String> launcherOptions = new ArrayList<>();
     private boolean loopbackOnly;
 
-    /** @param kind which launcher */
+    /** @param kind which launcher (its ranks load that MPI's usual library) */
     public MpiLauncher(Kind kind) {
+        this(kind, null);
+    }
+
+    private MpiLauncher(Kind kind, String library) {
         this.kind = Objects.requireNonNull(kind, "kind");
+        this.library = library;
+    }
+
+    /** @return {@link #forLibrary} of the configured library ({@code lpf.engine.mpi.library}) */
+    public static MpiLauncher forThisMachine() {
+        return forLibrary(MpiEngine.LIBRARY.get());
     }
 
     /**
-     * @return the launcher for this machine: {@code srun} inside a Slurm allocation
-     *         ({@code SLURM_JOB_ID} set), else Open MPI if its {@code mpirun} is installed, else MPICH
+     * The launcher that belongs to an MPI library: {@code srun} inside a Slurm allocation
+     * ({@code SLURM_JOB_ID} set); else the launcher of the MPI the library that would load is part
+     * of, judged by its file name ({@link MpiAbi#byFileName}: libmpich is MPICH's, started by Hydra;
+     * libmpi.so is Open MPI's, started by its mpirun); if the name does not tell, Open MPI's when it
+     * is installed, else MPICH's. A launcher of the other MPI would start every rank as an MPI
+     * singleton. Whether the launcher is installed: {@link #available()}. Loads nothing.
+     *
+     * @param library a libmpi path or soname, or empty for the usual sonames
+     * @return the launcher, with its ranks loading that library
      */
-    public static MpiLauncher forThisMachine() {
-        if (System.getenv("SLURM_JOB_ID") != null && onPath("srun")) return new MpiLauncher(Kind.SRUN);
-        if (onPath("mpirun.openmpi") || onPath("ompi_info")) return new MpiLauncher(Kind.OPEN_MPI);
-        return new MpiLauncher(Kind.MPICH);
+    public static MpiLauncher forLibrary(String library) {
+        String configured = library == null || library.isBlank() ? null : library.strip();
+        if (System.getenv("SLURM_JOB_ID") != null && onPath("srun")) return new MpiLauncher(Kind.SRUN, configured);
+        String file = MpiLibrary.locate(configured == null ? "" : configured);
+        MpiAbi abi = file != null ? MpiAbi.byFileName(file) : configured != null ? MpiAbi.byFileName(configured) : null;
+        Kind kind = abi == MpiAbi.MPICH ? Kind.MPICH : abi == MpiAbi.OPEN_MPI ? Kind.OPEN_MPI
+                : new MpiLauncher(Kind.OPEN_MPI).available() ? Kind.OPEN_MPI : Kind.MPICH;
+        return new MpiLauncher(kind, configured);
     }
 
     /** @return whether an executable of that name is on the PATH */
     static boolean onPath(String exe) {
-        String path = System.getenv("PATH");
-        if (path == null) return false;
-        for (String dir : path.split(java.io.File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, exe))) return true;
-        }
-        return false;
+        return which(exe, System.getenv("PATH")) != null;
     }
 
-    /** @return whether this launcher's executable is on the PATH */
+    private static Path which(String exe, String path) {
+        if (path == null) return null;
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, exe))) return Path.of(dir, exe);
+        }
+        return null;
+    }
+
+    /** @return whether this launcher's executable is on the PATH ({@link #executable()}) */
     public boolean available() {
+        return executable().isPresent();
+    }
+
+    /**
+     * @return the launcher's executable on the PATH: a name only this MPI's launcher has
+     *         ({@code mpirun.openmpi}, {@code mpiexec.mpich}, ...), else a plain {@code mpiexec} or
+     *         {@code mpirun} whose real file is this MPI's (Open MPI's {@code orterun}/{@code prterun},
+     *         MPICH's {@code mpiexec.hydra}; on Debian both are reached through alternatives links),
+     *         else one whose {@code --version} names this MPI (run only when no file name tells)
+     */
+    public Optional<String> executable() {
+        return executable(System.getenv("PATH")).map(p -> p.getFileName().toString());
+    }
+
+    /** @return {@link #executable()} as found on {@code path} (a PATH value), as a path */
+    Optional<Path> executable(String path) {
         return switch (kind) {
-            case OPEN_MPI -> onPath("mpirun.openmpi") || onPath("mpirun");
-            case MPICH -> onPath("mpiexec.mpich") || onPath("mpiexec");
-            case SRUN -> onPath("srun");
+            case OPEN_MPI -> find(path, List.of("mpirun.openmpi", "mpiexec.openmpi"), List.of("orterun", "prterun", "openmpi"),
+                    List.of("OpenRTE", "Open MPI"));
+            case MPICH -> find(path, List.of("mpiexec.mpich", "mpirun.mpich", "mpiexec.hydra"), List.of("hydra", "mpich"),
+                    List.of("HYDRA"));
+            case SRUN -> Optional.ofNullable(which("srun", path));
         };
+    }
+
+    /**
+     * @param own      names only this MPI's launcher has
+     * @param marks    words in the real path of this MPI's plain mpiexec/mpirun
+     * @param versions words in its {@code --version} text
+     */
+    private static Optional<Path> find(String path, List<String> own, List<String> marks, List<String> versions) {
+        for (String e : own) {
+            Path p = which(e, path);
+            if (p != null) return Optional.of(p);
+        }
+        List<Path> unknown = new ArrayList<>();
+        for (String e : List.of("mpiexec", "mpirun")) {
+            Path p = which(e, path);
+            if (p == null) continue;
+            String real;
+            try {
+                real = p.toRealPath().toString();
+            } catch (java.io.IOException ex) {
+                continue;
+            }
+            if (marks.stream().anyMatch(real::contains)) return Optional.of(p);
+            if (!KNOWN_PATHS.matcher(real).find()) unknown.add(p);
+        }
+        for (Path p : unknown) {
+            String v = versionText(p);
+            if (versions.stream().anyMatch(v::contains)) return Optional.of(p);
+        }
+        return Optional.empty();
+    }
+
+    /** Real paths that tell which MPI a plain mpiexec/mpirun is (see {@link #executable()}). */
+    private static final java.util.regex.Pattern KNOWN_PATHS = java.util.regex.Pattern.compile("orterun|prterun|openmpi|hydra|mpich");
+
+    /** @return what {@code exe --version} prints within 5 s, or "" */
+    private static String versionText(Path exe) {
+        try {
+            Process p = new ProcessBuilder(exe.toString(), "--version").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "";
+            }
+            return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    /**
+     * @return why {@link #available()} is false, for the engine's refusal: which MPI the library
+     *         belongs to and which launchers were looked for
+     */
+    public String unavailableReason() {
+        String lib = "the MPI library " + (library() != null ? library() : "libmpi.so.40");
+        return switch (kind) {
+            case OPEN_MPI -> lib + " is Open MPI's, and Open MPI's launcher is not on the PATH (looked for mpirun.openmpi,"
+                    + " mpiexec.openmpi, and an mpirun or mpiexec that is Open MPI's orterun/prterun)";
+            case MPICH -> lib + " is MPICH's, and MPICH's launcher is not on the PATH (looked for mpiexec.mpich,"
+                    + " mpirun.mpich, mpiexec.hydra, and an mpiexec or mpirun that is MPICH's Hydra)";
+            case SRUN -> "srun is not on the PATH";
+        } + "; a launcher of another MPI would start every rank as a job of one process";
     }
 
     /** @return the launcher kind */
@@ -94,6 +207,7 @@ public final class MpiLauncher implements ProcessLauncher {
 
     /** @return the MPI library this launcher's JVMs must load ({@code lpf.engine.mpi.library}), or null for the default */
     public String library() {
+        if (library != null) return library;
         return kind == Kind.MPICH ? "libmpich.so.12" : null;
     }
 
@@ -140,7 +254,7 @@ public final class MpiLauncher implements ProcessLauncher {
         List<String> cmd = new ArrayList<>();
         switch (kind) {
             case OPEN_MPI -> {
-                cmd.add(onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun");
+                cmd.add(executable().orElse("mpirun"));
                 if (isRoot()) cmd.add("--allow-run-as-root");
                 cmd.addAll(List.of("--oversubscribe", "--bind-to", "none", "-x", "UCX_ERROR_SIGNALS"));
                 if (reports) cmd.addAll(List.of("-x", RankGuard.REPORTS));
@@ -149,7 +263,7 @@ public final class MpiLauncher implements ProcessLauncher {
                 }
             }
             case MPICH -> {
-                cmd.add(onPath("mpiexec.mpich") ? "mpiexec.mpich" : "mpiexec");
+                cmd.add(executable().orElse("mpiexec"));
                 if (loopbackOnly) cmd.addAll(List.of("-iface", "lo"));
             }
             case SRUN -> cmd.addAll(List.of("srun", "--mpi=pmix"));

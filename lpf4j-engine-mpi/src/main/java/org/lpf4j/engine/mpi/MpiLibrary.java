@@ -20,6 +20,13 @@ import java.util.Optional;
  * <p>Candidates, in order: the path given (parameter {@code lpf.engine.mpi.library}), else
  * {@code libmpi.so.40} (Open MPI), then {@code libmpich.so.12} (MPICH). Cost: one {@code dlopen}
  * per candidate tried, once per JVM.
+ *
+ * <p>Before the first {@code dlopen}, {@code UCX_ERROR_SIGNALS} is set to empty unless it is set:
+ * UCX (which MPICH, and Open MPI's UCX components, load) installs its own handlers for SIGSEGV,
+ * SIGBUS, SIGILL and SIGFPE in its library constructor, that is inside {@code dlopen}, and a
+ * SIGSEGV the JVM raises on purpose (an implicit null check, a safepoint poll) then ends the JVM in
+ * UCX's error handler. A launcher's environment cannot be relied on for that (a program may be
+ * started by hand with {@code mpiexec}), so the engine sets it itself.
  */
 final class MpiLibrary {
     /** glibc's {@code RTLD_NOW}. */
@@ -44,6 +51,9 @@ final class MpiLibrary {
 
     private static volatile MpiLibrary loaded;
 
+    /** UCX's list of signals it handles as errors; empty: none (see the class comment). */
+    static final String UCX_ERROR_SIGNALS = "UCX_ERROR_SIGNALS";
+
     /**
      * Loads libmpi once per JVM (later calls return the same library, whatever they ask for).
      *
@@ -53,6 +63,7 @@ final class MpiLibrary {
      */
     static synchronized MpiLibrary load(String path) {
         if (loaded != null) return loaded;
+        NativeEnv.setIfUnset(UCX_ERROR_SIGNALS, "");
         List<String> candidates = path == null || path.isBlank() ? SONAMES : List.of(path);
         List<String> failures = new ArrayList<>();
         for (String c : candidates) {

@@ -62,8 +62,26 @@ final class MpiRuntime {
         mpi.setErrorsReturn(control);
         rank = mpi.rank(control);
         size = mpi.size(control);
+        refuseIfSingletonOfALaunchedJob(size, mpi);
         libraryVersion = mpi.libraryVersion().lines().findFirst().orElse("").strip();
         agree();
+    }
+
+    /**
+     * A launcher of another MPI (Open MPI's mpirun starting JVMs that load MPICH, say) starts JVMs
+     * that each initialise MPI as a job of one process: the program would run once per rank, alone.
+     *
+     * @throws IllegalStateException naming the launcher's variable, the library and what to do
+     */
+    private static void refuseIfSingletonOfALaunchedJob(int size, Mpi mpi) {
+        MpiEngineProvider.Announcement a = MpiEngineProvider.announcement();
+        if (a == null || a.size() <= 1 || size != 1) return;
+        throw new IllegalStateException("lpf4j mpi: the launcher announced " + a.size() + " processes (" + a.variable() + "="
+                + a.size() + ", set by " + a.launcher() + ") but MPI_Comm_size(MPI_COMM_WORLD) of " + mpi.libraryName() + " ("
+                + mpi.abiName() + ") says 1: the launcher does not belong to that library, so every rank would run the program"
+                + " alone. Start the job with the launcher of the library (Open MPI's mpirun for libmpi.so.40, MPICH's"
+                + " mpiexec.mpich for libmpich.so.12), or set lpf.engine.mpi.library to the launcher's library;"
+                + " lpf run --engine mpi -p N chooses the launcher that belongs to the library");
     }
 
     /** @return the runtime of this JVM, starting MPI on first use */

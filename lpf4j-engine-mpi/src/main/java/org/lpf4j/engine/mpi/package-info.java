@@ -7,6 +7,11 @@
  *   <li>{@code MpiLibrary} finds libmpi ({@code lpf.engine.mpi.library}, else {@code libmpi.so.40},
  *       then {@code libmpich.so.12}) and opens it with {@code dlopen(RTLD_NOW | RTLD_GLOBAL)} through a
  *       downcall into libc, so that Open MPI's components ({@code mca_*.so}) resolve libmpi's symbols.
+ *       Before that it sets {@code UCX_ERROR_SIGNALS} to empty in the C environment unless it is set:
+ *       UCX (under MPICH) installs SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers while the library loads, and
+ *       the JVM's own SIGSEGVs (implicit null checks, safepoint polls) would then end it in UCX's
+ *       error handler; so a program started by hand ({@code mpiexec.mpich -n 8 java ...}) is as safe
+ *       as one {@code lpf run} starts (UcxSignalsTest).
  *       {@code MpiAbi} is the only place that knows the two ABIs (Open MPI: handles are pointers,
  *       predefined ones the addresses of exported globals such as {@code ompi_mpi_comm_world};
  *       MPICH: {@code int} handles, predefined ones constants of its {@code mpi.h}, e.g.
@@ -26,7 +31,9 @@
  *       section, nested sections (on the threads engine in this JVM with the caller's share of the
  *       job as freeP, else one process over {@code MPI_COMM_SELF}).</li>
  *   <li>{@link org.lpf4j.engine.mpi.MpiLauncher}: the command lines ({@code mpirun} of Open MPI,
- *       {@code mpiexec.mpich}, or {@code srun}) with what JVMs need: {@code --allow-run-as-root} as
+ *       {@code mpiexec.mpich}, or {@code srun}; the launcher that belongs to the library, or a refusal
+ *       naming the one missing: under another MPI's launcher every rank would be an MPI job of one
+ *       process, and {@code MpiRuntime} refuses such a rank at start) with what JVMs need: {@code --allow-run-as-root} as
  *       root, {@code --oversubscribe}, {@code --bind-to none}, {@code UCX_ERROR_SIGNALS=} (UCX under
  *       MPICH would take over the SIGSEGV the JVM uses for null checks; Open MPI does not replace
  *       handlers that exist), {@code --enable-native-access}; the command {@code lpf run} starts

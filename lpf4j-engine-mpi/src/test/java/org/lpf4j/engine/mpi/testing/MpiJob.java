@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one MPI job of JVMs for a test: the launcher's command with the test class path (as {@code lpf
  * run} starts it: {@link MpiLauncher#commandReportingDeaths}, so a rank that dies is named), a bounded
- * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun}
- * or {@code orted} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
+ * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun},
+ * {@code mpiexec}, {@code orted} or {@code hydra_pmi_proxy} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
  * marker, so the check finds exactly this job's processes).
  */
 public final class MpiJob {
@@ -68,6 +68,18 @@ public final class MpiJob {
 
     private boolean byHand;
 
+    private final List<String> unset = new ArrayList<>();
+
+    /**
+     * Removes variables from the launcher's environment, after the launcher's own settings
+     * ({@link MpiLauncher#environment}) and whatever this JVM inherited: a job as started by a user
+     * who never set them. Returns this.
+     */
+    public MpiJob unsetEnvironment(String... names) {
+        unset.addAll(List.of(names));
+        return this;
+    }
+
     /** @return whether the launcher starts without lpf run's wrapper ({@link #byHand()}) */
     public boolean isByHand() {
         return byHand;
@@ -115,6 +127,7 @@ public final class MpiJob {
         cmd.addAll(byHand ? launcher.command(n, program) : launcher.commandReportingDeaths(n, program));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         launcher.environment(pb.environment());
+        unset.forEach(pb.environment()::remove);
         // Daemons already running belong to someone else's job: only new ones can be ours.
         java.util.Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(MpiJob::isDaemon)
                 .map(ProcessHandle::pid).collect(java.util.stream.Collectors.toSet());
@@ -122,10 +135,11 @@ public final class MpiJob {
         Process proc = null;
         boolean killed = false;
         List<ProcessHandle> tree = new ArrayList<>();
+        java.util.Set<Long> seen = new java.util.HashSet<>();
         try {
             proc = pb.start();
             CompletableFuture<String> out = drain(proc.getInputStream()), err = drain(proc.getErrorStream());
-            boolean done = proc.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            boolean done = waitWatching(proc, timeout, seen);
             if (!done) {
                 tree.addAll(proc.descendants().toList());
                 killTree(proc.toHandle(), tree);
@@ -133,7 +147,7 @@ public final class MpiJob {
             }
             int code = done ? proc.exitValue() : -1;
             String o = join(out), e = join(err);
-            return new Result(code, o, e, !done, ghosts(marker, daemonsBefore));
+            return new Result(code, o, e, !done, ghosts(marker, daemonsBefore, seen));
         } catch (IOException e) {
             throw new UncheckedIOException("MpiJob: could not start " + cmd, e);
         } catch (InterruptedException e) {
@@ -222,6 +236,26 @@ public final class MpiJob {
         root.onExit().completeOnTimeout(root, 5, TimeUnit.SECONDS).join();
     }
 
+    /**
+     * Waits for the launcher, noting every 0.2 s the Hydra proxies under it (they are ours however
+     * many other jobs run on the machine; their command line has no marker).
+     *
+     * @return whether the launcher ended within the timeout
+     */
+    private static boolean waitWatching(Process proc, Duration timeout, java.util.Set<Long> proxies) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            proc.descendants().filter(MpiJob::isProxy).forEach(h -> proxies.add(h.pid()));
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            if (proc.waitFor(Math.min(left, 200_000_000L), TimeUnit.NANOSECONDS)) return true;
+        }
+    }
+
+    private static boolean isProxy(ProcessHandle h) {
+        return h.info().command().map(c -> c.endsWith("/hydra_pmi_proxy")).orElse(false);
+    }
+
     private static boolean carries(ProcessHandle h, String marker) {
         return h.info().commandLine().map(c -> c.contains(marker)).orElse(false)
                 || h.info().arguments().map(a -> String.join(" ", a).contains(marker)).orElse(false);
@@ -232,15 +266,16 @@ public final class MpiJob {
     }
 
     /**
-     * @return the processes of this job still alive (JVMs by marker, and orted daemons that were
-     *         not running before it started), described
+     * @return the processes of this job still alive (JVMs and launchers by marker, orted daemons that
+     *         were not running before it started, Hydra proxies seen under its launcher), described
      */
-    private static List<String> ghosts(String marker, java.util.Set<Long> daemonsBefore) {
+    private static List<String> ghosts(String marker, java.util.Set<Long> daemonsBefore, java.util.Set<Long> proxies) {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         List<String> left;
         do {
             left = ProcessHandle.allProcesses()
-                    .filter(h -> h.isAlive() && (carries(h, marker) || isDaemon(h) && !daemonsBefore.contains(h.pid())))
+                    .filter(h -> h.isAlive() && (carries(h, marker) || isDaemon(h) && !daemonsBefore.contains(h.pid())
+                            || proxies.contains(h.pid()) && isProxy(h)))
                     .map(h -> h.pid() + " " + h.info().commandLine().orElse("?"))
                     .toList();
             if (left.isEmpty()) return left;
