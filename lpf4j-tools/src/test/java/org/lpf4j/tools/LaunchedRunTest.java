@@ -222,7 +222,7 @@ class LaunchedRunTest {
         assertEquals(0, r.exitCode(), r::both);
         assertTrue(out.contains(String.format("inner product of two vectors of length 20000 on 5 processes: %.1f "
                 + "(sequential check: equal)", InnerProduct.sequential(20000))), r::both);
-        assertTrue(out.contains("on the hybrid engine (--engine hybrid), p = 5 (machine size 5"), r::both);
+        assertTrue(out.contains("on the hybrid engine (--engine hybrid), p = 5 (-p 5), 3 JVMs (--nodes 3)"), r::both);
         assertTrue(out.contains("note: timed in this JVM only (pids 0-1); pids 2-4 ran in other JVMs"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
