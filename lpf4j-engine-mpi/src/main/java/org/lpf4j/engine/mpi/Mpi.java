@@ -50,8 +50,7 @@ public final class Mpi {
     private final MemorySegment statusesIgnore;
 
     private final MethodHandle initialized, finalized, initThread, queryThread, finalizeH, abort, commRank, commSize,
-            commSetErrhandler, commSplit, commDup, commFree, barrier, alltoall, allreduce, bcast, isend, irecv,
-            waitall, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
+            commSetErrhandler, commSplit, commDup, commFree, barrier, bcast, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
             errorString, wtime, iprobe, openPort, closePort, commAccept, commConnect, intercommMerge;
 
     private Mpi(MpiLibrary library) {
@@ -72,12 +71,7 @@ public final class Mpi {
         commDup = fn("MPI_Comm_dup", H, ADDRESS);
         commFree = fn("MPI_Comm_free", ADDRESS);
         barrier = fn("MPI_Barrier", H);
-        alltoall = fn("MPI_Alltoall", P, JAVA_INT, H, P, JAVA_INT, H, H);
-        allreduce = fn("MPI_Allreduce", P, P, JAVA_INT, H, H, H);
         bcast = fn("MPI_Bcast", ADDRESS, JAVA_INT, H, JAVA_INT, H);
-        isend = fn("MPI_Isend", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
-        irecv = fn("MPI_Irecv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
-        waitall = fn("MPI_Waitall", JAVA_INT, P, P);
         send = fn("MPI_Send", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H);
         recv = fn("MPI_Recv", ADDRESS, JAVA_INT, H, JAVA_INT, JAVA_INT, H, ADDRESS);
         iprobe = fn("MPI_Iprobe", JAVA_INT, JAVA_INT, H, ADDRESS, ADDRESS);
@@ -95,6 +89,20 @@ public final class Mpi {
         intercommMerge = fn("MPI_Intercomm_merge", H, JAVA_INT, ADDRESS);
         Linker linker = Linker.nativeLinker();
         wtime = linker.downcallHandle(library.lookup.findOrThrow("MPI_Wtime"), FunctionDescriptor.of(JAVA_DOUBLE));
+    }
+
+    /**
+     * The downcalls of the sync path, as {@code static final} constants the JIT can inline through:
+     * made when the first of them is called, from the one library this JVM loaded ({@link #load}).
+     */
+    private static final class SyncPath {
+        private SyncPath() {}
+
+        static final MethodHandle ALLTOALL = instance.fn("MPI_Alltoall", P, JAVA_INT, H, P, JAVA_INT, H, H);
+        static final MethodHandle ALLREDUCE = instance.fn("MPI_Allreduce", P, P, JAVA_INT, H, H, H);
+        static final MethodHandle ISEND = instance.fn("MPI_Isend", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        static final MethodHandle IRECV = instance.fn("MPI_Irecv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        static final MethodHandle WAITALL = instance.fn("MPI_Waitall", JAVA_INT, P, P);
     }
 
     /**
@@ -344,7 +352,7 @@ public final class Mpi {
     public void alltoallBytes(long send, long recv, int count, long comm) {
         int rc;
         try {
-            rc = (int) alltoall.invokeExact(send, count, c.byteType(), recv, count, c.byteType(), comm);
+            rc = (int) SyncPath.ALLTOALL.invokeExact(send, count, c.byteType(), recv, count, c.byteType(), comm);
         } catch (Throwable t) {
             throw rethrow("MPI_Alltoall", t);
         }
@@ -360,7 +368,7 @@ public final class Mpi {
     public void allreduceLongs(long send, long recv, int count, long op, long comm) {
         int rc;
         try {
-            rc = (int) allreduce.invokeExact(send, recv, count, c.longType(), op, comm);
+            rc = (int) SyncPath.ALLREDUCE.invokeExact(send, recv, count, c.longType(), op, comm);
         } catch (Throwable t) {
             throw rethrow("MPI_Allreduce", t);
         }
@@ -437,7 +445,7 @@ public final class Mpi {
     public void isendBytes(long buf, int count, int dest, int tag, long comm, long request) {
         int rc;
         try {
-            rc = (int) isend.invokeExact(buf, count, c.byteType(), dest, tag, comm, request);
+            rc = (int) SyncPath.ISEND.invokeExact(buf, count, c.byteType(), dest, tag, comm, request);
         } catch (Throwable t) {
             throw rethrow("MPI_Isend", t);
         }
@@ -453,7 +461,7 @@ public final class Mpi {
     public void irecvBytes(long buf, int count, int source, int tag, long comm, long request) {
         int rc;
         try {
-            rc = (int) irecv.invokeExact(buf, count, c.byteType(), source, tag, comm, request);
+            rc = (int) SyncPath.IRECV.invokeExact(buf, count, c.byteType(), source, tag, comm, request);
         } catch (Throwable t) {
             throw rethrow("MPI_Irecv", t);
         }
@@ -470,7 +478,7 @@ public final class Mpi {
         if (n == 0) return;
         int rc;
         try {
-            rc = (int) waitall.invokeExact(n, requests, c.statusesIgnore());
+            rc = (int) SyncPath.WAITALL.invokeExact(n, requests, c.statusesIgnore());
         } catch (Throwable t) {
             throw rethrow("MPI_Waitall", t);
         }

@@ -67,6 +67,7 @@ final class MpiContext implements Context, NodeExchange {
     private final Exchange exchange;
     private final CombinerTable combiners;
     private final CrossJvmObjects objects;
+    private final MpiSettings settings;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment statuses;
     /** The round's longs ({@link #roundWords}), sent, then received. */
@@ -83,8 +84,9 @@ final class MpiContext implements Context, NodeExchange {
      * @param engineKey the probe cache key: processes that share it measure together
      * @param freeP     the processors this process has for nested sections (its share of the job)
      * @param objects   how objects from other processes (operators, exceptions) find their classes
+     * @param settings  the engine's settings, resolved when the runtime started or the hook was called
      */
-    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP, CrossJvmObjects objects) {
+    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings) {
         this.mpi = mpi;
         this.freeP = freeP;
         this.comm = comm;
@@ -95,7 +97,8 @@ final class MpiContext implements Context, NodeExchange {
         this.objects = objects;
         this.combiners = new CombinerTable(nprocs, objects);
         this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs), pid, nprocs, combiners);
-        this.countsFit = nprocs > 1 && nprocs <= MpiEngine.COUNTS_IN_ROUND_UP_TO.get();
+        this.settings = settings;
+        this.countsFit = settings.countsInRound(nprocs);
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
     }
@@ -402,7 +405,7 @@ final class MpiContext implements Context, NodeExchange {
     @Override
     public Machine probe() {
         ProbeHarness.Fit fit = ProbeHarness.fitFor(engineKey, nprocs,
-                () -> Sections.measure(mpi, comm, engineKey));
+                () -> Sections.measure(mpi, comm, engineKey, settings));
         return new Machine(nprocs, freeP, fit.sizes(), fit.g(), fit.l());
     }
 
@@ -412,7 +415,7 @@ final class MpiContext implements Context, NodeExchange {
         Objects.requireNonNull(args, "exec: args");
         if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
         live("exec");
-        Sections.nested(mpi, Math.min(p, freeP), spmd, args, engineKey);
+        Sections.nested(mpi, Math.min(p, freeP), spmd, args, engineKey, settings);
     }
 
     @Override
@@ -426,7 +429,7 @@ final class MpiContext implements Context, NodeExchange {
             endRound(REHOOKING, null);
             throw fatal("rehook");
         }
-        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP);
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP, settings);
         if (f != null) throw f;
     }
 

@@ -70,7 +70,7 @@ public final class MpiEngine {
                 throw new IllegalStateException("hook(MpiEngine.init(" + comm + ")): MPI is not initialised"
                         + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
             }
-            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1);
+            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1, MpiSettings.resolve());
             if (f != null) throw f;
         };
     }
@@ -95,7 +95,7 @@ public final class MpiEngine {
             Objects.requireNonNull(args, "hook: args");
             Mpi mpi = Mpi.load(LIBRARY.get());
             long comm = BootJoin.join(mpi, session, java.time.Duration.ofSeconds(60));
-            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1); // frees comm
+            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, MpiSettings.resolve()); // frees comm
             if (f != null) throw f;
         };
     }

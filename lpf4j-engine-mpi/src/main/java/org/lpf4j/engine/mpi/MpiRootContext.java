@@ -27,7 +27,7 @@ final class MpiRootContext extends ForwardingContext {
         Mpi mpi = runtime.mpi;
         long comm = mpi.dup(mpi.commSelf());
         mpi.setErrorsReturn(comm);
-        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread());
+        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), runtime.settings);
     }
 
     @Override

@@ -44,6 +44,8 @@ final class MpiRuntime {
     final long control;
     final int rank, size, threadLevel;
     final String libraryVersion;
+    /** The settings of every section this runtime starts, resolved when it started; every rank agrees on them. */
+    final MpiSettings settings = MpiSettings.resolve();
     private final boolean initializedHere;
     private final Map<Integer, Long> firstRanks = new HashMap<>();
     private boolean stopped;
@@ -119,7 +121,7 @@ final class MpiRuntime {
         // Choices, then the settings every rank must share (they decide which collectives a sync
         // calls), then the library (its version text may span lines).
         String mine = Agreement.encode(Agreement.choices(Components.installed())) + "\n"
-                + MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + MpiEngine.COUNTS_IN_ROUND_UP_TO.get() + "\n"
+                + settings.agreementText() + "\n"
                 + mpi.abiName() + ": " + libraryVersion;
         byte[] own = mine.getBytes(StandardCharsets.UTF_8);
         try (Arena a = Arena.ofConfined()) {
@@ -178,7 +180,7 @@ final class MpiRuntime {
         int n = Math.min(p, size);
         long comm = firstRanks(n);
         for (int r = 1; r < n; r++) command(r, EXEC, n, shipment);
-        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0));
+        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0), settings);
         if (f != null) throw f;
     }
 
@@ -300,6 +302,6 @@ final class MpiRuntime {
             args = Args.NONE;
         }
         long comm = n == size ? control : firstRanks.get(n);
-        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank));
+        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank), settings);
     }
 }

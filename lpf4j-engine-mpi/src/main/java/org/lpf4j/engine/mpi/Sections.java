@@ -15,17 +15,15 @@ import org.lpf4j.spi.kit.ProbeHarness;
 final class Sections {
     private Sections() {}
 
-    /** Probe budget per measurement, {@code lpf.engine.mpi.probeMillis}. */
-    static long probeNanos() { return MpiEngine.PROBE_MILLIS.get() * 1_000_000L; }
-
     /**
      * Runs {@code spmd} as this process of a section over {@code comm}, which it owns and frees.
      *
      * @return the section's failure (with the causes on pid 0), or null
      */
-    static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP) {
+    static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP,
+                              MpiSettings settings) {
         mpi.setErrorsReturn(comm);
-        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd));
+        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
         Throwable threw = null;
         try {
             spmd.run(ctx);
@@ -41,10 +39,10 @@ final class Sections {
     }
 
     /** Measures g and l collectively over a duplicate of {@code comm}; every member gets pid 0's figures. */
-    static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey) {
+    static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey, MpiSettings settings) {
         ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-        FatalException f = run(mpi, mpi.dup(comm), ctx -> result[0] = ProbeHarness.measure(ctx, probeNanos()),
-                org.lpf4j.Args.NONE, engineKey, "probe", 1);
+        FatalException f = run(mpi, mpi.dup(comm), ctx -> result[0] = ProbeHarness.measure(ctx, settings.probeNanos()),
+                org.lpf4j.Args.NONE, engineKey, "probe", 1, settings);
         if (f != null) throw f;
         return result[0];
     }
@@ -59,7 +57,7 @@ final class Sections {
      * when it is installed and {@code p > 1} (as many threads as this process has processors), else
      * as a one-process MPI section over {@code MPI_COMM_SELF}.
      */
-    static void nested(Mpi mpi, int p, Spmd spmd, Args args, String engineKey) {
+    static void nested(Mpi mpi, int p, Spmd spmd, Args args, String engineKey, MpiSettings settings) {
         if (p > 1) {
             Context threads = null;
             try {
@@ -72,7 +70,7 @@ final class Sections {
                 return;
             }
         }
-        FatalException f = run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", "exec(p=" + p + ")", 1);
+        FatalException f = run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", "exec(p=" + p + ")", 1, settings);
         if (f != null) throw f;
     }
 }
