@@ -26,8 +26,10 @@ import static org.lpf4j.engine.mpi.PackedHeader.pad;
  * <ol>
  *   <li>{@link #count}: the packed bytes this rank sends each rank (headers, inline payloads,
  *       operator definitions), and the reply bytes it expects. These travel in the sync's own
- *       allreduce when the section is small ({@link MpiContext}), else {@link #run(NodeRequests)}
- *       exchanges them with an all-to-all of one long per pair.</li>
+ *       allreduce when the section is small ({@link MpiContext}), else {@link #run(NodeRequests, boolean)}
+ *       exchanges them: with a nonblocking consensus among the ranks that send (a sparse
+ *       superstep: O(destinations + log p) messages per rank), or an all-to-all of one long per
+ *       pair (a dense one).</li>
  *   <li>One packed stream per pair of ranks ({@link PackedHeader}): every request's header and
  *       the payloads of small puts; a put of at least {@link #LARGE} bytes to another rank
  *       travels as a message of its own, from the source memory in place when it is native
@@ -151,12 +153,25 @@ final class Exchange implements AutoCloseable {
     /** @return the packed bytes this rank sends to {@code rank} in this sync (after {@link #count}) */
     long outBytes(int rank) { return outBytes[rank]; }
 
+    /** @return the ranks other than this one that this rank sends packed bytes to in this sync (after {@link #count}) */
+    int destinations() {
+        int n = 0;
+        for (int d = 0; d < ranks; d++) if (d != me && outBytes[d] > 0) n++;
+        return n;
+    }
+
     /**
-     * Moves the requests {@link #count} counted, the counts travelling in an all-to-all of their own.
+     * Moves the requests {@link #count} counted, the counts travelling in a round of their own:
+     * only to the ranks this one sends to when {@code sparse} (every rank of the section must pass
+     * the same), else in an all-to-all over every pair.
      *
      * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
      */
-    RuntimeException run(NodeRequests r) {
+    RuntimeException run(NodeRequests r, boolean sparse) {
+        if (sparse) {
+            transport.exchangeNonzero(outBytes, inBytes);
+            return move(r);
+        }
         MemorySegment c = counts.atLeast(16L * ranks);
         for (int d = 0; d < ranks; d++) c.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
         transport.alltoallLongs(c, c.asSlice(8L * ranks));

@@ -48,6 +48,8 @@ public final class Mpi {
     /** Scratch for int and handle out-parameters. */
     private final MemorySegment outInt = arena.allocate(JAVA_INT, 2), outHandle = arena.allocate(JAVA_LONG);
     private final MemorySegment statusesIgnore;
+    /** Scratch for the {@code MPI_Status} of {@link #iprobeAnySource}. */
+    private final MemorySegment status = arena.allocate(64, 8);
 
     private final MethodHandle initialized, finalized, initThread, queryThread, finalizeH, abort, commRank, commSize,
             commSetErrhandler, commSplit, commDup, commFree, barrier, bcast, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
@@ -103,6 +105,11 @@ public final class Mpi {
         static final MethodHandle ISEND = instance.fn("MPI_Isend", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
         static final MethodHandle IRECV = instance.fn("MPI_Irecv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
         static final MethodHandle WAITALL = instance.fn("MPI_Waitall", JAVA_INT, P, P);
+        static final MethodHandle ISSEND = instance.fn("MPI_Issend", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        static final MethodHandle IBARRIER = instance.fn("MPI_Ibarrier", H, P);
+        static final MethodHandle TESTALL = instance.fn("MPI_Testall", JAVA_INT, P, P, P);
+        static final MethodHandle IPROBE = instance.fn("MPI_Iprobe", JAVA_INT, JAVA_INT, H, P, P);
+        static final MethodHandle RECV = instance.fn("MPI_Recv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
     }
 
     /**
@@ -483,6 +490,68 @@ public final class Mpi {
             throw rethrow("MPI_Waitall", t);
         }
         if (rc != 0) throw failed("MPI_Waitall(n=" + n + ")", rc);
+    }
+
+    /** {@code MPI_Issend} by address: completes only once the receiver has matched it. Allocates nothing. */
+    public void issendBytes(long buf, int count, int dest, int tag, long comm, long request) {
+        int rc;
+        try {
+            rc = (int) SyncPath.ISSEND.invokeExact(buf, count, c.byteType(), dest, tag, comm, request);
+        } catch (Throwable t) {
+            throw rethrow("MPI_Issend", t);
+        }
+        if (rc != 0) throw failed("MPI_Issend(count=" + count + ", dest=" + dest + ", tag=" + tag + ")", rc);
+    }
+
+    /** {@code MPI_Ibarrier}; the request handle is written at {@code request}. Allocates nothing. */
+    public void ibarrier(long comm, long request) {
+        int rc;
+        try {
+            rc = (int) SyncPath.IBARRIER.invokeExact(comm, request);
+        } catch (Throwable t) {
+            throw rethrow("MPI_Ibarrier", t);
+        }
+        if (rc != 0) throw failed("MPI_Ibarrier", rc);
+    }
+
+    /** @return whether all {@code n} requests at {@code requests} completed ({@code MPI_Testall}; completed ones are freed) */
+    public boolean testall(int n, long requests) {
+        if (n == 0) return true;
+        int rc;
+        try {
+            rc = (int) SyncPath.TESTALL.invokeExact(n, requests, outInt.address(), c.statusesIgnore());
+        } catch (Throwable t) {
+            throw rethrow("MPI_Testall", t);
+        }
+        if (rc != 0) throw failed("MPI_Testall(n=" + n + ")", rc);
+        return outInt.get(JAVA_INT, 0) != 0;
+    }
+
+    /**
+     * {@code MPI_Iprobe(MPI_ANY_SOURCE, tag)}. Allocates nothing.
+     *
+     * @return the source of a message with {@code tag} that can be received now, or -1
+     */
+    public int iprobeAnySource(int tag, long comm) {
+        int rc;
+        try {
+            rc = (int) SyncPath.IPROBE.invokeExact(c.anySource(), tag, comm, outInt.address(), status.address());
+        } catch (Throwable t) {
+            throw rethrow("MPI_Iprobe", t);
+        }
+        if (rc != 0) throw failed("MPI_Iprobe(MPI_ANY_SOURCE, tag=" + tag + ")", rc);
+        return outInt.get(JAVA_INT, 0) != 0 ? status.get(JAVA_INT, c.statusSourceOffset()) : -1;
+    }
+
+    /** {@code MPI_Recv} by address of up to {@code count} bytes, status ignored. Allocates nothing. */
+    public void recvBytes(long buf, int count, int source, int tag, long comm) {
+        int rc;
+        try {
+            rc = (int) SyncPath.RECV.invokeExact(buf, count, c.byteType(), source, tag, comm, c.statusesIgnore());
+        } catch (Throwable t) {
+            throw rethrow("MPI_Recv", t);
+        }
+        if (rc != 0) throw failed("MPI_Recv(count=" + count + ", source=" + source + ", tag=" + tag + ")", rc);
     }
 
     // ---- one-sided ----

@@ -19,7 +19,8 @@ import java.lang.foreign.ValueLayout;
  *       {@code MPI_COMM_WORLD ((MPI_Comm)0x44000000)}, {@code MPI_COMM_SELF ((MPI_Comm)0x44000001)}, {@code MPI_BYTE ((MPI_Datatype)0x4c00010d)},
  *       {@code MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)}, {@code MPI_INFO_NULL ((MPI_Info)0x1c000000)},
  *       {@code MPI_SUM (MPI_Op)(0x58000003)}, {@code MPI_STATUS_IGNORE (MPI_Status *)1},
- *       {@code MPI_MODE_NOPRECEDE 8192}).</li>
+ *       {@code MPI_MODE_NOPRECEDE 8192}, {@code MPI_ANY_SOURCE (-2)}, {@code MPI_Status} with
+ *       {@code MPI_SOURCE} at byte 8 of 20; Open MPI 4.1: {@code MPI_ANY_SOURCE -1}, {@code MPI_SOURCE} at byte 0 of 24).</li>
  * </ul>
  *
  * <p>Cost: resolved once per library load; the values are plain fields.
@@ -89,12 +90,14 @@ enum MpiAbi {
                     global(lookup, "ompi_mpi_op_sum"), global(lookup, "ompi_mpi_op_bor"), global(lookup, "ompi_mpi_op_max"),
                     global(lookup, "ompi_mpi_errors_return"), global(lookup, "ompi_mpi_info_null"),
                     global(lookup, "ompi_request_null"),
-                    0L, 2, 16, 8, 4, 256, 256, 1024);
+                    0L, 2, 16, 8, 4, 256, 256, 1024,
+                    -1, 0, 24); // MPI_ANY_SOURCE; struct ompi_status_public_t { int MPI_SOURCE; int MPI_TAG; int MPI_ERROR; int _cancelled; size_t _ucount; }
             case MPICH -> new Constants(
                     0x44000000L, 0x44000001L, 0x04000000L, 0x4c00010dL, 0x4c000807L,
                     0x58000003L, 0x58000008L, 0x58000001L,
                     0x54000001L, 0x1c000000L, 0x2c000000L,
-                    1L, 8192, 16384, 2048, 4096, 8192, 512, 256);
+                    1L, 8192, 16384, 2048, 4096, 8192, 512, 256,
+                    -2, 8, 20); // MPI_ANY_SOURCE; struct MPI_Status { int count_lo; int count_hi_and_cancelled; int MPI_SOURCE; int MPI_TAG; int MPI_ERROR; }
         };
     }
 
@@ -117,5 +120,6 @@ enum MpiAbi {
     record Constants(long commWorld, long commSelf, long commNull, long byteType, long longType,
                      long opSum, long opBor, long opMax, long errorsReturn, long infoNull, long requestNull,
                      long statusesIgnore, int modeNoPrecede, int modeNoSucceed, int modeNoStore, int modeNoPut,
-                     int maxLibraryVersionString, int maxErrorString, int maxPortName) {}
+                     int maxLibraryVersionString, int maxErrorString, int maxPortName, int anySource,
+                     int statusSourceOffset, int statusBytes) {}
 }

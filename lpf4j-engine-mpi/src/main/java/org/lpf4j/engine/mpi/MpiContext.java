@@ -261,7 +261,9 @@ final class MpiContext implements Context, NodeExchange {
         try {
             int queued = exchange.count(requests);
             boolean counts = countsInRound();
-            long all = round(IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0), counts);
+            long mine = IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0);
+            if (!counts) mine |= degreeBit(exchange.destinations());
+            long all = round(mine, counts);
             if ((all & (ENDING | IN_REHOOK)) != 0) {
                 endRound(SYNCING, null);
                 throw fatal("sync");
@@ -270,12 +272,30 @@ final class MpiContext implements Context, NodeExchange {
             hadMessages = true;
             // Column pid of the received matrix: what each process sends here.
             return counts ? exchange.run(requests, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
-                    : exchange.run(requests);
+                    : exchange.run(requests, settings.sparse(nprocs, maxDegree(all)));
         } finally {
             register.capacity().applyAtSync();
             queueCapacity.applyAtSync();
             superstep++;
         }
+    }
+
+    /** The first bit of the round's word that carries a process's out-degree, as a power of two. */
+    private static final int DEGREE_SHIFT = 16;
+
+    /**
+     * @return the bit that says "I send to at most 2^b - 1 other processes" ({@code b} the bit
+     *         length of {@code destinations}), so that the OR of the round gives every process a
+     *         bound on the largest out-degree; 0 for none
+     */
+    static long degreeBit(int destinations) {
+        return destinations == 0 ? 0 : 1L << (DEGREE_SHIFT + 32 - Integer.numberOfLeadingZeros(destinations));
+    }
+
+    /** @return a bound on the largest number of other processes any process sends to, from the round's OR */
+    static int maxDegree(long all) {
+        long bits = all >>> DEGREE_SHIFT;
+        return bits == 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (1L << (63 - Long.numberOfLeadingZeros(bits))) - 1);
     }
 
     private long round(long mine) { return round(mine, false); }

@@ -48,8 +48,24 @@ public final class MpiEngine {
             PREFIX + "countsInRoundUpTo", 4, 0, 1024,
             "up to this many processes, a sync's MPI_Allreduce also carries the message counts (0: never)");
 
+    /**
+     * {@code lpf.engine.mpi.countExchange}: in sections above {@link #COUNTS_IN_ROUND_UP_TO}, how a
+     * superstep with messages exchanges its message counts: {@code auto} (the default) chooses per
+     * superstep from the round's own numbers, the sparse way (a nonblocking consensus: each process
+     * tells only the processes it sends to, then a nonblocking barrier; O(destinations + log p)
+     * messages per process) when every process sends to at most a quarter of the others, else the
+     * dense way ({@code MPI_Alltoall} of one long per pair); {@code sparse} and {@code dense} force
+     * one. Every rank of a job must use the same value (the start-up agreement checks it).
+     */
+    public static final Parameters.Parameter<String> COUNT_EXCHANGE = ParameterRegistry.global().choice(
+            PREFIX + "countExchange", "auto", List.of("auto", "sparse", "dense"),
+            "how message counts are exchanged above countsInRoundUpTo: auto (per superstep), sparse (nonblocking"
+                    + " consensus), dense (MPI_Alltoall)");
+
     /** @return this engine's parameters, for the provider's {@code open} */
-    static List<Parameters.Parameter<?>> parameters() { return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO); }
+    static List<Parameters.Parameter<?>> parameters() {
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE);
+    }
 
     /**
      * An {@link Init} over an existing MPI communicator: every member of {@code comm} calls

@@ -10,16 +10,37 @@ package org.lpf4j.engine.mpi;
  * @param countsInRoundUpTo sections of at most this many processes carry the message counts in
  *                          the sync's allreduce ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO})
  * @param probeNanos        the time budget of one probe measurement ({@link MpiEngine#PROBE_MILLIS})
+ * @param countExchange     how counts that do not travel in the round are exchanged ({@link MpiEngine#COUNT_EXCHANGE})
  */
-record MpiSettings(int countsInRoundUpTo, long probeNanos) {
+record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange) {
     /** @return the current values of the engine's parameters */
     static MpiSettings resolve() {
-        return new MpiSettings(MpiEngine.COUNTS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L);
+        return new MpiSettings(MpiEngine.COUNTS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L,
+                MpiEngine.COUNT_EXCHANGE.get());
+    }
+
+    /**
+     * Whether a superstep whose counts do not travel in the round exchanges them the sparse way
+     * (a nonblocking consensus among the senders) rather than by an all-to-all: {@code auto} when
+     * every process sends to at most a quarter of the others, which the round's OR bounds for
+     * every process alike.
+     *
+     * @param processes the section's processes
+     * @param maxDegree a bound on the largest number of other processes any process sends to
+     */
+    boolean sparse(int processes, int maxDegree) {
+        return switch (countExchange) {
+            case "sparse" -> true;
+            case "dense" -> false;
+            default -> 4L * maxDegree <= processes;
+        };
     }
 
     /** @return whether a section of {@code processes} carries the counts in its round */
     boolean countsInRound(int processes) { return processes > 1 && processes <= countsInRoundUpTo; }
 
     /** @return the settings the ranks of one job must share, as the agreement compares them */
-    String agreementText() { return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo; }
+    String agreementText() {
+        return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "=" + countExchange;
+    }
 }

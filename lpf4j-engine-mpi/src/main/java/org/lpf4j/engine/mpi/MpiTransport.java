@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The {@link Transport} of MPI point-to-point calls on a section's communicator:
@@ -10,13 +11,55 @@ import java.lang.foreign.MemorySegment;
 final class MpiTransport implements Transport {
     private final Mpi mpi;
     private final long comm;
-    private final RequestArray early, rest;
+    private final RequestArray early, rest, consensus, barrier;
+    private final int me;
+    /** One message of the sparse way: the value (one long), sent from and received into native memory. */
+    private final NativeBuffer notes = new NativeBuffer(), note = new NativeBuffer();
+    private static final int TAG_NONZERO = 14;
 
     MpiTransport(Mpi mpi, long comm, int ranks) {
         this.mpi = mpi;
         this.comm = comm;
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
+        this.consensus = new RequestArray(mpi, 8);
+        this.barrier = new RequestArray(mpi, 1);
+        this.me = mpi.rank(comm);
+        notes.atLeast(8L * ranks);
+        note.atLeast(8);
+    }
+
+    /**
+     * The nonblocking consensus of Hoefler, Siebert and Lumsdaine ("Scalable communication
+     * protocols for dynamic sparse data exchange", PPoPP 2010): synchronous sends to the ranks
+     * this one has something for; while polling for such messages, once all of this rank's sends
+     * were matched it enters a nonblocking barrier; when the barrier completes, every message of
+     * the round has been received (a synchronous send completes only when matched).
+     */
+    @Override
+    public void exchangeNonzero(long[] out, long[] in) {
+        MemorySegment values = notes.atLeast(0), one = note.atLeast(0);
+        for (int r = 0; r < out.length; r++) {
+            if (r == me || out[r] == 0) continue;
+            values.setAtIndex(ValueLayout.JAVA_LONG, r, out[r]);
+            consensus.issend(values, 8L * r, 8, r, TAG_NONZERO, comm);
+        }
+        for (int r = 0; r < in.length; r++) if (r != me) in[r] = 0;
+        boolean inBarrier = false;
+        while (true) {
+            for (int from = mpi.iprobeAnySource(TAG_NONZERO, comm); from >= 0; from = mpi.iprobeAnySource(TAG_NONZERO, comm)) {
+                mpi.recvBytes(one.address(), 8, from, TAG_NONZERO, comm);
+                in[from] = one.get(ValueLayout.JAVA_LONG, 0);
+            }
+            if (!inBarrier) {
+                if (consensus.testAll()) {
+                    barrier.ibarrier(comm);
+                    inBarrier = true;
+                }
+            } else if (barrier.testAll()) {
+                return;
+            }
+        }
     }
 
     private RequestArray batch(int batch) { return batch == EARLY ? early : rest; }
@@ -41,5 +84,9 @@ final class MpiTransport implements Transport {
     public void close() {
         early.close();
         rest.close();
+        consensus.close();
+        barrier.close();
+        notes.close();
+        note.close();
     }
 }

@@ -63,6 +63,23 @@ final class RequestArray implements AutoCloseable {
         } while (size > 0);
     }
 
+    /** Posts one {@code MPI_Issend} of at most {@link #MAX_MESSAGE} bytes (completes once the receiver matched it). */
+    void issend(MemorySegment buf, long offset, int size, int dest, int tag, long comm) {
+        mpi.issendBytes(buf.address() + offset, size, dest, tag, comm, next());
+    }
+
+    /** Posts an {@code MPI_Ibarrier}. */
+    void ibarrier(long comm) {
+        mpi.ibarrier(comm, next());
+    }
+
+    /** @return whether every request posted since the last completion has completed (then they are forgotten) */
+    boolean testAll() {
+        if (!mpi.testall(count, segment.address())) return false;
+        count = 0;
+        return true;
+    }
+
     /** Waits for every request posted since the last wait. */
     public void waitAll() {
         int n = count;

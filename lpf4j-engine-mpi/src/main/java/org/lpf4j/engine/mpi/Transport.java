@@ -21,6 +21,17 @@ interface Transport extends AutoCloseable {
     /** Each rank sends {@code out[r]} (one long) to rank r and receives rank r's into {@code in[r]}; collective. */
     void alltoallLongs(MemorySegment out, MemorySegment in);
 
+    /**
+     * The sparse way to the same result as {@link #alltoallLongs} for the entries that are not 0:
+     * each rank tells only the ranks it has a nonzero {@code out[r]} for, and learns who has one
+     * for it; collective. Cost per rank: one small message per such rank and a barrier's
+     * log p messages, instead of an all-to-all over every pair.
+     *
+     * @param out what this rank has for each rank (its own entry is ignored)
+     * @param in  filled with what each rank has for this one (0 where nothing came; its own entry untouched)
+     */
+    void exchangeNonzero(long[] out, long[] in);
+
     /** Posts the receipt of {@code bytes} at {@code offset} of {@code into} from {@code rank}. */
     void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag);
 

@@ -54,8 +54,10 @@ class EngineTest {
         MpiJob.Result r = MpiJob.openMpi().run(3, TIMEOUT, SettingsMismatchMain.class);
         assertFalse(r.timedOut(), r::both);
         assertFalse(r.out().contains("STARTED"), r::both);
-        for (String s : new String[] {"different engine settings", "[pid 0: lpf.engine.mpi.countsInRoundUpTo=4]",
-                "[pid 1: lpf.engine.mpi.countsInRoundUpTo=0]", "[pid 2: lpf.engine.mpi.countsInRoundUpTo=4]"}) {
+        for (String s : new String[] {"different engine settings",
+                "[pid 0: lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=auto]",
+                "[pid 1: lpf.engine.mpi.countsInRoundUpTo=0, lpf.engine.mpi.countExchange=auto]",
+                "[pid 2: lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=sparse]"}) {
             assertTrue(r.out().contains(s), () -> "missing '" + s + "' in\n" + r.both());
         }
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
