@@ -53,18 +53,29 @@ public final class MpiEngine {
      * superstep with messages exchanges its message counts: {@code auto} (the default) chooses per
      * superstep from the round's own numbers, the sparse way (a nonblocking consensus: each process
      * tells only the processes it sends to, then a nonblocking barrier; O(destinations + log p)
-     * messages per process) when every process sends to at most a quarter of the others, else the
-     * dense way ({@code MPI_Alltoall} of one long per pair); {@code sparse} and {@code dense} force
-     * one. Every rank of a job must use the same value (the start-up agreement checks it).
+     * messages per process) in sections of at least {@link #SPARSE_FROM} processes when every
+     * process sends to at most a quarter of the others, else the dense way ({@code MPI_Alltoall}
+     * of one long per pair); {@code sparse} and {@code dense} force one. Every rank of a job must
+     * use the same value (the start-up agreement checks it).
      */
     public static final Parameters.Parameter<String> COUNT_EXCHANGE = ParameterRegistry.global().choice(
             PREFIX + "countExchange", "auto", List.of("auto", "sparse", "dense"),
             "how message counts are exchanged above countsInRoundUpTo: auto (per superstep), sparse (nonblocking"
                     + " consensus), dense (MPI_Alltoall)");
 
+    /**
+     * {@code lpf.engine.mpi.sparseFrom}: the smallest section in which {@code countExchange=auto}
+     * may take the sparse way. Below it the all-to-all of one long per pair is cheap, and a
+     * consensus's synchronous sends and barrier cost more rounds than it saves (docs/performance.md:
+     * on 2 oversubscribed cores the dense way was faster at p = 8). Every rank must use the same value.
+     */
+    public static final Parameters.Parameter<Integer> SPARSE_FROM = ParameterRegistry.global().integer(
+            PREFIX + "sparseFrom", 64, 1, 1 << 24,
+            "smallest section (processes) in which countExchange=auto may exchange counts the sparse way");
+
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE);
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM);
     }
 
     /**

@@ -11,19 +11,20 @@ package org.lpf4j.engine.mpi;
  *                          the sync's allreduce ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO})
  * @param probeNanos        the time budget of one probe measurement ({@link MpiEngine#PROBE_MILLIS})
  * @param countExchange     how counts that do not travel in the round are exchanged ({@link MpiEngine#COUNT_EXCHANGE})
+ * @param sparseFrom        the smallest section in which {@code auto} may take the sparse way ({@link MpiEngine#SPARSE_FROM})
  */
-record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange) {
+record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom) {
     /** @return the current values of the engine's parameters */
     static MpiSettings resolve() {
         return new MpiSettings(MpiEngine.COUNTS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L,
-                MpiEngine.COUNT_EXCHANGE.get());
+                MpiEngine.COUNT_EXCHANGE.get(), MpiEngine.SPARSE_FROM.get());
     }
 
     /**
      * Whether a superstep whose counts do not travel in the round exchanges them the sparse way
-     * (a nonblocking consensus among the senders) rather than by an all-to-all: {@code auto} when
-     * every process sends to at most a quarter of the others, which the round's OR bounds for
-     * every process alike.
+     * (a nonblocking consensus among the senders) rather than by an all-to-all: {@code auto} in
+     * sections of at least {@link #sparseFrom} processes when every process sends to at most a
+     * quarter of the others, which the round's OR bounds for every process alike.
      *
      * @param processes the section's processes
      * @param maxDegree a bound on the largest number of other processes any process sends to
@@ -32,7 +33,7 @@ record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange)
         return switch (countExchange) {
             case "sparse" -> true;
             case "dense" -> false;
-            default -> 4L * maxDegree <= processes;
+            default -> processes >= sparseFrom && 4L * maxDegree <= processes;
         };
     }
 
@@ -41,6 +42,7 @@ record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange)
 
     /** @return the settings the ranks of one job must share, as the agreement compares them */
     String agreementText() {
-        return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "=" + countExchange;
+        return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "="
+                + countExchange + ", " + MpiEngine.SPARSE_FROM.key() + "=" + sparseFrom;
     }
 }

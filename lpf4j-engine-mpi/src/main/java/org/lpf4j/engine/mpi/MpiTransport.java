@@ -47,18 +47,23 @@ final class MpiTransport implements Transport {
         for (int r = 0; r < in.length; r++) if (r != me) in[r] = 0;
         boolean inBarrier = false;
         while (true) {
+            boolean progressed = false;
             for (int from = mpi.iprobeAnySource(TAG_NONZERO, comm); from >= 0; from = mpi.iprobeAnySource(TAG_NONZERO, comm)) {
                 mpi.recvBytes(one.address(), 8, from, TAG_NONZERO, comm);
                 in[from] = one.get(ValueLayout.JAVA_LONG, 0);
+                progressed = true;
             }
             if (!inBarrier) {
                 if (consensus.testAll()) {
                     barrier.ibarrier(comm);
                     inBarrier = true;
+                    progressed = true;
                 }
             } else if (barrier.testAll()) {
                 return;
             }
+            // The others may need this core to make the progress this loop waits for (more ranks than cores).
+            if (!progressed) Thread.yield();
         }
     }
 

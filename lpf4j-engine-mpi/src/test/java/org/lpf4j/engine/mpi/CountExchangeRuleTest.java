@@ -27,13 +27,15 @@ class CountExchangeRuleTest {
     }
 
     @Test
-    void autoIsSparseWhenEveryProcessSendsToAtMostAQuarter() {
-        MpiSettings auto = new MpiSettings(4, 1, "auto");
+    void autoIsSparseWhenEveryProcessSendsToAtMostAQuarterInALargeEnoughSection() {
+        MpiSettings auto = new MpiSettings(4, 1, "auto", 8);
         assertTrue(auto.sparse(8, 1), "a ring at p = 8");
         assertTrue(auto.sparse(16, 3));
         assertFalse(auto.sparse(16, 7), "a bound of 7 of 16");
         assertFalse(auto.sparse(8, 7), "a total exchange");
-        assertTrue(new MpiSettings(4, 1, "sparse").sparse(8, 7));
-        assertFalse(new MpiSettings(4, 1, "dense").sparse(8, 1));
+        assertFalse(auto.sparse(5, 1), "a section below sparseFrom");
+        assertFalse(new MpiSettings(4, 1, "auto", 64).sparse(16, 1));
+        assertTrue(new MpiSettings(4, 1, "sparse", 64).sparse(8, 7));
+        assertFalse(new MpiSettings(4, 1, "dense", 1).sparse(8, 1));
     }
 }
