@@ -102,8 +102,14 @@ public class ProbeCommand implements Callable<Integer> {
             b.append(String.format("  intra: one node's %d processes among themselves; inter: one process per node"
                     + " (g per byte a node moves)%n", lv.intra().p()));
         });
-        for (String w : m.warnings()) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
-        if (!m.warnings().isEmpty()) {
+        // The probe logs nothing a program would see (only DEBUG): this table is where an unreliable fit shows.
+        java.util.List<String> warnings = new java.util.ArrayList<>(m.warnings());
+        m.levels().ifPresent(lv -> {
+            lv.intra().warnings().forEach(w -> warnings.add("intra: " + w));
+            lv.inter().warnings().forEach(w -> warnings.add("inter: " + w));
+        });
+        for (String w : warnings) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
+        if (!warnings.isEmpty()) {
             b.append(String.format("  (the machine was too busy or too noisy for a fit: the figures above are bounds;"
                     + " probe again on a quieter machine or raise the probe budget)%n"));
         }

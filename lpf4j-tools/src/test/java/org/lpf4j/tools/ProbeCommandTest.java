@@ -78,5 +78,9 @@ class ProbeCommandTest {
                 whole.withLevels(new org.lpf4j.MachineLevels(new int[] {2, 2}, intra, inter)));
         assertTrue(out.contains("levels: 2 nodes (2 + 2 processes; pids numbered node by node)"), out);
         assertTrue(out.contains("1024        0.01000        0.500        0.20000        3.000"), out);
+        assertTrue(!out.contains("UNRELIABLE"), out);
+        String warned = ProbeCommand.table("hybrid", "root context", whole.withLevels(new org.lpf4j.MachineLevels(
+                new int[] {2, 2}, intra, inter.withWarning("8 B: unreliable after 3 measurements"))));
+        assertTrue(warned.contains("UNRELIABLE inter: 8 B: unreliable after 3 measurements"), warned);
     }
 }
