@@ -178,7 +178,7 @@ public final class Collectives implements AutoCloseable {
      * @return the object
      * @throws IllegalArgumentException if a bound is out of range, or an algorithm parameter is
      *                                  invalid (naming the key, the value and its source)
-     * @throws IllegalStateException    if the memory register is full, or the selected coll
+     * @throws IllegalStateException    if the memory register is full (the message says what to reserve), or the selected coll
      *                                  module cannot run
      * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
      */
@@ -207,7 +207,7 @@ public final class Collectives implements AutoCloseable {
      * @param maxByteSize the largest byte size of the other operations, ≥ 0
      * @return the object
      * @throws IllegalArgumentException if a bound is out of range
-     * @throws IllegalStateException    if the memory register is full
+     * @throws IllegalStateException    if the memory register is full (the message says what to reserve)
      * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
      */
     public static Collectives initStrided(Context ctx, int lo, int hi, int stride, int maxCalls, long maxElemSize,
@@ -243,7 +243,7 @@ public final class Collectives implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment buffer = arena.allocate(bytes, 8);
-            Memslot slot = ctx.registerGlobal(buffer);
+            Memslot slot = register(call, ctx, buffer, members, maxCalls, maxElemSize, maxByteSize);
             return new Collectives(ctx, members, arena, buffer, slot, maxCalls, maxElemSize, maxByteSize, region,
                     machine, configured);
         } catch (OutOfMemoryError e) {
@@ -253,6 +253,26 @@ public final class Collectives implements AutoCloseable {
         } catch (RuntimeException e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /**
+     * {@code ctx.registerGlobal(buffer)}; a refusal (typically a full register: the program did
+     * not reserve the entry) is reported as {@code init}'s, with what it needs and how to reserve it.
+     */
+    private static Memslot register(String call, Context ctx, MemorySegment buffer, Members members, int maxCalls,
+                                    long maxElemSize, long maxByteSize) {
+        try {
+            return ctx.registerGlobal(buffer);
+        } catch (IllegalStateException e) {
+            long queue = (long) maxCalls * 2 * members.count;
+            throw new IllegalStateException("Collectives." + call + "(maxCalls=" + maxCalls + ", maxElemSize=" + maxElemSize
+                    + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid() + " of " + ctx.nprocs()
+                    + ": cannot register its buffer: " + e.getMessage() + ". Collectives." + call + " needs one free"
+                    + " memory-register entry (a global slot), and its operations up to maxCalls x 2 x members = " + queue
+                    + " message-queue entries per superstep (queueEntries()); reserve both on every process before "
+                    + call + ": ctx.resizeMemoryRegister(own slots + 1) and ctx.resizeMessageQueue(own requests + "
+                    + queue + "), then ctx.sync()", e);
         }
     }
 
@@ -406,7 +426,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Broadcasts.run(this, a, src, dst, size, rootRank, region);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -436,7 +456,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Exchanges.gather(this, src, dst, size, rootRank);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -466,7 +486,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Exchanges.scatter(this, src, dst, size, rootRank);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -499,7 +519,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Exchanges.allgather(this, src, dst, size, excludeMyself);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -529,7 +549,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Exchanges.alltoall(this, src, dst, size);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -669,7 +689,7 @@ public final class Collectives implements AutoCloseable {
         try {
             Reductions.run(this, a, array, slot, num, size, attr, rootRank, region);
         } catch (RuntimeException | Error e) {
-            failCall();
+            failCall(call, e);
             throw e;
         }
         endCall();
@@ -711,9 +731,22 @@ public final class Collectives implements AutoCloseable {
         callCount++;
     }
 
-    /** Records that the current call failed part-way: no operation until the next sync. O(1). */
-    private void failCall() {
+    /**
+     * Records that the current call failed part-way: no operation until the next sync. A full
+     * message queue is then reported as this call's, with what the object needs. O(1).
+     *
+     * @throws IllegalStateException naming the call and {@link #queueEntries()}, if {@code e} is the engine's
+     *                               full-queue refusal
+     */
+    private void failCall(String call, Throwable e) {
         failedStep = ctx.superstep();
+        if (e instanceof IllegalStateException full && full.getMessage() != null
+                && full.getMessage().contains("message queue full")) {
+            throw new IllegalStateException("Collectives." + call + " at pid " + ctx.pid() + " of " + ctx.nprocs() + ": "
+                    + full.getMessage() + "; this object needs up to queueEntries() = " + queueEntries()
+                    + " entries per superstep (maxCalls=" + maxCalls + " x 2 x " + members.count + " members) besides the"
+                    + " program's own requests: ctx.resizeMessageQueue(own + " + queueEntries() + "), then ctx.sync()", full);
+        }
     }
 
     /** The sync inside a two-superstep variant; the superstep number tells {@link #endCall()} of it. */

@@ -23,6 +23,34 @@ import static org.lpf4j.coll.Harness.segment;
 class ValidationTest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
+    /**
+     * A program that did not reserve what init and the operations need is told so by the call it
+     * made (not by registerGlobal or put, which it never called), with the amounts and the fix.
+     */
+    @Test
+    void initAndOperationsWithoutReservedRoomNameThemselvesAndWhatToReserve() {
+        int p = 2;
+        run(p, ctx -> {
+            assertRefused(IllegalStateException.class, () -> Collectives.init(ctx, 1, 8, 0),
+                    "Collectives.init(maxCalls=1, maxElemSize=8, maxByteSize=0) at pid " + ctx.pid() + " of 2",
+                    "memory register full: 0 of 0", "one free memory-register entry", "4 message-queue entries",
+                    "ctx.resizeMemoryRegister(own slots + 1)", "ctx.resizeMessageQueue(own requests + 4)", "ctx.sync()");
+            assertRefused(IllegalStateException.class, () -> Collectives.initStrided(ctx, 0, 2, 1, 3, 8, 0),
+                    "Collectives.initStrided(maxCalls=3", "12 message-queue entries");
+            reserve(ctx, 2, 0); // the register, but not the queue
+            Collectives coll = Collectives.init(ctx, 1, 8, 0).algorithm(Algorithm.DIRECT);
+            MemorySegment x = segment(8);
+            Memslot xs = ctx.registerGlobal(x);
+            ctx.sync();
+            assertRefused(IllegalStateException.class, () -> coll.allreduce(x, xs, 8, Ops.LONG_SUM),
+                    "Collectives.allreduce at pid " + ctx.pid() + " of 2", "message queue full",
+                    "queueEntries() = 4", "ctx.resizeMessageQueue(own + 4)");
+            ctx.sync();
+            ctx.deregister(xs);
+            coll.close();
+        });
+    }
+
     @Test
     void badCallsAreRefusedWithoutEffect() {
         int p = 3;

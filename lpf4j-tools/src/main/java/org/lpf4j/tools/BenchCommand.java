@@ -104,6 +104,7 @@ public class BenchCommand implements Callable<Integer> {
         try (ParameterScope ignored = engineOptions.apply("lpf bench", maxP)) {
             java.util.Optional<Integer> launched = launchedBenchmark(maxP, out);
             if (launched.isPresent()) return launched.get();
+            requireProcesses(maxP);
             Context root = EngineOptions.root("lpf bench");
             if (programs) {
                 return ProgramsSection.run(root, procs, reps, quick, plot, out, line -> {
@@ -158,6 +159,21 @@ public class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * The table runs in this JVM: refuses, before anything starts, a process count the selected
+     * engine cannot give here (the hybrid engine outside a launcher: one node of its configured
+     * threads), instead of a table whose columns stay empty.
+     */
+    private static void requireProcesses(int maxP) {
+        EngineProvider engine = Lpf.engine();
+        int size = engine.machineSize();
+        if (size < maxP) {
+            throw new UsageException("lpf bench: the " + engine.name() + " engine runs at most " + size + " processes in"
+                    + " this JVM (its machine size here), and --procs asks for " + maxP + "; give --procs up to " + size
+                    + ", or raise the engine's machine size with --param (lpf info lists its parameters)");
+        }
     }
 
     /**

@@ -47,6 +47,14 @@ final class EngineOptions {
         }
     }
 
+    /** @return these options as arguments again ({@code --engine E --param k=v ...}), for the processes a launcher starts */
+    java.util.List<String> asArguments() {
+        java.util.List<String> args = new java.util.ArrayList<>();
+        if (engine != null) args.addAll(java.util.List.of("--engine", engine));
+        params.forEach((k, v) -> args.addAll(java.util.List.of("--param", k + "=" + v)));
+        return args;
+    }
+
     /**
      * The root context of the selected engine, after {@link #apply}.
      *

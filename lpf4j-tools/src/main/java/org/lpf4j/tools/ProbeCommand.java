@@ -17,8 +17,11 @@ import java.util.concurrent.Callable;
  * {@code lpf probe [-p N] [--engine E] [--param k=v]...}: prints what {@code probe()} measures —
  * g in seconds and nanoseconds per byte and l in microseconds for each message size — either on
  * the root context or, with {@code -p N}, inside an {@code exec} of N processes (the selected
- * engine is asked to provide N). The first probe per process count measures (within the engine's
- * probe budget, see {@code lpf info}); the result is cached for the JVM.
+ * engine is asked to provide N: an in-process engine by its settings; an engine whose processes
+ * come from its {@link org.lpf4j.spi.EngineProvider#launcher() launcher}, such as mpi, by running
+ * this command on N processes under it, as {@code lpf run -p N} does, whose first process prints
+ * the table). The first probe per process count measures (within the engine's probe budget, see
+ * {@code lpf info}); the result is cached for the JVM.
  */
 @Command(name = "probe", mixinStandardHelpOptions = true,
         description = "Prints the measured BSP parameters g and l per message size.")
@@ -42,6 +45,14 @@ public class ProbeCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (ParameterScope ignored = engineOptions.apply("lpf probe", procs)) {
+            var launcher = procs == null ? java.util.Optional.<org.lpf4j.spi.ProcessLauncher>empty() : engine().launcher();
+            if (launcher.isPresent()) {
+                // Under the launcher this engine offers no launcher, so each process probes in place.
+                java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("probe", "-p", procs.toString()));
+                args.addAll(engineOptions.asArguments());
+                if (plot != null) args.addAll(java.util.List.of("--plot", plot.toAbsolutePath().toString()));
+                return Launched.run("lpf probe", launcher.get(), RunCommand.thisJvm(procs, LpfCommand.class.getName(), args), out);
+            }
             Context root = EngineOptions.root("lpf probe");
             Machine machine = procs == null ? root.probe() : probeInside(root, procs);
             String where = procs == null ? "root context" : "exec of " + machine.p();
@@ -56,11 +67,21 @@ public class ProbeCommand implements Callable<Integer> {
         return 0;
     }
 
+    private static org.lpf4j.spi.EngineProvider engine() {
+        try {
+            return Lpf.engine();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new UsageException("lpf probe: " + e.getMessage());
+        }
+    }
+
     private static Machine probeInside(Context root, int p) {
         Machine[] result = new Machine[1];
         try {
             root.exec(p, ctx -> {
-                if (ctx.pid() == 0) result[0] = ctx.probe();
+                // Every process probes: on the mpi engine the measurement is collective over the section.
+                Machine m = ctx.probe();
+                if (ctx.pid() == 0) result[0] = m;
             });
         } catch (FatalException e) {
             throw new ProgramFailure("lpf probe: the probing section failed: " + e.getMessage(), e);
@@ -102,8 +123,14 @@ public class ProbeCommand implements Callable<Integer> {
             b.append(String.format("  intra: one node's %d processes among themselves; inter: one process per node"
                     + " (g per byte a node moves)%n", lv.intra().p()));
         });
-        for (String w : m.warnings()) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
-        if (!m.warnings().isEmpty()) {
+        // The probe logs nothing a program would see (only DEBUG): this table is where an unreliable fit shows.
+        java.util.List<String> warnings = new java.util.ArrayList<>(m.warnings());
+        m.levels().ifPresent(lv -> {
+            lv.intra().warnings().forEach(w -> warnings.add("intra: " + w));
+            lv.inter().warnings().forEach(w -> warnings.add("inter: " + w));
+        });
+        for (String w : warnings) b.append("UNRELIABLE ").append(w).append(String.format("%n"));
+        if (!warnings.isEmpty()) {
             b.append(String.format("  (the machine was too busy or too noisy for a fit: the figures above are bounds;"
                     + " probe again on a quieter machine or raise the probe budget)%n"));
         }

@@ -219,8 +219,7 @@ public class RunCommand implements Callable<Integer> {
     /** What each launched process runs: this command again, without {@code -p} and with {@code --launched}. */
     ProcessLauncher.Launch launch(int p) {
         List<String> args = new ArrayList<>(List.of("run", "--launched"));
-        if (engineOptions.engine != null) args.addAll(List.of("--engine", engineOptions.engine));
-        engineOptions.params.forEach((k, v) -> args.addAll(List.of("--param", k + "=" + v)));
+        args.addAll(engineOptions.asArguments());
         if (debug) args.add("--debug");
         if (classPath != null) args.addAll(List.of("--class-path", classPath));
         args.add(className);

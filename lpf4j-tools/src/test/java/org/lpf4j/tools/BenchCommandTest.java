@@ -24,6 +24,20 @@ class BenchCommandTest {
     @AfterEach
     void noThreadsLeft() { Cli.assertNoLpfThreads(); }
 
+    /**
+     * The table runs in this JVM; an engine that cannot give --procs here (hybrid outside a
+     * launcher: one node of its threads) is refused before anything starts, not shown as empty columns.
+     */
+    @Test
+    void processesTheEngineCannotGiveHereAreRefusedBeforeAnythingStarts() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
+                .anyMatch(e -> e.name().equals("hybrid") && e.query().canRun()), "the hybrid engine cannot run here");
+        Cli r = Cli.run("bench", "--engine", "hybrid", "--quick", "--procs", "1,4096");
+        r.expectError(UsageException.EXIT_CODE, "lpf bench: the hybrid engine runs at most");
+        assertTrue(r.err().contains("--procs asks for 4096"), r.err());
+        assertTrue(!r.out().contains("workload"), "nothing measured: " + r.out());
+    }
+
     @Test
     void quickRunPrintsEveryRowWithPositiveNumbersWhereMeasured() {
         Cli r = Cli.run("bench", "--reps", "3", "--quick").expect(0);

@@ -48,6 +48,22 @@ class ProbeCommandTest {
         assertTable(out, "lpf probe: threads engine, exec of 3: p=3, freeP=");
     }
 
+    /**
+     * On an engine whose processes come from its launcher, -p N starts N processes under it (as
+     * lpf run -p N does) and measures a section of N; it used to probe the one process of this JVM.
+     */
+    @Test
+    void probeWithProcessesOnTheMpiEngineRunsThemUnderItsLauncher() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
+                .anyMatch(e -> e.name().equals("mpi") && e.query().canRun() && e.launcher().isPresent()),
+                "the mpi engine cannot run here (libmpi and mpirun needed)");
+        LpfJvm r = LpfJvm.run(45, "probe", "--engine", "mpi", "-p", "2", "--param", "lpf.engine.mpi.probeMillis=50");
+        assertTrue(r.done(), r.both());
+        assertEquals(0, r.exitCode(), r.both());
+        assertTable(r.out(), "lpf probe: mpi engine, exec of 2: p=2, freeP=");
+        assertTrue(r.ghosts().isEmpty(), "processes of the run left behind: " + r.ghosts());
+    }
+
     @Test
     void probeOfTheRootReportsTheMachineSize() {
         int machine = org.lpf4j.engine.threads.ThreadsEngine.PROCS.get();
@@ -78,5 +94,9 @@ class ProbeCommandTest {
                 whole.withLevels(new org.lpf4j.MachineLevels(new int[] {2, 2}, intra, inter)));
         assertTrue(out.contains("levels: 2 nodes (2 + 2 processes; pids numbered node by node)"), out);
         assertTrue(out.contains("1024        0.01000        0.500        0.20000        3.000"), out);
+        assertTrue(!out.contains("UNRELIABLE"), out);
+        String warned = ProbeCommand.table("hybrid", "root context", whole.withLevels(new org.lpf4j.MachineLevels(
+                new int[] {2, 2}, intra, inter.withWarning("8 B: unreliable after 3 measurements"))));
+        assertTrue(warned.contains("UNRELIABLE inter: 8 B: unreliable after 3 measurements"), warned);
     }
 }

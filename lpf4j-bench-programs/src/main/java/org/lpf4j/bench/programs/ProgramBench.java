@@ -53,14 +53,7 @@ public final class ProgramBench {
                 double[][] samples = new double[2][];
                 int[] ran = new int[1];
                 try (Peer peerRun = pc.peer(p)) {
-                    root.exec(p, ctx -> {
-                        double[][] mine = timeBoth(ctx, pc, peerRun, warmups, reps, summaries, col);
-                        if (ctx.pid() == 0) {
-                            samples[0] = mine[0];
-                            samples[1] = mine[1];
-                            ran[0] = ctx.nprocs();
-                        }
-                    });
+                    root.exec(p, new Cell(pc, peerRun, warmups, reps, summaries, col, samples, ran));
                 }
                 if (ran[0] != p) {
                     throw new IllegalStateException("ProgramBench: " + pc.name() + " asked for " + p
@@ -72,6 +65,42 @@ public final class ProgramBench {
             results.add(new ProgramResult(pc.name(), pc.size(), pc.peerName(), procs, lpf, peer, summaries));
         }
         return results;
+    }
+
+    /**
+     * One cell's section. The peer and the result arrays are transient: process 0 runs in the
+     * JVM that made the cell and uses them; a multi-process engine ships the rest to its other JVMs.
+     */
+    private static final class Cell implements org.lpf4j.Spmd {
+        private static final long serialVersionUID = 1L;
+        private final ProgramCase pc;
+        private final int warmups, reps, column;
+        private final transient Peer peer;
+        private final transient String[] summaries;
+        private final transient double[][] samples;
+        private final transient int[] ran;
+
+        Cell(ProgramCase pc, Peer peer, int warmups, int reps, String[] summaries, int column, double[][] samples,
+             int[] ran) {
+            this.pc = pc;
+            this.peer = peer;
+            this.warmups = warmups;
+            this.reps = reps;
+            this.summaries = summaries;
+            this.column = column;
+            this.samples = samples;
+            this.ran = ran;
+        }
+
+        @Override
+        public void run(Context ctx) {
+            double[][] mine = timeBoth(ctx, pc, peer, warmups, reps, summaries, column);
+            if (ctx.pid() == 0) {
+                samples[0] = mine[0];
+                samples[1] = mine[1];
+                ran[0] = ctx.nprocs();
+            }
+        }
     }
 
     /** @return at process 0: {lpf4j seconds, peer seconds} of the timed runs; elsewhere {lpf4j seconds, null} */

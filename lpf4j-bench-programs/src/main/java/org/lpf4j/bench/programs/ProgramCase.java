@@ -5,9 +5,11 @@ import org.lpf4j.examples.BspRun;
 
 /**
  * One row group of {@code lpf bench --programs}: an lpf4j example program at a fixed size and
- * its peer at the same size.
+ * its peer at the same size. Serializable: a multi-process engine ships the case, inside the
+ * section's SPMD function, to every JVM of the job, where only {@link #prepare} is called (the
+ * peer runs in the JVM of process 0).
  */
-public interface ProgramCase {
+public interface ProgramCase extends java.io.Serializable {
 
     /** @return the program's name, e.g. {@code "sample sort"} */
     String name();

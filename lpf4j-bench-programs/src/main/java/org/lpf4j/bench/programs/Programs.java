@@ -71,15 +71,41 @@ public final class Programs {
                         }));
     }
 
-    private static ProgramCase of(String name, String size, String peerName, Function<Context, BspRun> lpf,
-                                  Function<Integer, Peer> peer) {
-        return new ProgramCase() {
-            @Override public String name() { return name; }
-            @Override public String size() { return size; }
-            @Override public String peerName() { return peerName; }
-            @Override public BspRun prepare(Context ctx) { return lpf.apply(ctx); }
-            @Override public Peer peer(int threads) { return peer.apply(threads); }
-        };
+    private static ProgramCase of(String name, String size, String peerName, Preparer lpf, Function<Integer, Peer> peer) {
+        return new Case(name, size, peerName, lpf, peer);
+    }
+
+    /** Prepares a process's part of an lpf4j program; serializable, so that the case crosses JVMs. */
+    @FunctionalInterface
+    interface Preparer extends java.io.Serializable {
+        BspRun prepare(Context ctx);
+    }
+
+    /** A case; its peer factory stays in the JVM that made it (the peer runs only there). */
+    private static final class Case implements ProgramCase {
+        private static final long serialVersionUID = 1L;
+        private final String name, size, peerName;
+        private final Preparer lpf;
+        private final transient Function<Integer, Peer> peer;
+
+        Case(String name, String size, String peerName, Preparer lpf, Function<Integer, Peer> peer) {
+            this.name = name;
+            this.size = size;
+            this.peerName = peerName;
+            this.lpf = lpf;
+            this.peer = peer;
+        }
+
+        @Override public String name() { return name; }
+        @Override public String size() { return size; }
+        @Override public String peerName() { return peerName; }
+        @Override public BspRun prepare(Context ctx) { return lpf.prepare(ctx); }
+
+        @Override
+        public Peer peer(int threads) {
+            if (peer == null) throw new IllegalStateException(name + ": the peer runs only in the JVM that made the case");
+            return peer.apply(threads);
+        }
     }
 
     /**

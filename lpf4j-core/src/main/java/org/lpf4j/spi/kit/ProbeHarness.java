@@ -22,8 +22,9 @@ import java.util.function.Supplier;
  * superstep. Every fit is checked ({@link #checkedFit}): g plausible (between 1e-12 and 1e-3 s/B),
  * l not negative beyond the noise, the times within 25% (RMS) of the line; a size whose fit fails is measured again,
  * up to 3 measurements, and then reported with conservative bounds and a warning
- * ({@link Fit#warnings()}, {@link org.lpf4j.Machine#warnings()}, and one {@link System.Logger}
- * WARNING on {@code org.lpf4j.probe}) — never a silent nonsense figure. Pid 0's clock is the one used, and pid 0's figures are
+ * ({@link Fit#warnings()}, {@link org.lpf4j.Machine#warnings()}, which {@code lpf probe} prints;
+ * only a DEBUG line on the {@link System.Logger} {@code org.lpf4j.probe}, so that programs stay
+ * quiet) — never a silent nonsense figure. Pid 0's clock is the one used, and pid 0's figures are
  * sent to every process with a put before {@link #measure} returns, so <em>every process gets
  * the identical result</em> (libraries choose algorithms from it: all processes must choose the
  * same). Every cell runs at least 3 batches, so a slow machine may take longer than the budget.
@@ -244,10 +245,24 @@ public final class ProbeHarness {
             run(ctx, cellNanos, seconds, empty);
             return new Cells(seconds, empty[0]);
         });
-        if (ctx.pid() == 0 && !fit.warnings().isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "probe at p=" + ctx.nprocs() + ": " + String.join("; ", fit.warnings()));
-        }
+        if (ctx.pid() == 0) report(ctx.nprocs(), fit, LOG);
         return fit;
+    }
+
+    /**
+     * Logs an unreliable fit at {@link System.Logger.Level#DEBUG} on {@code org.lpf4j.probe}: a
+     * program that probes (a {@code Collectives} object does) must not print a line on every run
+     * because the machine was noisy; the warnings travel with the figures
+     * ({@link org.lpf4j.Machine#warnings()}) and {@code lpf probe} prints them.
+     *
+     * @param p   the processes measured
+     * @param fit the checked fit
+     * @param log where to log ({@code org.lpf4j.probe})
+     */
+    static void report(int p, Fit fit, System.Logger log) {
+        if (!fit.warnings().isEmpty() && log.isLoggable(System.Logger.Level.DEBUG)) {
+            log.log(System.Logger.Level.DEBUG, "probe at p=" + p + ": " + String.join("; ", fit.warnings()));
+        }
     }
 
     private static void run(Context ctx, long cellNanos, double[][] seconds, double[] empty) {

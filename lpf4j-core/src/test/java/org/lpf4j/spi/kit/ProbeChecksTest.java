@@ -91,6 +91,32 @@ class ProbeChecksTest {
         assertEquals(1, m.warnings().size());
     }
 
+    /** A program that probes (a Collectives object does) prints nothing: the warnings travel with the figures. */
+    @Test
+    void anUnreliableFitIsLoggedAtDebugOnlyAndNothingWhenReliable() {
+        java.util.List<String> logged = new java.util.ArrayList<>();
+        System.Logger recorder = new System.Logger() {
+            @Override public String getName() { return "org.lpf4j.probe"; }
+
+            @Override public boolean isLoggable(Level level) { return true; }
+
+            @Override
+            public void log(Level level, java.util.ResourceBundle bundle, String msg, Throwable thrown) {
+                logged.add(level + " " + msg);
+            }
+
+            @Override
+            public void log(Level level, java.util.ResourceBundle bundle, String format, Object... params) {
+                logged.add(level + " " + format);
+            }
+        };
+        ProbeHarness.report(2, ProbeHarness.checkedFit(a -> line(2e-6, 5e-10)), recorder);
+        assertEquals(java.util.List.of(), logged);
+        ProbeHarness.report(2, ProbeHarness.checkedFit(a -> scattered()), recorder);
+        assertEquals(1, logged.size(), logged.toString());
+        assertTrue(logged.getFirst().startsWith("DEBUG probe at p=2: 8 B: unreliable after 3 measurements"), logged.toString());
+    }
+
     @Test
     void gAndLOfFewerProcessesAreCheckedAndDefaultToThePFigures() {
         Machine m = new Machine(4, 4, new long[]{8}, new double[]{2e-9}, new double[]{1e-6});

@@ -40,65 +40,75 @@ public final class BsmpWorkloads {
     }
 
     /** @return the BSMP exchange; the tag (8 bytes) directly precedes the payload in one local slot */
-    static Workload bsmp() {
-        return new AllToAll(BSMP, Bsmp.REGISTER_ENTRIES + 1) {
-            @Override public long messages(int p) { return Bsmp.queueEntries(p, (long) PER_PAIR * p); }
+    static Workload bsmp() { return new BsmpAllToAll(); }
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                int p = ctx.nprocs();
-                long perProcess = (long) PER_PAIR * p;
-                MemorySegment source = arena.allocate(Long.BYTES + PAYLOAD, Long.BYTES);
-                Memslot src = ctx.registerLocal(source);
-                Bsmp bsmp = Bsmp.create(ctx, perProcess * PAYLOAD, Long.BYTES, perProcess);
-                return new Step() {
-                    @Override
-                    public void run() {
-                        for (int i = 0; i < PER_PAIR; i++) {
-                            for (int d = 0; d < p; d++) bsmp.send(d, src, 0, src, Long.BYTES, PAYLOAD);
-                        }
-                        bsmp.sync();
-                        long sink = 0;
-                        for (BsmpMessage m = bsmp.move(); m != null; m = bsmp.move()) {
-                            sink += m.buffer().get(ValueLayout.JAVA_BYTE, m.payloadOffset());
-                        }
-                        if (sink != 0) throw new IllegalStateException("BSMP bench: a payload arrived corrupted");
-                        bsmp.sync();
-                    }
+    private static final class BsmpAllToAll extends AllToAll {
+        private static final long serialVersionUID = 1L;
 
-                    @Override
-                    public void release() {
-                        bsmp.close();
-                        ctx.deregister(src);
+        BsmpAllToAll() { super(BSMP, Bsmp.REGISTER_ENTRIES + 1); }
+
+        @Override public long messages(int p) { return Bsmp.queueEntries(p, (long) PER_PAIR * p); }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            int p = ctx.nprocs();
+            long perProcess = (long) PER_PAIR * p;
+            MemorySegment source = arena.allocate(Long.BYTES + PAYLOAD, Long.BYTES);
+            Memslot src = ctx.registerLocal(source);
+            Bsmp bsmp = Bsmp.create(ctx, perProcess * PAYLOAD, Long.BYTES, perProcess);
+            return new Step() {
+                @Override
+                public void run() {
+                    for (int i = 0; i < PER_PAIR; i++) {
+                        for (int d = 0; d < p; d++) bsmp.send(d, src, 0, src, Long.BYTES, PAYLOAD);
                     }
-                };
-            }
-        };
+                    bsmp.sync();
+                    long sink = 0;
+                    for (BsmpMessage m = bsmp.move(); m != null; m = bsmp.move()) {
+                        sink += m.buffer().get(ValueLayout.JAVA_BYTE, m.payloadOffset());
+                    }
+                    if (sink != 0) throw new IllegalStateException("BSMP bench: a payload arrived corrupted");
+                    bsmp.sync();
+                }
+
+                @Override
+                public void release() {
+                    bsmp.close();
+                    ctx.deregister(src);
+                }
+            };
+        }
     }
 
     /** @return the same messages as plain puts into distinct offsets of a global buffer, one sync */
-    static Workload rawPut() {
-        return new AllToAll(RAW_PUT, 2) {
-            @Override public long messages(int p) { return (long) PER_PAIR * p; }
+    static Workload rawPut() { return new RawPutAllToAll(); }
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                int p = ctx.nprocs(), s = ctx.pid();
-                Memslot src = ctx.registerLocal(arena.allocate(PAYLOAD, Long.BYTES));
-                Memslot dst = ctx.registerGlobal(arena.allocate((long) PER_PAIR * p * PAYLOAD, Long.BYTES));
-                return Workloads.step(ctx, () -> {
-                    for (int i = 0; i < PER_PAIR; i++) {
-                        long at = ((long) s * PER_PAIR + i) * PAYLOAD;
-                        for (int d = 0; d < p; d++) ctx.put(src, 0, d, dst, at, PAYLOAD);
-                    }
-                    ctx.sync();
-                }, src, dst);
-            }
-        };
+    private static final class RawPutAllToAll extends AllToAll {
+        private static final long serialVersionUID = 1L;
+
+        RawPutAllToAll() { super(RAW_PUT, 2); }
+
+        @Override public long messages(int p) { return (long) PER_PAIR * p; }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            int p = ctx.nprocs(), s = ctx.pid();
+            Memslot src = ctx.registerLocal(arena.allocate(PAYLOAD, Long.BYTES));
+            Memslot dst = ctx.registerGlobal(arena.allocate((long) PER_PAIR * p * PAYLOAD, Long.BYTES));
+            return Workloads.step(ctx, () -> {
+                for (int i = 0; i < PER_PAIR; i++) {
+                    long at = ((long) s * PER_PAIR + i) * PAYLOAD;
+                    for (int d = 0; d < p; d++) ctx.put(src, 0, d, dst, at, PAYLOAD);
+                }
+                ctx.sync();
+            }, src, dst);
+        }
     }
 
     /** An all-to-all message row: p = 2..4, {@code 16·p} messages sent per process per step. */
     private abstract static class AllToAll extends Workloads.Base {
+        private static final long serialVersionUID = 1L;
+
         AllToAll(String name, long registrations) {
             super(name, Metric.MESSAGES_PER_SECOND, registrations);
         }

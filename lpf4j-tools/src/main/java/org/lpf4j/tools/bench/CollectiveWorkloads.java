@@ -48,93 +48,109 @@ public final class CollectiveWorkloads {
     }
 
     /** @return each process sets its double to 1 and allreduces it (sum) with the library, then syncs */
-    static Workload allreduce() {
-        return new Collective(ALLREDUCE, Workload.Metric.MICROSECONDS, 2, 0) {
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                Collectives coll = Collectives.init(ctx, 1, Double.BYTES, 0);
-                MemorySegment x = arena.allocate(Double.BYTES, Double.BYTES);
-                Memslot xs = ctx.registerGlobal(x);
-                return new Step() {
-                    @Override
-                    public void run() {
-                        x.set(ValueLayout.JAVA_DOUBLE, 0, 1.0);
-                        coll.allreduce(x, xs, Double.BYTES, Ops.DOUBLE_SUM);
-                        ctx.sync();
-                    }
+    static Workload allreduce() { return new Allreduce(); }
 
-                    @Override
-                    public void release() {
-                        ctx.deregister(xs);
-                        coll.close();
-                    }
-                };
-            }
-        };
+    private static final class Allreduce extends Collective {
+        private static final long serialVersionUID = 1L;
+
+        Allreduce() { super(ALLREDUCE, Workload.Metric.MICROSECONDS, 2, 0); }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            Collectives coll = Collectives.init(ctx, 1, Double.BYTES, 0);
+            MemorySegment x = arena.allocate(Double.BYTES, Double.BYTES);
+            Memslot xs = ctx.registerGlobal(x);
+            return new Step() {
+                @Override
+                public void run() {
+                    x.set(ValueLayout.JAVA_DOUBLE, 0, 1.0);
+                    coll.allreduce(x, xs, Double.BYTES, Ops.DOUBLE_SUM);
+                    ctx.sync();
+                }
+
+                @Override
+                public void release() {
+                    ctx.deregister(xs);
+                    coll.close();
+                }
+            };
+        }
     }
 
     /** @return each process puts its double into slot {@code pid} of every other process, syncs, sums */
-    static Workload allreduceByHand() {
-        return new Collective(ALLREDUCE_BY_HAND, Workload.Metric.MICROSECONDS, 2, 0) {
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                int p = ctx.nprocs(), s = ctx.pid();
-                MemorySegment x = arena.allocate(Double.BYTES, Double.BYTES);
-                MemorySegment all = arena.allocate((long) Double.BYTES * p, Double.BYTES);
-                Memslot xs = ctx.registerGlobal(x), alls = ctx.registerGlobal(all);
-                return Workloads.step(ctx, () -> {
-                    x.set(ValueLayout.JAVA_DOUBLE, 0, 1.0);
-                    for (int k = 0; k < p; k++) if (k != s) ctx.put(xs, 0, k, alls, (long) Double.BYTES * s, Double.BYTES);
-                    ctx.sync();
-                    double sum = x.get(ValueLayout.JAVA_DOUBLE, 0);
-                    for (int k = 0; k < p; k++) if (k != s) sum += all.getAtIndex(ValueLayout.JAVA_DOUBLE, k);
-                    x.set(ValueLayout.JAVA_DOUBLE, 0, sum);
-                }, xs, alls);
-            }
-        };
+    static Workload allreduceByHand() { return new AllreduceByHand(); }
+
+    private static final class AllreduceByHand extends Collective {
+        private static final long serialVersionUID = 1L;
+
+        AllreduceByHand() { super(ALLREDUCE_BY_HAND, Workload.Metric.MICROSECONDS, 2, 0); }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            int p = ctx.nprocs(), s = ctx.pid();
+            MemorySegment x = arena.allocate(Double.BYTES, Double.BYTES);
+            MemorySegment all = arena.allocate((long) Double.BYTES * p, Double.BYTES);
+            Memslot xs = ctx.registerGlobal(x), alls = ctx.registerGlobal(all);
+            return Workloads.step(ctx, () -> {
+                x.set(ValueLayout.JAVA_DOUBLE, 0, 1.0);
+                for (int k = 0; k < p; k++) if (k != s) ctx.put(xs, 0, k, alls, (long) Double.BYTES * s, Double.BYTES);
+                ctx.sync();
+                double sum = x.get(ValueLayout.JAVA_DOUBLE, 0);
+                for (int k = 0; k < p; k++) if (k != s) sum += all.getAtIndex(ValueLayout.JAVA_DOUBLE, k);
+                x.set(ValueLayout.JAVA_DOUBLE, 0, sum);
+            }, xs, alls);
+        }
     }
 
     /** @return pid 0 broadcasts 1 MiB with the library, then every process syncs */
-    static Workload broadcast() {
-        return new Collective(BROADCAST, Workload.Metric.GIGABYTES_PER_SECOND, 3, MIB) {
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                Collectives coll = Collectives.init(ctx, 1, 0, MIB);
-                Memslot src = ctx.registerGlobal(arena.allocate(MIB, 64));
-                Memslot dst = ctx.registerGlobal(arena.allocate(MIB, 64));
-                return new Step() {
-                    @Override
-                    public void run() {
-                        coll.broadcast(src, dst, MIB, 0);
-                        ctx.sync();
-                    }
+    static Workload broadcast() { return new Broadcast(); }
 
-                    @Override
-                    public void release() {
-                        ctx.deregister(dst);
-                        ctx.deregister(src);
-                        coll.close();
-                    }
-                };
-            }
-        };
+    private static final class Broadcast extends Collective {
+        private static final long serialVersionUID = 1L;
+
+        Broadcast() { super(BROADCAST, Workload.Metric.GIGABYTES_PER_SECOND, 3, MIB); }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            Collectives coll = Collectives.init(ctx, 1, 0, MIB);
+            Memslot src = ctx.registerGlobal(arena.allocate(MIB, 64));
+            Memslot dst = ctx.registerGlobal(arena.allocate(MIB, 64));
+            return new Step() {
+                @Override
+                public void run() {
+                    coll.broadcast(src, dst, MIB, 0);
+                    ctx.sync();
+                }
+
+                @Override
+                public void release() {
+                    ctx.deregister(dst);
+                    ctx.deregister(src);
+                    coll.close();
+                }
+            };
+        }
     }
 
     /** @return pid 0 puts 1 MiB to every other process, then every process syncs */
-    static Workload broadcastByHand() {
-        return new Collective(BROADCAST_BY_HAND, Workload.Metric.GIGABYTES_PER_SECOND, 2, MIB) {
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                int p = ctx.nprocs();
-                boolean root = ctx.pid() == 0;
-                Memslot src = ctx.registerGlobal(arena.allocate(MIB, 64));
-                Memslot dst = ctx.registerGlobal(arena.allocate(MIB, 64));
-                return Workloads.step(ctx, () -> {
-                    if (root) for (int k = 1; k < p; k++) ctx.put(src, 0, k, dst, 0, MIB);
-                    ctx.sync();
-                }, src, dst);
-            }
-        };
+    static Workload broadcastByHand() { return new BroadcastByHand(); }
+
+    private static final class BroadcastByHand extends Collective {
+        private static final long serialVersionUID = 1L;
+
+        BroadcastByHand() { super(BROADCAST_BY_HAND, Workload.Metric.GIGABYTES_PER_SECOND, 2, MIB); }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            int p = ctx.nprocs();
+            boolean root = ctx.pid() == 0;
+            Memslot src = ctx.registerGlobal(arena.allocate(MIB, 64));
+            Memslot dst = ctx.registerGlobal(arena.allocate(MIB, 64));
+            return Workloads.step(ctx, () -> {
+                if (root) for (int k = 1; k < p; k++) ctx.put(src, 0, k, dst, 0, MIB);
+                ctx.sync();
+            }, src, dst);
+        }
     }
 
     /**
@@ -144,6 +160,7 @@ public final class CollectiveWorkloads {
      * patterns.
      */
     private abstract static class Collective extends Workloads.Base {
+        private static final long serialVersionUID = 1L;
         private final long amount;
 
         Collective(String name, Metric metric, long registrations, long amount) {

@@ -36,9 +36,9 @@ public final class DebugWorkloads {
     public static List<Workload> rows() {
         List<Workload> rows = new ArrayList<>();
         for (String op : OPS) {
-            rows.add(onRoot(op + viaLpfRoot(), inner(op), Lpf::root));
-            rows.add(onRoot(op + ENGINE, inner(op), () -> Lpf.engine().root()));
-            rows.add(onRoot(op + DEBUG_ON, inner(op), () -> Debug.wrap(Lpf.engine().root())));
+            rows.add(onRoot(op + viaLpfRoot(), inner(op), Root.LPF_ROOT));
+            rows.add(onRoot(op + ENGINE, inner(op), Root.ENGINE));
+            rows.add(onRoot(op + DEBUG_ON, inner(op), Root.DEBUG_LAYER));
         }
         return List.copyOf(rows);
     }
@@ -60,21 +60,50 @@ public final class DebugWorkloads {
                 : Workloads.putToNext(op, 8, Workload.Metric.MICROSECONDS);
     }
 
+    /** The roots the rows compare (a value, not a supplier: a workload is shipped to every JVM of a job). */
+    enum Root implements Supplier<Context> {
+        /** {@link Lpf#root()}: the engine, wrapped only when {@code lpf.debug} is true. */
+        LPF_ROOT,
+        /** The engine's own root. */
+        ENGINE,
+        /** The engine's own root in the checking layer. */
+        DEBUG_LAYER;
+
+        @Override
+        public Context get() {
+            return switch (this) {
+                case LPF_ROOT -> Lpf.root();
+                case ENGINE -> Lpf.engine().root();
+                case DEBUG_LAYER -> Debug.wrap(Lpf.engine().root());
+            };
+        }
+    }
+
     /**
      * @param name  the row's name
      * @param inner what to measure
-     * @param root  makes the root whose {@code exec} starts the row's sections (once per cell)
+     * @param root  the root whose {@code exec} starts the row's sections (made once per cell)
      * @return {@code inner} under another name and root, at p ≤ 4
      */
-    static Workload onRoot(String name, Workload inner, Supplier<Context> root) {
-        return new Workloads.Base(name, inner.metric(), inner.registrations()) {
-            @Override public long messages(int p) { return inner.messages(p); }
+    static Workload onRoot(String name, Workload inner, Root root) { return new OnRoot(name, inner, root); }
 
-            @Override public long amountPerStep(int p) { return inner.amountPerStep(p); }
+    private static final class OnRoot extends Workloads.Base {
+        private static final long serialVersionUID = 1L;
+        private final Workload inner;
+        private final Root root;
 
-            @Override public Step prepare(Context ctx, Arena arena) { return inner.prepare(ctx, arena); }
+        OnRoot(String name, Workload inner, Root root) {
+            super(name, inner.metric(), inner.registrations());
+            this.inner = inner;
+            this.root = root;
+        }
 
-            @Override public Context root(Context table) { return root.get(); }
-        };
+        @Override public long messages(int p) { return inner.messages(p); }
+
+        @Override public long amountPerStep(int p) { return inner.amountPerStep(p); }
+
+        @Override public Step prepare(Context ctx, Arena arena) { return inner.prepare(ctx, arena); }
+
+        @Override public Context root(Context table) { return root.get(); }
     }
 }

@@ -8,7 +8,7 @@ package org.lpf4j.tools.bench;
  *                        the number of steps per repetition)
  * @param repetitionNanos the targeted duration of one repetition
  */
-public record Settings(int repetitions, long warmupNanos, long repetitionNanos) {
+public record Settings(int repetitions, long warmupNanos, long repetitionNanos) implements java.io.Serializable {
 
     /**
      * The default of {@code lpf bench}: repetitions of about 20 ms after 200 ms of warm-up.

@@ -19,8 +19,12 @@ import java.lang.foreign.Arena;
  * on every process, and should allocate nothing. After the last step and a sync the harness calls
  * {@link Step#release()}, which deregisters what {@code prepare} registered (in the same order on
  * every process), so that rows also run under the debug layer.
+ *
+ * <p>A workload is {@link java.io.Serializable}: a multi-process engine (mpi, hybrid) ships the
+ * section's SPMD function, and with it the workload, to every JVM of the job; so a workload is a
+ * named class whose fields serialize (not an anonymous class or a capturing lambda).
  */
-public interface Workload {
+public interface Workload extends java.io.Serializable {
 
     /** @return the row's name, e.g. {@code "empty sync"} */
     String name();

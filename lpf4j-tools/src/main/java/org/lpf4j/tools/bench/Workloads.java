@@ -71,16 +71,20 @@ public final class Workloads {
     }
 
     /** @return a superstep without requests, at every p (also more processes than cores) */
-    public static Workload emptySync() {
-        return new Base("empty sync", Workload.Metric.MICROSECONDS, 0) {
-            @Override public boolean runsAt(int p) { return true; }
+    public static Workload emptySync() { return new EmptySync(); }
 
-            @Override public long messages(int p) { return 0; }
+    private static final class EmptySync extends Base {
+        private static final long serialVersionUID = 1L;
 
-            @Override public long amountPerStep(int p) { return 0; }
+        EmptySync() { super("empty sync", Workload.Metric.MICROSECONDS, 0); }
 
-            @Override public Step prepare(Context ctx, Arena arena) { return ctx::sync; }
-        };
+        @Override public boolean runsAt(int p) { return true; }
+
+        @Override public long messages(int p) { return 0; }
+
+        @Override public long amountPerStep(int p) { return 0; }
+
+        @Override public Step prepare(Context ctx, Arena arena) { return ctx::sync; }
     }
 
     /**
@@ -90,22 +94,32 @@ public final class Workloads {
      * @return every process puts {@code bytes} from its source to the destination of pid + 1 (mod p), then syncs
      */
     public static Workload putToNext(String name, long bytes, Workload.Metric metric) {
-        return new Base(name, metric, 2) {
-            @Override public long messages(int p) { return 1; }
+        return new PutToNext(name, bytes, metric);
+    }
 
-            @Override public long amountPerStep(int p) { return bytes; }
+    private static final class PutToNext extends Base {
+        private static final long serialVersionUID = 1L;
+        private final long bytes;
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                Memslot src = ctx.registerGlobal(arena.allocate(bytes, 64));
-                Memslot dst = ctx.registerGlobal(arena.allocate(bytes, 64));
-                int next = (ctx.pid() + 1) % ctx.nprocs();
-                return step(ctx, () -> {
-                    ctx.put(src, 0, next, dst, 0, bytes);
-                    ctx.sync();
-                }, src, dst);
-            }
-        };
+        PutToNext(String name, long bytes, Workload.Metric metric) {
+            super(name, metric, 2);
+            this.bytes = bytes;
+        }
+
+        @Override public long messages(int p) { return 1; }
+
+        @Override public long amountPerStep(int p) { return bytes; }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            Memslot src = ctx.registerGlobal(arena.allocate(bytes, 64));
+            Memslot dst = ctx.registerGlobal(arena.allocate(bytes, 64));
+            int next = (ctx.pid() + 1) % ctx.nprocs();
+            return step(ctx, () -> {
+                ctx.put(src, 0, next, dst, 0, bytes);
+                ctx.sync();
+            }, src, dst);
+        }
     }
 
     /**
@@ -113,24 +127,32 @@ public final class Workloads {
      * @return every process puts one block to every process (itself included) into that
      *         process's slot for it, then syncs: p blocks sent per process
      */
-    public static Workload totalExchange(long block) {
-        return new Base((block / KIB) + " KiB blocks to every pid + sync", Workload.Metric.GIGABYTES_PER_SECOND, 2) {
-            @Override public long messages(int p) { return p; }
+    public static Workload totalExchange(long block) { return new TotalExchange(block); }
 
-            @Override public long amountPerStep(int p) { return p * block; }
+    private static final class TotalExchange extends Base {
+        private static final long serialVersionUID = 1L;
+        private final long block;
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                int p = ctx.nprocs();
-                long offset = ctx.pid() * block;
-                Memslot src = ctx.registerGlobal(arena.allocate(p * block, 64));
-                Memslot dst = ctx.registerGlobal(arena.allocate(p * block, 64));
-                return step(ctx, () -> {
-                    for (int q = 0; q < p; q++) ctx.put(src, q * block, q, dst, offset, block);
-                    ctx.sync();
-                }, src, dst);
-            }
-        };
+        TotalExchange(long block) {
+            super((block / KIB) + " KiB blocks to every pid + sync", Workload.Metric.GIGABYTES_PER_SECOND, 2);
+            this.block = block;
+        }
+
+        @Override public long messages(int p) { return p; }
+
+        @Override public long amountPerStep(int p) { return p * block; }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            int p = ctx.nprocs();
+            long offset = ctx.pid() * block;
+            Memslot src = ctx.registerGlobal(arena.allocate(p * block, 64));
+            Memslot dst = ctx.registerGlobal(arena.allocate(p * block, 64));
+            return step(ctx, () -> {
+                for (int q = 0; q < p; q++) ctx.put(src, q * block, q, dst, offset, block);
+                ctx.sync();
+            }, src, dst);
+        }
     }
 
     /**
@@ -139,21 +161,29 @@ public final class Workloads {
      * @return a plain {@link MemorySegment#copy} between two native segments by one thread,
      *         without LPF (measured at p = 1 only)
      */
-    public static Workload copy(String name, long bytes) {
-        return new Base(name, Workload.Metric.GIGABYTES_PER_SECOND, 0) {
-            @Override public boolean runsAt(int p) { return p == 1; }
+    public static Workload copy(String name, long bytes) { return new Copy(name, bytes); }
 
-            @Override public long messages(int p) { return 0; }
+    private static final class Copy extends Base {
+        private static final long serialVersionUID = 1L;
+        private final long bytes;
 
-            @Override public long amountPerStep(int p) { return bytes; }
+        Copy(String name, long bytes) {
+            super(name, Workload.Metric.GIGABYTES_PER_SECOND, 0);
+            this.bytes = bytes;
+        }
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                MemorySegment src = arena.allocate(bytes, 64);
-                MemorySegment dst = arena.allocate(bytes, 64);
-                return () -> MemorySegment.copy(src, 0, dst, 0, bytes);
-            }
-        };
+        @Override public boolean runsAt(int p) { return p == 1; }
+
+        @Override public long messages(int p) { return 0; }
+
+        @Override public long amountPerStep(int p) { return bytes; }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            MemorySegment src = arena.allocate(bytes, 64);
+            MemorySegment dst = arena.allocate(bytes, 64);
+            return () -> MemorySegment.copy(src, 0, dst, 0, bytes);
+        }
     }
 
     /**
@@ -167,36 +197,41 @@ public final class Workloads {
      *
      * @return the row
      */
-    public static Workload cacheLineRoundTrip() {
-        java.util.concurrent.atomic.AtomicLongArray lines = new java.util.concurrent.atomic.AtomicLongArray(32);
-        int ping = 0, pong = 16; // 128 bytes apart: separate cache lines
-        return new Base(ROUND_TRIP, Workload.Metric.MICROSECONDS, 0) {
-            @Override public boolean runsAt(int p) { return p == 2; }
+    public static Workload cacheLineRoundTrip() { return new CacheLineRoundTrip(); }
 
-            @Override public long messages(int p) { return 0; }
+    private static final class CacheLineRoundTrip extends Base {
+        private static final long serialVersionUID = 1L;
+        private static final int PING = 0, PONG = 16; // 128 bytes apart: separate cache lines
+        /** Shared by the processes only while they are threads of one JVM (a copy elsewhere). */
+        private final java.util.concurrent.atomic.AtomicLongArray lines = new java.util.concurrent.atomic.AtomicLongArray(32);
 
-            @Override public long amountPerStep(int p) { return 0; }
+        CacheLineRoundTrip() { super(ROUND_TRIP, Workload.Metric.MICROSECONDS, 0); }
 
-            @Override
-            public Step prepare(Context ctx, Arena arena) {
-                // Every earlier step of every earlier section completed: both read the same count.
-                long[] count = {lines.get(ping)};
-                boolean first = ctx.pid() == 0;
-                return () -> {
-                    long n = ++count[0];
-                    if (first) lines.set(ping, n);
-                    long started = System.nanoTime();
-                    for (int spins = 0; lines.get(first ? pong : ping) != n; spins++) {
-                        Thread.onSpinWait();
-                        if ((spins & 1023) == 1023 && System.nanoTime() - started > ROUND_TRIP_GIVE_UP_NANOS) {
-                            throw new IllegalStateException(ROUND_TRIP + ": pid " + (first ? 1 : 0)
-                                    + " did not answer within 10 s (are the processes threads of this JVM?)");
-                        }
+        @Override public boolean runsAt(int p) { return p == 2; }
+
+        @Override public long messages(int p) { return 0; }
+
+        @Override public long amountPerStep(int p) { return 0; }
+
+        @Override
+        public Step prepare(Context ctx, Arena arena) {
+            // Every earlier step of every earlier section completed: both read the same count.
+            long[] count = {lines.get(PING)};
+            boolean first = ctx.pid() == 0;
+            return () -> {
+                long n = ++count[0];
+                if (first) lines.set(PING, n);
+                long started = System.nanoTime();
+                for (int spins = 0; lines.get(first ? PONG : PING) != n; spins++) {
+                    Thread.onSpinWait();
+                    if ((spins & 1023) == 1023 && System.nanoTime() - started > ROUND_TRIP_GIVE_UP_NANOS) {
+                        throw new IllegalStateException(ROUND_TRIP + ": pid " + (first ? 1 : 0)
+                                + " did not answer within 10 s (are the processes threads of this JVM?)");
                     }
-                    if (!first) lines.set(pong, n);
-                };
-            }
-        };
+                }
+                if (!first) lines.set(PONG, n);
+            };
+        }
     }
 
     /**
@@ -215,6 +250,7 @@ public final class Workloads {
 
     /** Name, metric and register needs; measured at p ≤ 4 unless overridden. */
     abstract static class Base implements Workload {
+        private static final long serialVersionUID = 1L;
         private final String name;
         private final Metric metric;
         private final long registrations;

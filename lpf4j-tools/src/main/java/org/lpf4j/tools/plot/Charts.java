@@ -52,6 +52,11 @@ public final class Charts {
      * @return the files written
      */
     public static List<Path> probe(Machine m, String title, Path file) {
+        return write(probeChart(m, title), stripExtension(file));
+    }
+
+    /** @return the chart {@link #probe} writes */
+    static XYChart probeChart(Machine m, String title) {
         long[] sizes = m.messageSizes();
         double[] x = new double[sizes.length], g = new double[sizes.length], l = new double[sizes.length];
         for (int i = 0; i < sizes.length; i++) {
@@ -59,7 +64,7 @@ public final class Charts {
             g[i] = m.g(sizes[i]) * 1e9;
             l[i] = m.l(sizes[i]) * 1e6;
         }
-        XYChart chart = chart(title, "message size (bytes)", "g (ns per byte)");
+        XYChart chart = chart(title, "message size (bytes)", "g (ns per byte)", List.of("g (ns/byte)", "l (µs)"));
         chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setYAxisLogarithmic(true); // g spans orders of magnitude from small to large messages
         XYSeries gs = chart.addSeries("g (ns/byte)", x, g);
@@ -69,7 +74,26 @@ public final class Charts {
         ls.setYAxisGroup(1);
         chart.setYAxisGroupTitle(1, "l (µs)");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
-        return write(chart, stripExtension(file));
+        // A log axis is labelled at powers of ten only: l often stays inside one decade, and its
+        // axis had no label at all. Each axis spans whole decades, so both show at least two.
+        spanDecades(chart, 0, g);
+        spanDecades(chart, 1, l);
+        return chart;
+    }
+
+    /** Sets y-axis group {@code group}'s range to the powers of ten around {@code values} (at least one decade). */
+    static void spanDecades(XYChart chart, int group, double[] values) {
+        double min = Double.POSITIVE_INFINITY, max = 0;
+        for (double v : values) {
+            if (v > 0 && Double.isFinite(v)) {
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+        }
+        if (max == 0) return;
+        double low = Math.floor(Math.log10(min)), high = Math.max(Math.ceil(Math.log10(max)), low + 1);
+        chart.getStyler().setYAxisMin(group, Math.pow(10, low));
+        chart.getStyler().setYAxisMax(group, Math.pow(10, high));
     }
 
     /**
@@ -81,6 +105,13 @@ public final class Charts {
      */
     public static List<Path> workloads(BenchTable table, Path dir) {
         List<Path> files = new ArrayList<>();
+        workloadCharts(table).forEach((name, chart) -> files.addAll(write(chart, dir.resolve(name))));
+        return files;
+    }
+
+    /** @return the charts {@link #workloads} writes, by file name without extension */
+    static java.util.Map<String, XYChart> workloadCharts(BenchTable table) {
+        java.util.Map<String, XYChart> charts = new java.util.LinkedHashMap<>();
         int[] procs = table.procs();
         for (BenchTable.Row row : table.rows()) {
             if (row.unit().equals("ratio")) continue;
@@ -93,12 +124,13 @@ public final class Charts {
                 }
             }
             if (xs.isEmpty()) continue;
-            XYChart chart = chart(row.name(), "processes p", row.unit());
+            XYChart chart = chart(row.name(), "processes p", row.unit(), List.of(row.name()));
+            integerX(chart);
             XYSeries s = chart.addSeries(row.name(), xs, ys);
             s.setMarker(SeriesMarkers.CIRCLE);
-            files.addAll(write(chart, dir.resolve("workload-" + slug(row.name()))));
+            charts.put("workload-" + slug(row.name()), chart);
         }
-        return files;
+        return charts;
     }
 
     /**
@@ -110,31 +142,78 @@ public final class Charts {
      */
     public static List<Path> programs(List<ProgramResult> results, Path dir) {
         List<Path> files = new ArrayList<>();
+        programCharts(results).forEach((name, chart) -> files.addAll(write(chart, dir.resolve(name))));
+        return files;
+    }
+
+    /** @return the charts {@link #programs} writes, by file name without extension */
+    static java.util.Map<String, XYChart> programCharts(List<ProgramResult> results) {
+        java.util.Map<String, XYChart> charts = new java.util.LinkedHashMap<>();
         XYChart ratios = chart("time lpf4j / time of the peer (below 1: lpf4j faster)", "processes / threads p",
-                "ratio");
+                "ratio", results.stream().map(r -> r.name() + " vs " + r.peerName()).toList());
         for (ProgramResult r : results) {
             double[] x = new double[r.procs().length];
             for (int c = 0; c < x.length; c++) x[c] = r.procs()[c];
             XYChart chart = chart(r.name() + " (" + r.size() + "): speed-up over p = 1", "processes / threads p",
-                    "speed-up");
+                    "speed-up", List.of("lpf4j", r.peerName(), "ideal"));
+            integerX(chart);
             chart.addSeries("lpf4j", x, r.speedUp(r.lpf())).setMarker(SeriesMarkers.CIRCLE);
             chart.addSeries(r.peerName(), x, r.speedUp(r.peer())).setMarker(SeriesMarkers.DIAMOND);
             chart.addSeries("ideal", x, x).setMarker(SeriesMarkers.NONE);
-            files.addAll(write(chart, dir.resolve("program-" + slug(r.name()))));
+            charts.put("program-" + slug(r.name()), chart);
             ratios.addSeries(r.name() + " vs " + r.peerName(), x, r.ratio()).setMarker(SeriesMarkers.CIRCLE);
         }
-        if (!results.isEmpty()) files.addAll(write(ratios, dir.resolve("programs-ratio")));
-        return files;
+        integerX(ratios);
+        if (!results.isEmpty()) charts.put("programs-ratio", ratios);
+        return charts;
     }
 
-    private static XYChart chart(String title, String xTitle, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
+    /**
+     * p is a count: an integer decimal pattern makes XChart choose whole-number ticks (with the
+     * default it put ticks at 1.5, 2.5, 3.5 processes between the measured p = 1, 2, 4).
+     */
+    static void integerX(XYChart chart) {
+        chart.getStyler().setXAxisDecimalPattern("#");
+    }
+
+    /**
+     * @param series the names of the series the chart will get, for the legend's layout
+     *               ({@link #extraLegendLines}): side by side below the plot if they fit, else one per line
+     */
+    private static XYChart chart(String title, String xTitle, String yTitle, List<String> series) {
+        int extra = extraLegendLines(series);
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT + extra).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setLegendLayout(extra == 0 ? Styler.LegendLayout.Horizontal : Styler.LegendLayout.Vertical);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         return chart;
     }
+
+    /** Legend entries' sample line and gaps, in pixels, beside the text (XChart's defaults, rounded up). */
+    private static final int LEGEND_ENTRY_EXTRA = 48, LEGEND_MARGIN = 40;
+
+    /**
+     * @param series the legend's entries
+     * @return the pixels the legend needs beyond one line: 0 when the entries fit side by side;
+     *         else the height of the further lines, one entry per line. XChart centres a
+     *         horizontal legend and does not wrap it, so one wider than the chart was cut at both ends.
+     */
+    static int extraLegendLines(List<String> series) {
+        java.awt.Font font = new XYChartBuilder().build().getStyler().getLegendFont();
+        java.awt.image.BufferedImage scratch = new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = scratch.createGraphics();
+        try {
+            java.awt.FontMetrics metrics = g.getFontMetrics(font);
+            int width = 0;
+            for (String name : series) width += metrics.stringWidth(name) + LEGEND_ENTRY_EXTRA;
+            return width + LEGEND_MARGIN <= WIDTH ? 0 : (series.size() - 1) * (metrics.getHeight() + LEGEND_LINE_GAP);
+        } finally {
+            g.dispose();
+        }
+    }
+
+    private static final int LEGEND_LINE_GAP = 10;
 
     /** Writes {@code base.png} and {@code base.svg}; returns both paths. */
     private static List<Path> write(XYChart chart, Path base) {
