@@ -422,11 +422,14 @@ final class MpiContext implements Context, NodeExchange {
 
     // ---- sections ----
 
+    /** Collective: every process of the section must call it (the measurement is a section over a duplicate of the communicator). */
     @Override
     public Machine probe() {
         ProbeHarness.Fit fit = ProbeHarness.fitFor(engineKey, nprocs,
                 () -> Sections.measure(mpi, comm, engineKey, settings));
-        return new Machine(nprocs, freeP, fit.sizes(), fit.g(), fit.l());
+        Machine m = new Machine(nprocs, freeP, fit.sizes(), fit.g(), fit.l());
+        for (String w : fit.warnings()) m = m.withWarning(w); // lpf probe prints them
+        return m;
     }
 
     @Override
