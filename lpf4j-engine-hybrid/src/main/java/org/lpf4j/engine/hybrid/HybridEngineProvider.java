@@ -97,6 +97,20 @@ public final class HybridEngineProvider implements EngineProvider {
         return HybridSettings.machineSize(Math.max(1, mpi.machineSize()), HybridSettings.resolve(ranksOnThisHost()).threads());
     }
 
+    /**
+     * Outside a launcher this JVM is the one node: raises {@code lpf.engine.hybrid.threads} to
+     * {@code n} so that a root section of {@code n} processes fits (as {@code lpf.engine.threads.procs}
+     * does for the threads engine). Under a launcher the launch sized the job: nothing.
+     */
+    @Override
+    public java.util.Map<String, String> settingsForProcesses(int n) {
+        boolean launched = mpi.launcher().isEmpty();
+        if (launched || n <= machineSize() || n > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
+            return java.util.Map.of();
+        }
+        return java.util.Map.of(HybridEngine.THREADS.key(), Integer.toString(n));
+    }
+
     @Override
     public Optional<ProcessLauncher> launcher() {
         return mpi.launcher().map(HybridLauncher::new);
