@@ -11,8 +11,11 @@ import org.lpf4j.Spmd;
  * @param user    the user's function
  * @param section the state the processes of this section share
  */
-record DebugSpmd(Spmd user, DebugSection section) implements Spmd {
+record DebugSpmd(Spmd user, DebugSection section) implements Spmd, org.lpf4j.spi.kit.CrossJvmObjects.Carrier {
     private static final long serialVersionUID = 1L;
+
+    @Override
+    public Object program() { return user; }
 
     @Override
     public void run(Context ctx) throws Exception {

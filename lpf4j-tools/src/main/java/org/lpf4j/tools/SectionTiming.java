@@ -51,10 +51,13 @@ final class SectionTiming {
     }
 
     /** The wrapping SPMD function; the sink is not shipped to other JVMs. */
-    private static final class Timed implements Spmd {
+    private static final class Timed implements Spmd, org.lpf4j.spi.kit.CrossJvmObjects.Carrier {
         private static final long serialVersionUID = 1L;
         private final Spmd program;
         private final transient SectionTiming sink;
+
+        @Override
+        public Object program() { return program; }
 
         Timed(Spmd program, SectionTiming sink) {
             this.program = program;

@@ -26,8 +26,9 @@ import java.util.List;
  * {@link ClassNotFoundException} for such a program's lambda. An instance captures, when a section
  * starts, the class loaders that know the program, and tries in order:
  * <ol>
- *   <li>the loaders given to {@link #forSection} (the loader of the program's SPMD function's
- *       class, when it is not lpf4j's own);</li>
+ *   <li>the loaders of the program's SPMD function's class given to {@link #forSection}, looking
+ *       through {@link Carrier}s (a hybrid node's section, a decorator) to the program's own, and
+ *       skipping lpf4j's own loader;</li>
  *   <li>the context class loader of the thread that started the section (what the launchers
  *       above set: the source launcher and {@code lpf run} set it to the program's loader);</li>
  *   <li>lpf4j's own loader, then the stream's default (which also knows primitive types).</li>
@@ -46,15 +47,29 @@ public final class CrossJvmObjects {
     }
 
     /**
-     * The resolution of a section that runs {@code program}: its class's loader (unless lpf4j or
-     * the JDK loaded it, as for a decorator), then the current thread's context loader.
+     * The resolution of a section that runs {@code program}: its class's loader and those of the
+     * functions it carries ({@link Carrier}), unless lpf4j's own loader or the bootstrap loader
+     * loaded them, then the current thread's context loader, then lpf4j's.
      *
      * @param program the section's SPMD function, or any object of the program; may be {@code null}
      */
     public static CrossJvmObjects forSection(Object program) {
         List<ClassLoader> found = new ArrayList<>();
-        if (program != null) add(found, program.getClass().getClassLoader());
+        ClassLoader own = CrossJvmObjects.class.getClassLoader();
+        for (Object o = program; o != null; o = o instanceof Carrier c ? c.program() : null) {
+            ClassLoader l = o.getClass().getClassLoader();
+            if (l != own) add(found, l);
+        }
         return withContextLoader(found);
+    }
+
+    /**
+     * A function that runs a program's function inside it (an engine's per-node section, a
+     * decorator): {@link #forSection} looks through it to the program's own class.
+     */
+    public interface Carrier {
+        /** @return the function this one runs (may itself be a carrier), or null */
+        Object program();
     }
 
     /** The resolution of the current thread: its context loader, then lpf4j's own. */

@@ -63,6 +63,15 @@ class CrossJvmObjectsTest {
     }
 
     @Test
+    void aCarrierIsLookedThroughToTheProgramItRuns() {
+        Recording program = new Recording();
+        Object inner = java.lang.reflect.Proxy.newProxyInstance(program, new Class<?>[] {Runnable.class}, (proxy, m, args) -> null);
+        CrossJvmObjects.Carrier node = () -> inner; // an engine's per-node section carrying the program's function
+        CrossJvmObjects.Carrier decorator = () -> node;
+        assertSame(program, CrossJvmObjects.forSection(decorator).loaders().getFirst());
+    }
+
+    @Test
     void bytesInAMemorySegmentDeserializeToo() throws Exception {
         byte[] bytes = CrossJvmObjects.serialize(List.of("a", "b"));
         MemorySegment seg = MemorySegment.ofArray(new byte[bytes.length + 5]);

@@ -57,7 +57,7 @@ final class HybridContext implements Context {
     final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     private final QueuePair queues;
-    /** Requests for processes on other nodes; a get's {@code getTag} is where its reply landed in the leader's buffer. */
+    /** Requests for processes on other nodes; the exchange sets a get's {@code getTag} to its reply's offset in the owner node's reply stream. */
     final RequestList remote = new RequestList();
     private long syncs;
 

@@ -81,12 +81,13 @@ final class Link implements NodeRequests {
     /**
      * Collective over the nodes, at the start of a section: gathers every node's thread count and
      * host name (puts in the node-level section, three syncs) and fails, on every node alike, if
-     * the thread counts differ (a hook whose ranks gave different {@code threadsPerNode}) or, when
+     * a hook's thread counts differ (its ranks gave different {@code threadsPerNode}) or, when
      * {@code hosts} is set, if two nodes run on the same host (the hybrid engine runs one JVM per
      * node; {@code lpf.engine.hybrid.nodes=rank} lifts that check for tests on one machine).
      *
      * @param threads this node's processes
-     * @param call    the hook call to name when the thread counts differ, or null (an exec: they agree by construction)
+     * @param call    the hook call to name when the thread counts differ, or null for an exec (whose
+     *                layout may give nodes different counts on purpose: 5 on 3 nodes is 2 + 2 + 1)
      */
     void checkNodes(int threads, boolean hosts, String call) {
         final int width = 256;
@@ -107,29 +108,51 @@ final class Link implements NodeRequests {
             for (int q = 0; q < n; q++) if (q != me) nodes.put(slot, (long) width * me, q, slot, (long) width * me, 8 + len);
             nodes.sync();
             nodes.deregister(slot);
-            int least = Integer.MAX_VALUE, most = 0;
-            Map<String, List<Integer>> byHost = new TreeMap<>();
+            int[] threadCounts = new int[n];
+            String[] hostNames = new String[n];
             for (int q = 0; q < n; q++) {
                 MemorySegment entry = facts.asSlice((long) width * q, width);
-                int t = entry.get(JAVA_INT_UNALIGNED, 0);
+                threadCounts[q] = entry.get(JAVA_INT_UNALIGNED, 0);
+                hostNames[q] = new String(entry.asSlice(8, entry.get(JAVA_INT_UNALIGNED, 4)).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+            }
+            RuntimeException refused = refusal(threadCounts, hostNames, hosts, call, me);
+            if (refused != null) throw refused;
+        }
+    }
+
+    /**
+     * What {@link #checkNodes} decides from the gathered facts, the same on every node.
+     *
+     * @param threads per node, its processes
+     * @param hosts   per node, its host name
+     * @param oneNodePerHost whether two nodes on one host are refused
+     * @param call    the hook call (its thread counts must agree), or null for an exec
+     * @param me      this node, for the message
+     * @return the refusal, or null
+     */
+    static RuntimeException refusal(int[] threads, String[] hosts, boolean oneNodePerHost, String call, int me) {
+        if (call != null) {
+            int least = Integer.MAX_VALUE, most = 0;
+            for (int t : threads) {
                 least = Math.min(least, t);
                 most = Math.max(most, t);
-                String h = new String(entry.asSlice(8, entry.get(JAVA_INT_UNALIGNED, 4)).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
-                byHost.computeIfAbsent(h, x -> new ArrayList<>()).add(q);
             }
             if (least != most) {
-                throw new IllegalArgumentException((call != null ? call : "hybrid section") + " at rank " + me + ": the ranks run"
-                        + " between " + least + " and " + most + " threads per node (this rank " + threads + "); every rank"
-                        + " must give the same threadsPerNode");
-            }
-            for (var e : byHost.entrySet()) {
-                if (hosts && e.getValue().size() > 1) {
-                    throw new IllegalStateException("hybrid engine: MPI ranks " + e.getValue() + " all run on host " + e.getKey()
-                            + "; this engine runs one JVM per node with threads inside (launch with mpirun --map-by ppr:1:node,"
-                            + " or lpf run --engine hybrid --nodes N), or set lpf.engine.hybrid.nodes=rank to make every rank"
-                            + " a node of its own (N JVMs on one machine standing for N nodes)");
-                }
+                return new IllegalArgumentException(call + " at rank " + me + ": the ranks run between " + least + " and " + most
+                        + " threads per node (this rank " + threads[me] + "); every rank must give the same threadsPerNode");
             }
         }
+        if (!oneNodePerHost) return null;
+        Map<String, List<Integer>> byHost = new TreeMap<>();
+        for (int q = 0; q < hosts.length; q++) byHost.computeIfAbsent(hosts[q], x -> new ArrayList<>()).add(q);
+        for (var e : byHost.entrySet()) {
+            if (e.getValue().size() > 1) {
+                return new IllegalStateException("hybrid engine: MPI ranks " + e.getValue() + " all run on host " + e.getKey()
+                        + "; this engine runs one JVM per node with threads inside (launch with mpirun --map-by ppr:1:node,"
+                        + " or lpf run --engine hybrid --nodes N), or set lpf.engine.hybrid.nodes=rank to make every rank"
+                        + " a node of its own (N JVMs on one machine standing for N nodes)");
+            }
+        }
+        return null;
     }
 }

@@ -5,6 +5,7 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 
 
 /**
@@ -15,7 +16,7 @@ import org.lpf4j.engine.threads.kit.ProcessThreads;
  * threads), waits for them, and ends with the node's failure if it has one, so that the MPI
  * engine's end round tells the other nodes and pid 0.
  */
-final class NodeSection implements Spmd {
+final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
     private static final long serialVersionUID = 1L;
 
     private final Layout layout;
@@ -37,6 +38,10 @@ final class NodeSection implements Spmd {
         this.settings = settings;
         this.hookCall = hookCall;
     }
+
+    /** The program's function: operators and failures from other nodes resolve in its class loader. */
+    @Override
+    public Object program() { return spmd; }
 
     @Override
     public void run(Context nodes) {

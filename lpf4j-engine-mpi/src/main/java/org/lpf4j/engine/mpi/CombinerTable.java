@@ -89,8 +89,11 @@ final class CombinerTable {
         list.set(id, MsgAttr.combining(shipped.elementSize(), shipped.combiner()));
     }
 
-    /** @return source {@code s}'s attribute {@code id} */
-    MsgAttr attr(int s, int id) { return received.get(s).get(id); }
+    /** @return source {@code s}'s attribute {@code id}, or null if its definition did not arrive whole (see {@link #define}) */
+    MsgAttr attr(int s, int id) {
+        List<MsgAttr> list = received.get(s);
+        return id < list.size() ? list.get(id) : null;
+    }
 
     /** Copies the per-destination progress into {@code into} (to count a sync's bytes before packing it). */
     void progressInto(int[] into) { System.arraycopy(shippedTo, 0, into, 0, shippedTo.length); }

@@ -47,7 +47,7 @@ import static org.lpf4j.engine.mpi.PackedHeader.pad;
  * the writes of its gets follow ({@link #applyReplies}).
  *
  * <p>Costs per sync with messages: the meta-data (nothing beyond the allreduce in a small
- * section, else one all-to-all), at most one packed stream per pair of ranks and one reply
+ * section, else one all-to-all or, in a sparse superstep, a consensus), at most one packed stream per pair of ranks and one reply
  * stream per pair with gets, one message per large put; small payloads are copied twice (pack,
  * apply), large ones to native destinations not at all, others once. Allocates only when a buffer
  * grows or a combining operator is first defined.
@@ -306,9 +306,11 @@ final class Exchange implements AutoCloseable {
     /**
      * Reads the operator definitions, then serves every get addressed to this rank from its
      * owner's memory (before any write of this sync: no put has been placed yet) and sends one
-     * reply stream per requesting rank. A get past the end of its area gets zeros.
+     * reply stream per requesting rank. A get past the end of its area gets zeros. An operator
+     * that does not deserialize is reported, not thrown here: the others wait for this rank's
+     * replies and receives, so the exchange completes first.
      *
-     * @return the first rule a get broke, or null
+     * @return the first rule a get broke or operator that failed, or null
      */
     private RuntimeException serveGets(NodeRequests r) {
         RuntimeException broken = null;
@@ -324,7 +326,12 @@ final class Exchange implements AutoCloseable {
                     int n = (int) PackedHeader.size(stream, h);
                     byte[] def = new byte[n];
                     MemorySegment.copy(stream, ValueLayout.JAVA_BYTE, h + LENGTH, def, 0, n);
-                    combiners.define(s, PackedHeader.slot(stream, h), def);
+                    try {
+                        combiners.define(s, PackedHeader.slot(stream, h), def);
+                    } catch (RuntimeException e) {
+                        // The exchange goes on (replies and large receives that others wait for); its puts are dropped below.
+                        if (broken == null) broken = e;
+                    }
                 }
             }
             replyOutAt[s] = total;
@@ -391,11 +398,14 @@ final class Exchange implements AutoCloseable {
                 int l = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
                 long offset = PackedHeader.offset(stream, h);
                 MemorySegment dst = r.register(l).globalSegment(slot);
-                boolean valid = RequestChecks.remotePutFits(dst, offset, size);
-                if (!valid && broken == null) {
+                int attr = PackedHeader.attr(stream, h);
+                MsgAttr combining = attr >= 0 ? combiners.attr(s, attr) : null;
+                boolean fits = RequestChecks.remotePutFits(dst, offset, size);
+                if (!fits && broken == null) {
                     broken = RequestChecks.remotePutTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)), r.pidOf(me, l), slot,
                             offset, size, dst);
                 }
+                boolean valid = fits && (attr < 0 || combining != null); // an operator that did not arrive: serveGets reported it
                 long payload;
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;
@@ -415,8 +425,7 @@ final class Exchange implements AutoCloseable {
                 a.slot[n] = slot;
                 a.dstOffset[n] = offset;
                 a.size[n] = size;
-                int attr = PackedHeader.attr(stream, h);
-                a.attr[n] = attr >= 0 ? combiners.attr(s, attr) : null;
+                a.attr[n] = combining;
             }
         }
         return broken;

@@ -241,7 +241,7 @@ final class MpiContext implements Context, NodeExchange {
     /** Whether the last {@link #exchangeRound} moved requests (someone had queued some). */
     private boolean hadMessages;
 
-    /** @return whether the round carries the message counts (else an all-to-all follows when there are messages) */
+    /** @return whether the round carries the message counts (else an all-to-all or a consensus follows when there are messages) */
     private boolean countsInRound() { return countsFit; }
 
     /** @return the longs of a round: the word, and the p × p counts when the round carries them */

@@ -82,7 +82,10 @@ public final class MpiEngine {
      * An {@link Init} over an existing MPI communicator: every member of {@code comm} calls
      * {@code Lpf.hook(MpiEngine.init(comm), spmd, args)} together; each gets its own {@code args},
      * pid = its rank in {@code comm}. MPI must already be initialised (by the program) and is left
-     * initialised. The section runs over a duplicate of {@code comm}.
+     * initialised. The section runs over a duplicate of {@code comm}. Every member must resolve
+     * the same engine settings ({@code countsInRoundUpTo}, {@code countExchange}, {@code sparseFrom}:
+     * they decide which collectives a sync calls); otherwise every member's hook throws
+     * {@link IllegalArgumentException} before the section starts (one {@code MPI_Allreduce}).
      *
      * @param comm the communicator handle as MPI's C API gives it: for Open MPI the pointer value,
      *             for MPICH the {@code int} value (e.g. {@link #commWorld()})
@@ -97,7 +100,10 @@ public final class MpiEngine {
                 throw new IllegalStateException("hook(MpiEngine.init(" + comm + ")): MPI is not initialised"
                         + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
             }
-            FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi-hook", "hook", 1, MpiSettings.resolve());
+            MpiSettings settings = MpiSettings.resolve();
+            long section = mpi.dup(comm);
+            Sections.agree(mpi, section, settings, "hook(MpiEngine.init(" + comm + "))");
+            FatalException f = Sections.run(mpi, section, spmd, args, "mpi-hook", "hook", 1, settings);
             if (f != null) throw f;
         };
     }
@@ -122,7 +128,9 @@ public final class MpiEngine {
             Objects.requireNonNull(args, "hook: args");
             Mpi mpi = Mpi.load(LIBRARY.get());
             long comm = BootJoin.join(mpi, session, java.time.Duration.ofSeconds(60));
-            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, MpiSettings.resolve()); // frees comm
+            MpiSettings settings = MpiSettings.resolve();
+            Sections.agree(mpi, comm, settings, "hook(MpiEngine.init(session))");
+            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, settings); // frees comm
             if (f != null) throw f;
         };
     }

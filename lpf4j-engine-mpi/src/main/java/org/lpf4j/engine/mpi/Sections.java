@@ -38,6 +38,30 @@ final class Sections {
         return ctx.outcome(call);
     }
 
+    /**
+     * Collective over {@code comm}: every member must have resolved the same settings (they decide
+     * which collectives a sync calls, so a difference would hang the section). One
+     * {@code MPI_Allreduce} of two longs. On a difference every member frees {@code comm} and throws.
+     *
+     * @throws IllegalArgumentException naming {@code call} and this member's settings
+     */
+    static void agree(Mpi mpi, long comm, MpiSettings settings, String call) {
+        long h = settings.agreementText().hashCode();
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment in = a.allocate(16, 8), out = a.allocate(16, 8);
+            in.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, h);
+            in.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, -h);
+            mpi.allreduceLongs(in, out, 2, mpi.opMax(), comm);
+            long max = out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), min = -out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8);
+            if (max != min) {
+                int rank = mpi.rank(comm);
+                mpi.free(comm);
+                throw new IllegalArgumentException(call + " at rank " + rank + ": the members of the communicator have different"
+                        + " engine settings (give every member the same); this member's: " + settings.agreementText());
+            }
+        }
+    }
+
     /** Measures g and l collectively over a duplicate of {@code comm}; every member gets pid 0's figures. */
     static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey, MpiSettings settings) {
         ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];

@@ -47,7 +47,9 @@
  * each process packs for them. In a section of at most {@code lpf.engine.mpi.countsInRoundUpTo}
  * processes (default 4) the same allreduce carries the p × p matrix of these counts (each process
  * writes its own row, so the OR is the matrix); in larger ones a sync with messages continues
- * with an {@code MPI_Alltoall} of one long per pair. Why 4: in Open MPI an allreduce of the
+ * with an {@code MPI_Alltoall} of one long per pair or, in a sparse superstep of a section of at
+ * least {@code lpf.engine.mpi.sparseFrom} processes, a nonblocking consensus among the senders
+ * ({@code lpf.engine.mpi.countExchange}). Why 4: in Open MPI an allreduce of the
  * 17 words of p = 4 costs about what one of a single word does, one of 33 words (above 256 bytes,
  * where Open MPI takes another algorithm) about twice as much, and the alltoall the carried
  * matrix saves costs about as much as the allreduce (figures: {@code docs/performance.md}). Then

@@ -63,6 +63,20 @@ class EngineTest {
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }
 
+    @Test
+    void hookedMembersWithDifferentSettingsAreRefusedBeforeTheSectionStarts() {
+        MpiJob.Result r = MpiJob.openMpi().run(3, TIMEOUT, HookSettingsMismatchMain.class);
+        assertFalse(r.timedOut(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertFalse(r.out().contains("STARTED"), r::both);
+        for (int rank = 0; rank < 3; rank++) {
+            assertTrue(r.out().contains("REFUSED " + rank + " hook(MpiEngine.init("), r::both);
+        }
+        assertTrue(r.out().contains("have different engine settings (give every member the same); this member's:"
+                + " lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=sparse"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
     static void ok(MpiJob.Result r, String marker) {
         assertFalse(r.timedOut(), r::both);
         assertEquals(0, r.exitCode(), r::both);

@@ -23,7 +23,7 @@ public interface NodeExchange {
     /**
      * The section's sync, moving {@code requests}: one {@code MPI_Allreduce} when no rank has
      * requests; otherwise that allreduce (which carries the meta-data up to
-     * {@code lpf.engine.mpi.countsInRoundUpTo} ranks, else an alltoall follows) and the data.
+     * {@code lpf.engine.mpi.countsInRoundUpTo} ranks, else an alltoall or a consensus follows) and the data.
      * Throws what {@code sync()} throws: {@link org.lpf4j.FatalException} when another rank ended
      * the section; a rule a request broke at its destination (after every transfer completed).
      *
