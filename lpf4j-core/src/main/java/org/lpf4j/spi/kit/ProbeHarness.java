@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * For engines only: the probe harness. Measures the BSP parameters g and l over the public
- * {@link Context} of any engine, and caches them per engine and p for the life of the JVM.
+ * {@link Context} of any engine, and caches them per engine and p for the life of the JVM (and,
+ * through {@link #machine}, on disk per machine: {@link ProbeCache}).
  *
  * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
  * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
@@ -200,8 +201,13 @@ public final class ProbeHarness {
     }
 
     /**
-     * What {@code probe()} returns: the cached fit of {@code engine} at p ({@link #fitFor}),
-     * measured when needed on a fresh section ({@link #measure}), as a {@link org.lpf4j.Machine}.
+     * What {@code probe()} returns: the cached fit of {@code engine} at p ({@link #fitFor}), read
+     * from the disk cache ({@link ProbeCache}, {@code lpf.probe.cache=on}) or measured on a fresh
+     * section ({@link #measure}, then written to the disk cache unless {@code lpf.probe.cache=off}),
+     * as a {@link org.lpf4j.Machine}. For engines whose sections run in one JVM only: a
+     * multi-JVM engine calls {@link #fitFor} (see {@link ProbeCache} on why). Costs a file read
+     * (and a stat per smaller process count) on the first call per p and JVM when the disk cache
+     * holds the figures, a measurement (about the budget) and a file write when it does not.
      *
      * @param engine      the engine's name
      * @param p           the processes of the context (its free processors, on a root)
@@ -211,18 +217,30 @@ public final class ProbeHarness {
      */
     public static org.lpf4j.Machine machine(String engine, int p, int freeP, long budgetNanos, FreshSection section) {
         Fit fit = fitFor(engine, p, () -> {
+            String mode = ProbeCache.mode();
+            if (mode.equals("on")) {
+                var cached = ProbeCache.read(engine, p);
+                if (cached.isPresent()) return cached.get().fit();
+            }
             Fit[] result = new Fit[1];
             section.run(p, ctx -> {
                 Fit f = measure(ctx, budgetNanos);
                 if (ctx.pid() == 0) result[0] = f;
             });
+            if (!mode.equals("off") && result[0] != null) ProbeCache.write(engine, p, result[0]);
             return result[0];
         });
         org.lpf4j.Machine m = new org.lpf4j.Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
         for (String w : fit.warnings()) m = m.withWarning(w);
-        // g of q < p communicating processes: measured wherever this JVM measured a q-process section.
+        // g of q < p communicating processes: measured wherever this JVM measured a q-process
+        // section, or read from the disk cache (never measured here).
+        boolean disk = ProbeCache.mode().equals("on");
         for (int q = p - 1; q >= 1; q--) {
             Fit smaller = CACHE.get(engine + "/" + q);
+            if (smaller == null && disk) {
+                var cached = ProbeCache.read(engine, q);
+                if (cached.isPresent()) smaller = CACHE.computeIfAbsent(engine + "/" + q, k -> cached.get().fit());
+            }
             if (smaller != null && java.util.Arrays.equals(smaller.sizes(), fit.sizes())) m = m.withSubsetG(q, smaller.g());
         }
         return m;
