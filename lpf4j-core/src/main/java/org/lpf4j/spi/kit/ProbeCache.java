@@ -130,7 +130,9 @@ public final class ProbeCache {
         props.setProperty("machine", identity());
         props.setProperty("engine", engine);
         props.setProperty("p", Integer.toString(p));
-        props.setProperty("measured", Instant.now().toString());
+        // Epoch milliseconds, not ISO-8601: parsing that loads java.time's formatters, which costs
+        // a cold JVM milliseconds in the first probe(); the file's header comment has the date.
+        props.setProperty("measuredMillis", Long.toString(System.currentTimeMillis()));
         props.setProperty("sizes", join(Arrays.stream(fit.sizes()).mapToObj(Long::toString).toList()));
         props.setProperty("g", join(Arrays.stream(fit.g()).mapToObj(Double::toString).toList()));
         props.setProperty("l", join(Arrays.stream(fit.l()).mapToObj(Double::toString).toList()));
@@ -195,7 +197,7 @@ public final class ProbeCache {
         if (!identity().equals(machine)) throw new IllegalArgumentException("measured on another machine or lpf4j (" + machine + ")");
         String engine = required(props, "engine");
         int p = Integer.parseInt(required(props, "p"));
-        Instant measured = Instant.parse(required(props, "measured"));
+        Instant measured = Instant.ofEpochMilli(Long.parseLong(required(props, "measuredMillis")));
         String[] sizes = required(props, "sizes").split(","), g = required(props, "g").split(","),
                 l = required(props, "l").split(",");
         if (sizes.length != g.length || sizes.length != l.length) throw new IllegalArgumentException("sizes, g and l differ in length");
@@ -226,8 +228,14 @@ public final class ProbeCache {
 
     /** @return a file-name-safe form of {@code s} */
     private static String safe(String s) {
-        String t = s.replaceAll("[^A-Za-z0-9._-]", "_");
-        return t.isEmpty() || t.startsWith(".") ? "_" + t : t;
+        StringBuilder t = new StringBuilder(s.length() + 1);
+        if (s.isEmpty() || s.startsWith(".")) t.append('_');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            t.append(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+                    ? c : '_');
+        }
+        return t.toString();
     }
 
     /**
@@ -237,9 +245,16 @@ public final class ProbeCache {
     static String identity() {
         String id = identity;
         if (id == null) {
+            // A plain loop, no stream: this runs in a program's first probe(), where a cold JVM
+            // would pay for bootstrapping lambdas and streams.
             String cpu = "";
-            try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-                cpu = lines.filter(x -> x.startsWith("model name")).findFirst().orElse("");
+            try (java.io.BufferedReader r = Files.newBufferedReader(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    if (line.startsWith("model name")) {
+                        cpu = line;
+                        break;
+                    }
+                }
             } catch (IOException | RuntimeException e) {
                 // not Linux: the core count and host name must do
             }
