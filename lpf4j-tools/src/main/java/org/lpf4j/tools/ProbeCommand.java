@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
  * this command on N processes under it, as {@code lpf run -p N} does, whose first process prints
  * the table). The first probe per process count measures (within the engine's probe budget, see
  * {@code lpf info}); the result is cached for the JVM. It always measures, and on an engine that
- * keeps a disk cache ({@link org.lpf4j.spi.kit.ProbeCache}: threads) writes the figures there
+ * keeps a disk cache ({@link org.lpf4j.spi.kit.ProbeCache}: threads, mpi) writes the figures there
  * (unless {@code lpf.probe.cache=off}) and prints where: the programs on this machine then read
  * them instead of measuring.
  */
@@ -64,7 +64,7 @@ public class ProbeCommand implements Callable<Integer> {
             Machine machine = procs == null ? root.probe() : probeInside(root, procs);
             String where = procs == null ? "root context" : "exec of " + machine.p();
             out.print(table(Lpf.engine().name(), where, machine));
-            out.println(cacheLine(Lpf.engine().name(), machine.p(), cache, started));
+            out.println(cacheLine(Lpf.engine().name(), cache, started));
             if (plot != null) {
                 String title = "lpf probe: " + Lpf.engine().name() + " engine, " + where + ", "
                         + Runtime.getRuntime().availableProcessors() + " cores";
@@ -76,21 +76,21 @@ public class ProbeCommand implements Callable<Integer> {
     }
 
     /**
-     * @return where this probe left its figures: the cache file it wrote, or why it wrote none
-     *         (the cache is off, or the engine measures in every job and keeps no file)
+     * @return where this probe left its figures: the cache file this JVM wrote, or why it wrote
+     *         none (the cache is off, or the engine measures in every job and keeps no file)
      */
-    static String cacheLine(String engine, int p, boolean cache, java.time.Instant started) {
+    static String cacheLine(String engine, boolean cache, java.time.Instant started) {
         if (!cache) return "cache: off (lpf.probe.cache=off): nothing written";
-        java.nio.file.Path f = org.lpf4j.spi.kit.ProbeCache.file(engine, p);
+        var f = org.lpf4j.spi.kit.ProbeCache.lastWritten();
         try {
-            if (java.nio.file.Files.getLastModifiedTime(f).toInstant().plusSeconds(1).isAfter(started)) {
-                return "cache: wrote " + f + " (programs on this machine read it instead of measuring)";
+            if (f.isPresent() && java.nio.file.Files.getLastModifiedTime(f.get()).toInstant().plusSeconds(1).isAfter(started)) {
+                return "cache: wrote " + f.get() + " (programs on this machine read it instead of measuring)";
             }
         } catch (java.io.IOException e) {
-            // no file: below
+            // gone again: below
         }
-        return "cache: nothing written for the " + engine + " engine (it measures once per job;"
-                + " or the directory is not writable: see " + f.getParent() + ")";
+        return "cache: nothing written for the " + engine + " engine (it measures once per job and layout;"
+                + " or the directory is not writable: " + org.lpf4j.spi.kit.ProbeCache.directory() + ")";
     }
 
     private static org.lpf4j.spi.EngineProvider engine() {

@@ -58,6 +58,54 @@ class ProbeCacheCommandTest {
     }
 
     /**
+     * The MPI engine: lpf probe writes the file of its placement (one host here), and a program's
+     * probe in a new job gets exactly those figures on every rank (pid 0 read the file and sent
+     * them); a corrupt file is measured over and written again, with all ranks agreeing.
+     */
+    @Test
+    void theMpiEngineReadsTheCacheOnPid0AndEveryRankGetsItsFigures() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
+                .anyMatch(e -> e.name().equals("mpi") && e.query().canRun() && e.launcher().isPresent()),
+                "the mpi engine cannot run here (libmpi and mpirun needed)");
+        Map<String, String> env = Map.of("LPF_PROBE_CACHE", "on", "LPF_PROBE_CACHEDIR", dir.toString());
+        LpfJvm probe = LpfJvm.run(90, env, "probe", "--engine", "mpi", "-p", "2", "--param", "lpf.engine.mpi.probeMillis=50");
+        assertEquals(0, probe.exitCode(), probe.both());
+        Matcher w = Pattern.compile("cache: wrote (\\S+)").matcher(probe.out());
+        assertTrue(w.find(), probe.both());
+        Path file = Path.of(w.group(1));
+        assertTrue(file.startsWith(dir) && file.getFileName().toString().equals("mpi-p2.properties"), probe.both());
+        String g8 = firstFigure(file);
+
+        LpfJvm run = LpfJvm.run(90, env, "run", "--engine", "mpi", "-p", "2", PrintProbe.class.getName());
+        assertEquals(0, run.exitCode(), run.both());
+        assertEquals(2, linesWith(run.out(), g8), "both ranks must get the cached g " + g8 + "\n" + run.both());
+        assertTrue(run.ghosts().isEmpty(), "processes of the run left behind: " + run.ghosts());
+
+        Files.writeString(file, "garbage");
+        LpfJvm again = LpfJvm.run(90, env, "run", "--engine", "mpi", "-p", "2", PrintProbe.class.getName());
+        assertEquals(0, again.exitCode(), again.both());
+        String measured = firstFigure(file); // written again by the measuring job's pid 0
+        assertEquals(2, linesWith(again.out(), measured), "both ranks must get pid 0's new g " + measured + "\n" + again.both());
+    }
+
+    /** @return how many ranks printed {@code g8} (the ranks' lines may interleave on the shared output) */
+    private static int linesWith(String out, String g8) {
+        Matcher m = Pattern.compile("of 2: g8=" + Pattern.quote(g8) + " ").matcher(out);
+        int n = 0;
+        while (m.find()) n++;
+        return n;
+    }
+
+    /** @return the first g of a cache file, as written */
+    private static String firstFigure(Path file) throws Exception {
+        java.util.Properties props = new java.util.Properties();
+        try (var r = Files.newBufferedReader(file)) {
+            props.load(r);
+        }
+        return props.getProperty("g").split(",")[0];
+    }
+
+    /**
      * The issue's figure: with a warm cache, the first Collectives.init of a fresh JVM costs at
      * most 50 ms (measured around the call on pid 0; it measured 0.3-0.8 s of probing before).
      */

@@ -41,10 +41,11 @@ import java.util.Properties;
  * name and {@code /proc/cpuinfo}; a write the same size plus a rename. Not a hot path: engines
  * call it once per process count and JVM.
  *
- * <p><b>Engines that run a section across JVMs must not use it on their own</b>: every process
+ * <p><b>Engines that run a section across JVMs must not read it on their own</b>: every process
  * of a measurement must make the same choice whether to measure, and each JVM would read its own
- * file (or none). The MPI and hybrid engines therefore measure once per JVM and process count
- * (their in-memory cache, {@link ProbeHarness#fitFor}).
+ * file (or none). They call {@link ProbeHarness#cachedOrMeasured} in the measuring section, where
+ * pid 0 reads the file and sends the figures or the decision to measure to every process (the
+ * MPI engine does); the hybrid engine measures once per JVM and layout.
  *
  * <p>Thread-safe; the parameters ({@code lpf.probe.cache}, {@code lpf.probe.cacheDir}) are read at
  * every call.
@@ -59,6 +60,10 @@ public final class ProbeCache {
     private static final System.Logger LOG = System.getLogger("org.lpf4j.probe");
     private static volatile String identity;
     private static volatile String host;
+    private static volatile Path lastWritten;
+
+    /** @return the file this JVM wrote last, if any (what {@code lpf probe} reports) */
+    public static Optional<Path> lastWritten() { return Optional.ofNullable(lastWritten); }
 
     /**
      * One cached measurement.
@@ -125,7 +130,7 @@ public final class ProbeCache {
      */
     public static Optional<Path> write(String engine, int p, ProbeHarness.Fit fit) {
         Path f = file(engine, p);
-        Properties props = new Properties();
+        Properties props = properties(fit);
         props.setProperty("format", FORMAT);
         props.setProperty("machine", identity());
         props.setProperty("engine", engine);
@@ -133,11 +138,6 @@ public final class ProbeCache {
         // Epoch milliseconds, not ISO-8601: parsing that loads java.time's formatters, which costs
         // a cold JVM milliseconds in the first probe(); the file's header comment has the date.
         props.setProperty("measuredMillis", Long.toString(System.currentTimeMillis()));
-        props.setProperty("sizes", join(Arrays.stream(fit.sizes()).mapToObj(Long::toString).toList()));
-        props.setProperty("g", join(Arrays.stream(fit.g()).mapToObj(Double::toString).toList()));
-        props.setProperty("l", join(Arrays.stream(fit.l()).mapToObj(Double::toString).toList()));
-        props.setProperty("warnings", Integer.toString(fit.warnings().size()));
-        for (int i = 0; i < fit.warnings().size(); i++) props.setProperty("warning." + i, fit.warnings().get(i));
         Path tmp = null;
         try {
             Files.createDirectories(f.getParent());
@@ -150,6 +150,7 @@ public final class ProbeCache {
             } catch (java.nio.file.AtomicMoveNotSupportedException e) {
                 Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING);
             }
+            lastWritten = f;
             return Optional.of(f);
         } catch (IOException | RuntimeException e) {
             debug("probe cache: could not write " + f + ": " + e);
@@ -162,6 +163,39 @@ public final class ProbeCache {
             }
             return Optional.empty();
         }
+    }
+
+    /** @return a hash of this machine's host name, to tell which processes of a section share a host */
+    static long hostHash() {
+        long h = 1125899906842597L;
+        String name = host();
+        for (int i = 0; i < name.length(); i++) h = 31 * h + name.charAt(i);
+        return h;
+    }
+
+    /** @return {@code fit} as bytes for another JVM ({@link #decode}): the properties text of a file */
+    static byte[] encode(ProbeHarness.Fit fit) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        try {
+            properties(fit).store(w, null);
+        } catch (IOException e) { // a StringWriter does not fail
+            throw new java.io.UncheckedIOException(e);
+        }
+        return w.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @return the fit of {@link #encode}'s bytes
+     * @throws IllegalArgumentException if they are not such bytes
+     */
+    static ProbeHarness.Fit decode(byte[] bytes) {
+        Properties props = new Properties();
+        try {
+            props.load(new java.io.StringReader(new String(bytes, StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("probe figures from pid 0: " + e.getMessage(), e);
+        }
+        return fit(props);
     }
 
     /**
@@ -198,6 +232,25 @@ public final class ProbeCache {
         String engine = required(props, "engine");
         int p = Integer.parseInt(required(props, "p"));
         Instant measured = Instant.ofEpochMilli(Long.parseLong(required(props, "measuredMillis")));
+        return new Entry(f, engine, p, measured, fit(props));
+    }
+
+    /** @return the figures' part of a file: sizes, g, l, warnings */
+    private static Properties properties(ProbeHarness.Fit fit) {
+        Properties props = new Properties();
+        props.setProperty("sizes", join(Arrays.stream(fit.sizes()).mapToObj(Long::toString).toList()));
+        props.setProperty("g", join(Arrays.stream(fit.g()).mapToObj(Double::toString).toList()));
+        props.setProperty("l", join(Arrays.stream(fit.l()).mapToObj(Double::toString).toList()));
+        props.setProperty("warnings", Integer.toString(fit.warnings().size()));
+        for (int i = 0; i < fit.warnings().size(); i++) props.setProperty("warning." + i, fit.warnings().get(i));
+        return props;
+    }
+
+    /**
+     * @return the figures of {@link #properties}
+     * @throws IllegalArgumentException (or NumberFormatException) if a figure is missing or wrong
+     */
+    private static ProbeHarness.Fit fit(Properties props) {
         String[] sizes = required(props, "sizes").split(","), g = required(props, "g").split(","),
                 l = required(props, "l").split(",");
         if (sizes.length != g.length || sizes.length != l.length) throw new IllegalArgumentException("sizes, g and l differ in length");
@@ -215,7 +268,7 @@ public final class ProbeCache {
         int n = Integer.parseInt(required(props, "warnings"));
         List<String> warnings = new ArrayList<>();
         for (int i = 0; i < n; i++) warnings.add(required(props, "warning." + i));
-        return new Entry(f, engine, p, measured, new ProbeHarness.Fit(s, gs, ls, List.copyOf(warnings)));
+        return new ProbeHarness.Fit(s, gs, ls, List.copyOf(warnings));
     }
 
     private static String required(Properties props, String key) {

@@ -247,6 +247,80 @@ public final class ProbeHarness {
     }
 
     /**
+     * The disk cache for a section that spans JVMs, collectively: every process of {@code ctx}
+     * calls it at the start of a fresh section (in place of {@link #measure}). Pid 0 alone
+     * decides: it learns which hosts the section's processes are on (one put of a host hash from
+     * each), reads the cache file of that placement ({@link ProbeCache}: {@code <engine>-p<p>}
+     * when all are on pid 0's host, {@code <engine>-<hosts>hosts-<hash>-p<p>} otherwise) unless
+     * its {@code lpf.probe.cache} is not {@code on}, and sends the figures (with their warnings)
+     * or "measure" to every process; so every process makes the same choice, whatever the files
+     * of the other JVMs say. When it measures, pid 0 writes the file unless its
+     * {@code lpf.probe.cache} is {@code off}.
+     *
+     * <p>Cost: four supersteps of small puts (p host hashes to pid 0, then pid 0's answer to
+     * everyone) and a file read on pid 0; a measurement ({@link #measure}) and a write when the
+     * cache had nothing.
+     *
+     * @param ctx         a context of a fresh section of the engine
+     * @param engine      the engine's cache key ({@code mpi})
+     * @param budgetNanos the measurement's time budget
+     * @return the fit, identical on every process
+     */
+    public static Fit cachedOrMeasured(Context ctx, String engine, long budgetNanos) {
+        int p = ctx.nprocs(), pid = ctx.pid();
+        String key = engine;
+        Fit cached = null;
+        byte[] answer;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment hosts = arena.allocate(8L * p, 8);
+            MemorySegment header = arena.allocate(8, 8);
+            ctx.resizeMemoryRegister(3); // hosts, header, and the figures when pid 0 has them
+            ctx.resizeMessageQueue(p);
+            ctx.sync();
+            Memslot hostsSlot = ctx.registerGlobal(hosts);
+            Memslot headerSlot = ctx.registerGlobal(header);
+            ctx.sync();
+            hosts.setAtIndex(ValueLayout.JAVA_LONG, pid, ProbeCache.hostHash());
+            if (pid != 0) ctx.put(hostsSlot, 8L * pid, 0, hostsSlot, 8L * pid, 8);
+            ctx.sync();
+            answer = new byte[0];
+            if (pid == 0) {
+                long[] all = new long[p];
+                for (int q = 0; q < p; q++) all[q] = hosts.getAtIndex(ValueLayout.JAVA_LONG, q);
+                long[] distinct = Arrays.stream(all).distinct().sorted().toArray();
+                if (distinct.length > 1) key = engine + "-" + distinct.length + "hosts-" + Integer.toHexString(Arrays.hashCode(distinct));
+                if (ProbeCache.mode().equals("on")) {
+                    var e = ProbeCache.read(key, p);
+                    if (e.isPresent()) {
+                        cached = e.get().fit();
+                        answer = ProbeCache.encode(cached);
+                    }
+                }
+                header.set(ValueLayout.JAVA_LONG, 0, answer.length);
+                for (int q = 1; q < p; q++) ctx.put(headerSlot, 0, q, headerSlot, 0, 8);
+            }
+            ctx.sync();
+            int length = (int) header.get(ValueLayout.JAVA_LONG, 0);
+            if (length > 0) {
+                MemorySegment data = arena.allocate(length);
+                if (pid == 0) MemorySegment.copy(MemorySegment.ofArray(answer), 0, data, 0, length);
+                Memslot dataSlot = ctx.registerGlobal(data);
+                ctx.sync();
+                if (pid == 0) for (int q = 1; q < p; q++) ctx.put(dataSlot, 0, q, dataSlot, 0, length);
+                ctx.sync();
+                ctx.deregister(dataSlot);
+                if (pid != 0) cached = ProbeCache.decode(data.toArray(ValueLayout.JAVA_BYTE));
+            }
+            ctx.deregister(headerSlot);
+            ctx.deregister(hostsSlot);
+        }
+        if (cached != null) return cached;
+        Fit fit = measure(ctx, budgetNanos);
+        if (pid == 0 && !ProbeCache.mode().equals("off")) ProbeCache.write(key, p, fit);
+        return fit;
+    }
+
+    /**
      * Measures g and l, collectively: every process of {@code ctx} calls it at the start of a
      * fresh section (it sets the capacities to what it needs and leaves nothing registered).
      *

@@ -66,6 +66,17 @@ class ProbeCacheTest {
         }
     }
 
+    /** What pid 0 sends to the other JVMs of an MPI section: the same figures, bit for bit. */
+    @Test
+    void figuresCrossJvmsEqual() {
+        ProbeHarness.Fit f = fit(), back = ProbeCache.decode(ProbeCache.encode(f));
+        assertArrayEquals(f.sizes(), back.sizes());
+        assertArrayEquals(f.g(), back.g());
+        assertArrayEquals(f.l(), back.l());
+        assertEquals(f.warnings(), back.warnings());
+        assertThrows(IllegalArgumentException.class, () -> ProbeCache.decode("g=1".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
     @Test
     void probeReadsTheDiskInsteadOfMeasuring() {
         ProbeCache.write(engine, 2, fit());
