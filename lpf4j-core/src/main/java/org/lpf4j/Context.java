@@ -254,7 +254,10 @@ public interface Context {
      * <p>Cost: the first call for a given number of processes measures g and l by timing
      * h-relations over that many processes, bounded by the engine's probe budget (an engine
      * parameter; see {@code lpf info}); it allocates a few MiB per process for the measurement.
-     * Later calls for the same number of processes return the stored result in O(1).
+     * An engine whose sections run in one JVM (threads) first reads the figures from the probe
+     * cache on disk, where {@code lpf probe} or an earlier program left them
+     * ({@code lpf.probe.cache}, {@code lpf.probe.cacheDir}): then the first call costs a small
+     * file read. Later calls for the same number of processes return the stored result in O(1).
      *
      * @return the machine parameters
      */

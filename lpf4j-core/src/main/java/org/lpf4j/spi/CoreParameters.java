@@ -10,4 +10,21 @@ public final class CoreParameters {
     /** Whether contexts are wrapped in the checking layer, {@code lpf.debug}. */
     public static final Parameters.Parameter<Boolean> DEBUG = Parameters.bool("lpf.debug", false,
             "check for programming errors (slow): wrap every context in the debug layer");
+
+    /**
+     * Whether measured g and l are kept on disk, {@code lpf.probe.cache}: {@code on} (read them
+     * when present, else measure and write them), {@code refresh} (always measure, then write:
+     * what {@code lpf probe} sets), {@code off} (measure in every JVM, touch no file).
+     */
+    public static final Parameters.Parameter<String> PROBE_CACHE = Parameters.choice("lpf.probe.cache", "on",
+            java.util.List.of("on", "refresh", "off"),
+            "keep measured g and l on disk per machine and engine: on (read, else measure and write), refresh"
+                    + " (measure and write), off");
+
+    /**
+     * Where the probe cache lives, {@code lpf.probe.cacheDir}: empty means
+     * {@code $XDG_CACHE_HOME/lpf4j}, else {@code ~/.cache/lpf4j}.
+     */
+    public static final Parameters.Parameter<String> PROBE_CACHE_DIR = Parameters.string("lpf.probe.cacheDir", "",
+            "directory of the probe cache (empty: $XDG_CACHE_HOME/lpf4j, else ~/.cache/lpf4j)");
 }

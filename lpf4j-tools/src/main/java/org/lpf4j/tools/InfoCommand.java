@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * {@code lpf info [--json] [--engine E] [--param k=v]...}: the component frameworks, their
  * modules and versions, whether each module can run here (and why not), which one is selected,
  * and every parameter with its default, current value and where that value comes from (as
- * {@code laminfo} does for LAM/MPI). {@code --engine} and {@code --param} show how a setting
+ * {@code laminfo} does for LAM/MPI), and the probe cache: its directory and, per engine and process
+ * count, when the cached g and l were measured. {@code --engine} and {@code --param} show how a setting
  * would resolve. {@code --json} prints the same as one JSON object for tools.
  *
  * <p>Exit status 0, also when a framework has no usable module or a setting is invalid (the
@@ -81,6 +82,8 @@ public class InfoCommand implements Callable<Integer> {
                 for (InfoReport.ParameterInfo p : m.parameters()) parameterLine(b, p);
             }
         }
+        InfoReport.ProbeCacheInfo cache = r.probeCache();
+        if (cache != null) probeCache(b, cache);
         b.append("\nother parameters:\n");
         for (InfoReport.ParameterInfo p : r.others()) parameterLine(b, p);
         if (!r.problems().isEmpty()) {
@@ -88,6 +91,17 @@ public class InfoCommand implements Callable<Integer> {
             for (String p : r.problems()) b.append("    ").append(p).append('\n');
         }
         return b.toString();
+    }
+
+    /** The probe cache: its directory and, per engine and process count, when its figures were measured. */
+    private static void probeCache(StringBuilder b, InfoReport.ProbeCacheInfo cache) {
+        b.append("\nprobe cache (lpf.probe.cache=").append(cache.mode()).append("): ").append(cache.directory()).append('\n');
+        if (cache.entries().isEmpty()) b.append("    no cached measurement: the first probe() per process count measures; lpf probe writes one\n");
+        for (InfoReport.CachedProbe e : cache.entries()) {
+            b.append("    ").append(e.engine()).append(" p=").append(e.p()).append(": measured ").append(e.measured())
+                    .append(e.warnings() > 0 ? ", " + e.warnings() + " unreliable fit(s)" : "").append(", ")
+                    .append(e.file()).append('\n');
+        }
     }
 
     private static void parameterLine(StringBuilder b, InfoReport.ParameterInfo p) {
@@ -116,6 +130,7 @@ public class InfoCommand implements Callable<Integer> {
             j.writeArrayFieldStart("frameworks");
             for (InfoReport.FrameworkInfo f : r.frameworks()) framework(j, f);
             j.writeEndArray();
+            if (r.probeCache() != null) probeCache(j, r.probeCache());
             parameters(j, "parameters", r.others());
             j.writeArrayFieldStart("problems");
             for (String p : r.problems()) j.writeString(p);
@@ -125,6 +140,24 @@ public class InfoCommand implements Callable<Integer> {
             throw new UncheckedIOException(e);
         }
         return text.toString();
+    }
+
+    private static void probeCache(JsonGenerator j, InfoReport.ProbeCacheInfo cache) throws IOException {
+        j.writeObjectFieldStart("probeCache");
+        j.writeStringField("mode", cache.mode());
+        j.writeStringField("directory", cache.directory());
+        j.writeArrayFieldStart("entries");
+        for (InfoReport.CachedProbe e : cache.entries()) {
+            j.writeStartObject();
+            j.writeStringField("engine", e.engine());
+            j.writeNumberField("p", e.p());
+            j.writeStringField("file", e.file());
+            j.writeStringField("measured", e.measured());
+            j.writeNumberField("warnings", e.warnings());
+            j.writeEndObject();
+        }
+        j.writeEndArray();
+        j.writeEndObject();
     }
 
     private static void framework(JsonGenerator j, InfoReport.FrameworkInfo f) throws IOException {

@@ -23,8 +23,50 @@ import java.util.SequencedMap;
  * @param frameworks the frameworks in {@link Framework} order
  * @param others     parameters that belong to no module ({@code lpf.debug}, {@code lpf.engine}, ...)
  * @param problems   settings that name no parameter, with the nearest known key
+ * @param probeCache the disk cache of measured g and l on this machine, or {@code null} when the
+ *                   registry described does not know its parameters (an isolated registry of tests)
  */
-record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, List<String> problems) {
+record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, List<String> problems,
+                  ProbeCacheInfo probeCache) {
+
+    /** A report without a probe cache section (tests). */
+    InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, List<String> problems) {
+        this(frameworks, others, problems, null);
+    }
+
+    /**
+     * The probe cache ({@link org.lpf4j.spi.kit.ProbeCache}).
+     *
+     * @param mode      {@code lpf.probe.cache}
+     * @param directory this machine's directory of it
+     * @param entries   the usable measurements in it
+     */
+    record ProbeCacheInfo(String mode, String directory, List<CachedProbe> entries) {
+        /** @return the cache as it is now (reads every file in the directory) */
+        static ProbeCacheInfo now() {
+            String mode;
+            try {
+                mode = org.lpf4j.spi.kit.ProbeCache.mode();
+            } catch (RuntimeException e) {
+                mode = "INVALID (" + e.getMessage() + ")";
+            }
+            List<CachedProbe> list = new ArrayList<>();
+            for (var e : org.lpf4j.spi.kit.ProbeCache.entries()) {
+                list.add(new CachedProbe(e.engine(), e.p(), e.file().toString(), e.measured().toString(),
+                        e.fit().warnings().size()));
+            }
+            return new ProbeCacheInfo(mode, org.lpf4j.spi.kit.ProbeCache.directory().toString(), List.copyOf(list));
+        }
+    }
+
+    /**
+     * @param engine   the engine's cache key
+     * @param p        processes measured
+     * @param file     the file
+     * @param measured when (ISO-8601, UTC)
+     * @param warnings how many of its fits were unreliable
+     */
+    record CachedProbe(String engine, int p, String file, String measured, int warnings) {}
 
     /**
      * @param name       e.g. {@code engine}
@@ -106,7 +148,10 @@ record InfoReport(List<FrameworkInfo> frameworks, List<ParameterInfo> others, Li
         for (Parameters.Parameter<?> p : components.parameters().all()) {
             if (!owned.containsKey(p)) others.add(parameter(p));
         }
-        return new InfoReport(frameworks, others, components.unknownSettings());
+        // The probe cache reads the process-wide parameters: shown for a registry that has them.
+        ProbeCacheInfo cache = components.parameters().find(org.lpf4j.spi.CoreParameters.PROBE_CACHE.key()).isPresent()
+                ? ProbeCacheInfo.now() : null;
+        return new InfoReport(frameworks, others, components.unknownSettings(), cache);
     }
 
     /** A module's details; a module that fails to give them shows the failure instead of costing the report. */

@@ -21,7 +21,10 @@ import java.util.concurrent.Callable;
  * come from its {@link org.lpf4j.spi.EngineProvider#launcher() launcher}, such as mpi, by running
  * this command on N processes under it, as {@code lpf run -p N} does, whose first process prints
  * the table). The first probe per process count measures (within the engine's probe budget, see
- * {@code lpf info}); the result is cached for the JVM.
+ * {@code lpf info}); the result is cached for the JVM. It always measures, and on an engine that
+ * keeps a disk cache ({@link org.lpf4j.spi.kit.ProbeCache}: threads, mpi) writes the figures there
+ * (unless {@code lpf.probe.cache=off}) and prints where: the programs on this machine then read
+ * them instead of measuring.
  */
 @Command(name = "probe", mixinStandardHelpOptions = true,
         description = "Prints the measured BSP parameters g and l per message size.")
@@ -44,7 +47,7 @@ public class ProbeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (ParameterScope ignored = engineOptions.apply("lpf probe", procs)) {
+        try (ParameterScope scope = engineOptions.apply("lpf probe", procs)) {
             var launcher = procs == null ? java.util.Optional.<org.lpf4j.spi.ProcessLauncher>empty() : engine().launcher();
             if (launcher.isPresent()) {
                 // Under the launcher this engine offers no launcher, so each process probes in place.
@@ -54,9 +57,14 @@ public class ProbeCommand implements Callable<Integer> {
                 return Launched.run("lpf probe", launcher.get(), RunCommand.thisJvm(procs, LpfCommand.class.getName(), args), out);
             }
             Context root = EngineOptions.root("lpf probe");
+            // lpf probe always measures; unless the cache is off it then replaces the cached figures.
+            boolean cache = !org.lpf4j.spi.kit.ProbeCache.mode().equals("off");
+            if (cache) scope.set(org.lpf4j.spi.CoreParameters.PROBE_CACHE.key(), "refresh");
+            java.time.Instant started = java.time.Instant.now();
             Machine machine = procs == null ? root.probe() : probeInside(root, procs);
             String where = procs == null ? "root context" : "exec of " + machine.p();
             out.print(table(Lpf.engine().name(), where, machine));
+            out.println(cacheLine(Lpf.engine().name(), cache, started));
             if (plot != null) {
                 String title = "lpf probe: " + Lpf.engine().name() + " engine, " + where + ", "
                         + Runtime.getRuntime().availableProcessors() + " cores";
@@ -65,6 +73,24 @@ public class ProbeCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * @return where this probe left its figures: the cache file this JVM wrote, or why it wrote
+     *         none (the cache is off, or the engine measures in every job and keeps no file)
+     */
+    static String cacheLine(String engine, boolean cache, java.time.Instant started) {
+        if (!cache) return "cache: off (lpf.probe.cache=off): nothing written";
+        var f = org.lpf4j.spi.kit.ProbeCache.lastWritten();
+        try {
+            if (f.isPresent() && java.nio.file.Files.getLastModifiedTime(f.get()).toInstant().plusSeconds(1).isAfter(started)) {
+                return "cache: wrote " + f.get() + " (programs on this machine read it instead of measuring)";
+            }
+        } catch (java.io.IOException e) {
+            // gone again: below
+        }
+        return "cache: nothing written for the " + engine + " engine (it measures once per job and layout;"
+                + " or the directory is not writable: " + org.lpf4j.spi.kit.ProbeCache.directory() + ")";
     }
 
     private static org.lpf4j.spi.EngineProvider engine() {

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * For engines only: the probe harness. Measures the BSP parameters g and l over the public
- * {@link Context} of any engine, and caches them per engine and p for the life of the JVM.
+ * {@link Context} of any engine, and caches them per engine and p for the life of the JVM (and,
+ * through {@link #machine}, on disk per machine: {@link ProbeCache}).
  *
  * <p>For each message size m in {@link #SIZES} it times supersteps in which every process sends
  * h messages of m bytes (h ∈ {@link #H}) to the next h processes in a ring (wrapping, so a
@@ -200,8 +201,13 @@ public final class ProbeHarness {
     }
 
     /**
-     * What {@code probe()} returns: the cached fit of {@code engine} at p ({@link #fitFor}),
-     * measured when needed on a fresh section ({@link #measure}), as a {@link org.lpf4j.Machine}.
+     * What {@code probe()} returns: the cached fit of {@code engine} at p ({@link #fitFor}), read
+     * from the disk cache ({@link ProbeCache}, {@code lpf.probe.cache=on}) or measured on a fresh
+     * section ({@link #measure}, then written to the disk cache unless {@code lpf.probe.cache=off}),
+     * as a {@link org.lpf4j.Machine}. For engines whose sections run in one JVM only: a
+     * multi-JVM engine calls {@link #fitFor} (see {@link ProbeCache} on why). Costs a file read
+     * (and a stat per smaller process count) on the first call per p and JVM when the disk cache
+     * holds the figures, a measurement (about the budget) and a file write when it does not.
      *
      * @param engine      the engine's name
      * @param p           the processes of the context (its free processors, on a root)
@@ -211,21 +217,107 @@ public final class ProbeHarness {
      */
     public static org.lpf4j.Machine machine(String engine, int p, int freeP, long budgetNanos, FreshSection section) {
         Fit fit = fitFor(engine, p, () -> {
+            String mode = ProbeCache.mode();
+            if (mode.equals("on")) {
+                var cached = ProbeCache.read(engine, p);
+                if (cached.isPresent()) return cached.get().fit();
+            }
             Fit[] result = new Fit[1];
             section.run(p, ctx -> {
                 Fit f = measure(ctx, budgetNanos);
                 if (ctx.pid() == 0) result[0] = f;
             });
+            if (!mode.equals("off") && result[0] != null) ProbeCache.write(engine, p, result[0]);
             return result[0];
         });
         org.lpf4j.Machine m = new org.lpf4j.Machine(p, freeP, fit.sizes(), fit.g(), fit.l());
         for (String w : fit.warnings()) m = m.withWarning(w);
-        // g of q < p communicating processes: measured wherever this JVM measured a q-process section.
+        // g of q < p communicating processes: measured wherever this JVM measured a q-process
+        // section, or read from the disk cache (never measured here).
+        boolean disk = ProbeCache.mode().equals("on");
         for (int q = p - 1; q >= 1; q--) {
             Fit smaller = CACHE.get(engine + "/" + q);
+            if (smaller == null && disk) {
+                var cached = ProbeCache.read(engine, q);
+                if (cached.isPresent()) smaller = CACHE.computeIfAbsent(engine + "/" + q, k -> cached.get().fit());
+            }
             if (smaller != null && java.util.Arrays.equals(smaller.sizes(), fit.sizes())) m = m.withSubsetG(q, smaller.g());
         }
         return m;
+    }
+
+    /**
+     * The disk cache for a section that spans JVMs, collectively: every process of {@code ctx}
+     * calls it at the start of a fresh section (in place of {@link #measure}). Pid 0 alone
+     * decides: it learns which hosts the section's processes are on (one put of a host hash from
+     * each), reads the cache file of that placement ({@link ProbeCache}: {@code <engine>-p<p>}
+     * when all are on pid 0's host, {@code <engine>-<hosts>hosts-<hash>-p<p>} otherwise) unless
+     * its {@code lpf.probe.cache} is not {@code on}, and sends the figures (with their warnings)
+     * or "measure" to every process; so every process makes the same choice, whatever the files
+     * of the other JVMs say. When it measures, pid 0 writes the file unless its
+     * {@code lpf.probe.cache} is {@code off}.
+     *
+     * <p>Cost: four supersteps of small puts (p host hashes to pid 0, then pid 0's answer to
+     * everyone) and a file read on pid 0; a measurement ({@link #measure}) and a write when the
+     * cache had nothing.
+     *
+     * @param ctx         a context of a fresh section of the engine
+     * @param engine      the engine's cache key ({@code mpi})
+     * @param budgetNanos the measurement's time budget
+     * @return the fit, identical on every process
+     */
+    public static Fit cachedOrMeasured(Context ctx, String engine, long budgetNanos) {
+        int p = ctx.nprocs(), pid = ctx.pid();
+        String key = engine;
+        Fit cached = null;
+        byte[] answer;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment hosts = arena.allocate(8L * p, 8);
+            MemorySegment header = arena.allocate(8, 8);
+            ctx.resizeMemoryRegister(3); // hosts, header, and the figures when pid 0 has them
+            ctx.resizeMessageQueue(p);
+            ctx.sync();
+            Memslot hostsSlot = ctx.registerGlobal(hosts);
+            Memslot headerSlot = ctx.registerGlobal(header);
+            ctx.sync();
+            hosts.setAtIndex(ValueLayout.JAVA_LONG, pid, ProbeCache.hostHash());
+            if (pid != 0) ctx.put(hostsSlot, 8L * pid, 0, hostsSlot, 8L * pid, 8);
+            ctx.sync();
+            answer = new byte[0];
+            if (pid == 0) {
+                long[] all = new long[p];
+                for (int q = 0; q < p; q++) all[q] = hosts.getAtIndex(ValueLayout.JAVA_LONG, q);
+                long[] distinct = Arrays.stream(all).distinct().sorted().toArray();
+                if (distinct.length > 1) key = engine + "-" + distinct.length + "hosts-" + Integer.toHexString(Arrays.hashCode(distinct));
+                if (ProbeCache.mode().equals("on")) {
+                    var e = ProbeCache.read(key, p);
+                    if (e.isPresent()) {
+                        cached = e.get().fit();
+                        answer = ProbeCache.encode(cached);
+                    }
+                }
+                header.set(ValueLayout.JAVA_LONG, 0, answer.length);
+                for (int q = 1; q < p; q++) ctx.put(headerSlot, 0, q, headerSlot, 0, 8);
+            }
+            ctx.sync();
+            int length = (int) header.get(ValueLayout.JAVA_LONG, 0);
+            if (length > 0) {
+                MemorySegment data = arena.allocate(length);
+                if (pid == 0) MemorySegment.copy(MemorySegment.ofArray(answer), 0, data, 0, length);
+                Memslot dataSlot = ctx.registerGlobal(data);
+                ctx.sync();
+                if (pid == 0) for (int q = 1; q < p; q++) ctx.put(dataSlot, 0, q, dataSlot, 0, length);
+                ctx.sync();
+                ctx.deregister(dataSlot);
+                if (pid != 0) cached = ProbeCache.decode(data.toArray(ValueLayout.JAVA_BYTE));
+            }
+            ctx.deregister(headerSlot);
+            ctx.deregister(hostsSlot);
+        }
+        if (cached != null) return cached;
+        Fit fit = measure(ctx, budgetNanos);
+        if (pid == 0 && !ProbeCache.mode().equals("off")) ProbeCache.write(key, p, fit);
+        return fit;
     }
 
     /**

@@ -20,8 +20,12 @@
  *     {@code put}/{@code get}: every argument rule and message, then the engine queues;</li>
  * <li>at the end of every sync: {@code register.capacity().applyAtSync()} and
  *     {@code queueCapacity.applyAtSync()};</li>
- * <li>{@code probe()}: {@link org.lpf4j.spi.kit.ProbeHarness#fitFor} with a supplier that runs
- *     {@link org.lpf4j.spi.kit.ProbeHarness#measure} on a fresh section of p processes.</li>
+ * <li>{@code probe()}: {@link org.lpf4j.spi.kit.ProbeHarness#machine} with a fresh section of p
+ *     processes, when the engine's sections run in one JVM (it reads and writes the disk cache,
+ *     {@link org.lpf4j.spi.kit.ProbeCache}); {@link org.lpf4j.spi.kit.ProbeHarness#fitFor} with a
+ *     supplier that runs {@link org.lpf4j.spi.kit.ProbeHarness#cachedOrMeasured} (pid 0 reads the
+ *     disk cache and decides for everyone) or {@link org.lpf4j.spi.kit.ProbeHarness#measure} on a
+ *     fresh section when they span JVMs (every process must decide alike whether to measure).</li>
  * </ul>
  * What stays the engine's: moving the bytes at the sync (and checking the remote area's bounds
  * there), the barrier, failure propagation ({@link org.lpf4j.FatalException} at every process's

@@ -62,10 +62,15 @@ final class Sections {
         }
     }
 
-    /** Measures g and l collectively over a duplicate of {@code comm}; every member gets pid 0's figures. */
+    /**
+     * g and l, collectively over a duplicate of {@code comm}: pid 0's disk cache when it has the
+     * figures of this placement (it decides for everyone and sends them), else measured; every
+     * member gets pid 0's figures ({@link ProbeHarness#cachedOrMeasured}).
+     */
     static ProbeHarness.Fit measure(Mpi mpi, long comm, String engineKey, MpiSettings settings) {
         ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-        FatalException f = run(mpi, mpi.dup(comm), ctx -> result[0] = ProbeHarness.measure(ctx, settings.probeNanos()),
+        FatalException f = run(mpi, mpi.dup(comm),
+                ctx -> result[0] = ProbeHarness.cachedOrMeasured(ctx, engineKey, settings.probeNanos()),
                 org.lpf4j.Args.NONE, engineKey, "probe", 1, settings);
         if (f != null) throw f;
         return result[0];
