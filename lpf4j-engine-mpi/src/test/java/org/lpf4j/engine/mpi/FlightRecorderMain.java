@@ -6,12 +6,15 @@ import org.lpf4j.Memslot;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-/** Run under mpirun by {@link FlightRecorderTest}: one section over every rank with 3 puts of 8 bytes in superstep 2. */
+/**
+ * Run under mpirun by {@link FlightRecorderTest} (and the hybrid engine's, with the engine's name as
+ * its argument): one section over every process, each putting 3 × 8 bytes to the next pid in superstep 2.
+ */
 public final class FlightRecorderMain {
     private FlightRecorderMain() {}
 
     public static void main(String[] args) {
-        var root = Lpf.root();
+        var root = args.length == 0 ? Lpf.root() : Lpf.root(args[0]);
         root.exec(Lpf.MAX_P, ctx -> {
             int next = (ctx.pid() + 1) % ctx.nprocs();
             MemorySegment data = Arena.ofAuto().allocate(64);
