@@ -14,7 +14,8 @@ import jdk.jfr.StackTrace;
  * {@link SuperstepRecorder#endSection}; it is public only so that the JDK's Flight Recorder can
  * instrument it from the core module.
  *
- * <p>Cost: one small object per process and section (sections already start threads or ranks);
+ * <p>Cost: nothing before Flight Recorder has started in the JVM; after that, one small object
+ * per process and section (sections already start threads or ranks);
  * nothing is written while no recording has it enabled.
  */
 @Name("org.lpf4j.Section")

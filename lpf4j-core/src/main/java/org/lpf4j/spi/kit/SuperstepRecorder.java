@@ -1,5 +1,7 @@
 package org.lpf4j.spi.kit;
 
+import jdk.jfr.FlightRecorder;
+
 /**
  * Emits the JFR events of one process: a {@link SuperstepEvent} per sync and a
  * {@link SectionEvent} per section. One instance per process context, used by that process's
@@ -10,12 +12,16 @@ package org.lpf4j.spi.kit;
  * ({@link #out}) and, at the end, call {@link #commit}. The recorder keeps one event object and
  * reuses it, so a sync allocates nothing whether or not a recording is on.
  *
- * <p>Cost with no recording: {@link #begin()} is one call that asks the (uninstrumented or
- * disabled) event whether it is enabled; nothing else runs.
+ * <p>Cost with no recording: {@link #begin()} reads whether Flight Recorder has been started in
+ * this JVM at all and, if it has, asks the event whether it is enabled; nothing else runs. No
+ * event class is touched before Flight Recorder starts, because the first use of one
+ * initialises the JDK's event metadata, a one-time startup cost (see docs/performance.md) that a
+ * JVM which never records should not pay.
  */
 public final class SuperstepRecorder {
     private final String engine;
-    private final SuperstepEvent event = new SuperstepEvent();
+    /** Created at the first sync after Flight Recorder started, then reused. */
+    private SuperstepEvent event;
     private boolean began;
 
     /** @param engine the engine's name as the events show it (e.g. {@code threads}) */
@@ -29,11 +35,14 @@ public final class SuperstepRecorder {
      * @return whether the engine should count its requests and {@link #commit} at the end
      */
     public boolean begin() {
-        began = event.isEnabled();
+        if (!FlightRecorder.isInitialized()) return began = false;
+        SuperstepEvent e = event;
+        if (e == null) event = e = new SuperstepEvent();
+        began = e.isEnabled();
         if (began) {
-            event.begin();
-            event.messagesIn = -1;
-            event.bytesIn = -1;
+            e.begin();
+            e.messagesIn = -1;
+            e.bytesIn = -1;
         }
         return began;
     }
@@ -75,6 +84,7 @@ public final class SuperstepRecorder {
      * @return the event to hand to {@link #endSection}, or {@code null} when no recording wants it
      */
     public static SectionEvent beginSection() {
+        if (!FlightRecorder.isInitialized()) return null;
         SectionEvent e = new SectionEvent();
         if (!e.isEnabled()) return null;
         e.begin();
