@@ -50,4 +50,16 @@ class FlightRecorderRunTest {
         assertEquals(2, withEvents, () -> "recordings: " + files + "\n" + r.both());
         assertEquals(new TreeSet<>(List.of(0, 1)), pids);
     }
+
+    @Test
+    void aRunWithoutRecordingLoadsNoEventClass(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("classes.txt");
+        LpfJvm r = LpfJvm.run(120, List.of("-Xlog:class+load=info:file=" + log), Map.of(),
+                "run", "-p", "2", "org.lpf4j.examples.SampleSort", "20000");
+        assertEquals(0, r.exitCode(), r::both);
+        List<String> loaded = Files.readAllLines(log).stream()
+                .filter(l -> l.contains(" jdk.jfr.Event ") || l.contains(" org.lpf4j.spi.kit.SuperstepEvent ")
+                        || l.contains(" org.lpf4j.spi.kit.SectionEvent ")).toList();
+        assertTrue(loaded.isEmpty(), () -> "JFR event classes loaded without a recording: " + loaded);
+    }
 }
