@@ -4,9 +4,12 @@
  * ({@code org.lpf4j.spi.kit}, for engines only), the optional checking layer
  * ({@code org.lpf4j.debug}), and the core's own boot, coll and cr modules. Contains no engine:
  * engines are modules (e.g. {@code org.lpf4j.engine.threads}) found by ServiceLoader. Depends on
- * nothing outside the JDK.
+ * nothing outside the JDK (jdk.jfr for its Flight Recorder events, {@code org.lpf4j.spi.kit.SuperstepEvent}
+ * and {@code SectionEvent}).
  */
 module org.lpf4j.core {
+    requires jdk.jfr;
+
     exports org.lpf4j;
     exports org.lpf4j.spi;
     exports org.lpf4j.spi.kit;

@@ -31,10 +31,21 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
 
     /** Runs {@code lpf args...} with {@code env} added to this JVM's environment, and waits at most {@code seconds}. */
     static LpfJvm run(int seconds, java.util.Map<String, String> env, String... args) throws Exception {
+        return run(seconds, List.of(), env, args);
+    }
+
+    /**
+     * Runs {@code lpf args...} in a JVM that also gets {@code jvmOptions} (as {@code LPF_JAVA_OPTS}
+     * gives them to bin/lpf), with {@code env} added, and waits at most {@code seconds}.
+     */
+    static LpfJvm run(int seconds, List<String> jvmOptions, java.util.Map<String, String> env, String... args)
+            throws Exception {
         String marker = UUID.randomUUID().toString();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dlpf.test.job=" + marker, "-cp", System.getProperty("java.class.path"), LpfCommand.class.getName()));
+                "-Dlpf.test.job=" + marker));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LpfCommand.class.getName()));
         cmd.addAll(List.of(args));
         Set<Long> daemonsBefore = ProcessHandle.allProcesses().filter(LpfJvm::isDaemon).map(ProcessHandle::pid)
                 .collect(Collectors.toSet());

@@ -20,6 +20,9 @@
  *     {@code put}/{@code get}: every argument rule and message, then the engine queues;</li>
  * <li>at the end of every sync: {@code register.capacity().applyAtSync()} and
  *     {@code queueCapacity.applyAtSync()};</li>
+ * <li>a {@link org.lpf4j.spi.kit.SuperstepRecorder} for the JFR events: {@code begin()} at the
+ *     start of {@code sync} (count what was queued only if it returns true), {@code commit} at its
+ *     end; {@code beginSection}/{@code endSection} around each process's SPMD function;</li>
  * <li>{@code probe()}: {@link org.lpf4j.spi.kit.ProbeHarness#machine} with a fresh section of p
  *     processes, when the engine's sections run in one JVM (it reads and writes the disk cache,
  *     {@link org.lpf4j.spi.kit.ProbeCache}); {@link org.lpf4j.spi.kit.ProbeHarness#fitFor} with a

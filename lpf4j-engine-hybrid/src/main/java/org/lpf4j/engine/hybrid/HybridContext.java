@@ -16,6 +16,7 @@ import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -60,6 +61,8 @@ final class HybridContext implements Context {
     /** Requests for processes on other nodes; the exchange sets a get's {@code getTag} to its reply's offset in the owner node's reply stream. */
     final RequestList remote = new RequestList();
     private long syncs;
+    /** JFR superstep events; puts from other nodes are not counted, so messages in are -1. */
+    private final SuperstepRecorder flight = new SuperstepRecorder("hybrid");
 
     HybridContext(Node node, int local, Args args) {
         this.node = node;
@@ -122,6 +125,8 @@ final class HybridContext implements Context {
         Objects.requireNonNull(attr, "sync: attr");
         enter(SYNC);
         RequestQueue mine = queues.current(syncs);
+        boolean recording = flight.begin();
+        if (recording) flight.out(mine.count() + remote.count(), mine.queuedBytes() + SuperstepRecorder.bytes(remote));
         int flags = (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0) | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0);
         int all;
         if (node.roundByLastArriver) {
@@ -143,6 +148,7 @@ final class HybridContext implements Context {
             if ((all & SuperstepBarrier.UNBUFFERED) != 0) node.barrier.await(local, 0);
             if (node.failed()) throw node.fatal(local);
         }
+        if (recording) flight.commit(pid, nprocs, syncs);
         syncs++;
         queues.advance(syncs);
         remote.clear();

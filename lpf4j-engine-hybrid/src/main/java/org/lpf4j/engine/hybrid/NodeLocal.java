@@ -30,7 +30,7 @@ final class NodeLocal {
         Node child = parent.child;
         child.members[local] = new HybridContext(child, local, Args.NONE);
         Object[] result = new Object[1];
-        NodeSection.runProcess(child, local, c -> result[0] = body.apply(c));
+        NodeSection.runProcess(child, local, c -> result[0] = body.apply(c), "nodeLocal");
         parent.barrier.await(local, 0); // every local process has left the child section
         if (local == 0) {
             parent.child = null;

@@ -6,6 +6,8 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
 import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.spi.kit.SectionEvent;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 
 /**
@@ -72,14 +74,14 @@ final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
         Thread[] threads = new Thread[node.t];
         for (int l = 1; l < node.t; l++) {
             final int local = l;
-            Thread th = new Thread(() -> runProcess(node, local, spmd),
+            Thread th = new Thread(() -> runProcess(node, local, spmd, "exec"),
                     "lpf-hybrid-node" + node.node + "-pid" + (node.base + l));
             th.setDaemon(true);
             th.start();
             threads[l] = th;
         }
         try {
-            runProcess(node, 0, spmd);
+            runProcess(node, 0, spmd, "exec");
         } finally {
             ProcessThreads.joinAll(threads);
         }
@@ -87,14 +89,17 @@ final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
     }
 
     /** Runs one process's SPMD function on this thread and records its exit. */
-    static void runProcess(Node node, int local, Spmd spmd) {
+    static void runProcess(Node node, int local, Spmd spmd, String call) {
         node.attach(local);
         Throwable thrown = null;
+        SectionEvent section = SuperstepRecorder.beginSection();
         try {
             spmd.run(node.members[local]);
         } catch (Throwable t) {
             thrown = t;
         } finally {
+            HybridContext ctx = node.members[local];
+            SuperstepRecorder.endSection(section, "hybrid", call, ctx.pid(), ctx.nprocs(), ctx.superstep(), thrown != null);
             node.exit(local, thrown);
         }
     }

@@ -53,6 +53,6 @@ final class Rehook {
 
     private static void runIn(Node child, int local, Spmd spmd, Args args) {
         child.members[local] = new HybridContext(child, local, args);
-        NodeSection.runProcess(child, local, spmd);
+        NodeSection.runProcess(child, local, spmd, "rehook");
     }
 }

@@ -17,6 +17,7 @@ import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,6 +76,8 @@ final class MpiContext implements Context, NodeExchange {
     /** Whether the section is small enough for its round to carry the message counts ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO}). */
     private final boolean countsFit;
     private long superstep;
+    /** JFR superstep events; messages in are not counted here (-1). */
+    private final SuperstepRecorder flight = new SuperstepRecorder("mpi");
     private boolean ended;
     private String failure;
     private final List<Throwable> causes = new ArrayList<>();
@@ -199,6 +202,9 @@ final class MpiContext implements Context, NodeExchange {
 
     @Override
     public void sync(SyncAttr attr) {
+        long step = superstep;
+        boolean recording = flight.begin();
+        if (recording) flight.out(queue.count(), SuperstepRecorder.bytes(queue));
         RuntimeException broken;
         try {
             broken = exchangeRound(own);
@@ -209,6 +215,7 @@ final class MpiContext implements Context, NodeExchange {
         } finally {
             queue.clear();
         }
+        if (recording) flight.commit(pid, nprocs, step);
         if (broken != null) throw broken;
     }
 

@@ -7,6 +7,8 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
+import org.lpf4j.spi.kit.SectionEvent;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 /**
  * Running one process's part of a section over a communicator: the context, the SPMD function,
@@ -25,11 +27,13 @@ final class Sections {
         mpi.setErrorsReturn(comm);
         MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
         Throwable threw = null;
+        SectionEvent section = SuperstepRecorder.beginSection();
         try {
             spmd.run(ctx);
         } catch (Throwable t) {
             threw = t;
         }
+        SuperstepRecorder.endSection(section, "mpi", call, ctx.pid(), ctx.nprocs(), ctx.superstep(), threw != null);
         try {
             ctx.finish(threw);
         } finally {

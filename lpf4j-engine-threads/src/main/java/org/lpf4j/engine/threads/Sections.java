@@ -5,6 +5,8 @@ import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
+import org.lpf4j.spi.kit.SectionEvent;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -45,7 +47,7 @@ final class Sections {
                     awaitUninterruptibly(go);
                     if (abort[0]) return;
                     team.enter();
-                    runProcess(team, pid, spmd, null);
+                    runProcess(team, pid, spmd, null, "exec");
                 }, "lpf-threads-" + team.id + "-pid" + i);
                 t.setDaemon(true);
                 t.start();
@@ -65,7 +67,7 @@ final class Sections {
         go.countDown();
         try {
             team.enter();
-        runProcess(team, 0, spmd, null);
+        runProcess(team, 0, spmd, null, "exec");
         } finally {
             ProcessThreads.joinAll(threads);
         }
@@ -83,7 +85,7 @@ final class Sections {
                                     Runnable beforeExit) {
         team.members[pid] = new ThreadsContext(team, pid, freeP, args, false);
         team.enter();
-        runProcess(team, pid, spmd, beforeExit);
+        runProcess(team, pid, spmd, beforeExit, call);
         team.awaitAllExited(pid);
         return team.outcome(call);
     }
@@ -92,14 +94,16 @@ final class Sections {
      * Runs one process's SPMD function and records its exit; {@code beforeExit} (if any) runs
      * before the exit is visible to the others.
      */
-    private static void runProcess(Team team, int pid, Spmd spmd, Runnable beforeExit) {
+    private static void runProcess(Team team, int pid, Spmd spmd, Runnable beforeExit, String call) {
         team.attach(pid);
         Throwable thrown = null;
+        SectionEvent section = SuperstepRecorder.beginSection();
         try {
             spmd.run(team.members[pid]);
         } catch (Throwable t) {
             thrown = t;
         } finally {
+            SuperstepRecorder.endSection(section, "threads", call, pid, team.p, team.members[pid].superstep(), thrown != null);
             if (beforeExit != null) beforeExit.run();
             team.exit(pid, thrown);
         }

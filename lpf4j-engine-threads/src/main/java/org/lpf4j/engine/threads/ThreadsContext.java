@@ -16,6 +16,7 @@ import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
+import org.lpf4j.spi.kit.SuperstepRecorder;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -52,6 +53,10 @@ final class ThreadsContext implements Context {
     private final QueuePair queues;
 
     private long syncs;
+    /** JFR superstep events; checked once per sync, nothing counted unless a recording is on. */
+    private final SuperstepRecorder flight = new SuperstepRecorder("threads");
+    /** Puts of non-zero size, and their bytes, this process applied at its last sync. */
+    private long putsIn, bytesIn;
     /** rehook calls made so far: numbers the rounds of team.rehooks. */
     private long rehooks;
 
@@ -108,6 +113,10 @@ final class ThreadsContext implements Context {
         if (team.failed()) throw team.fatal(pid);
         team.entersSync(pid, syncs + 1);
         RequestQueue mine = queues.current(syncs);
+        boolean recording = flight.begin();
+        if (recording) flight.out(mine.count(), mine.queuedBytes());
+        putsIn = 0;
+        bytesIn = 0;
         // The barrier ORs, over all processes, whether anyone queued anything and whether any
         // request reads its source during the sync: so everyone learns both facts at once.
         int all = team.barrier.await(pid, (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0)
@@ -125,6 +134,10 @@ final class ThreadsContext implements Context {
             // A request another process could not execute fails everyone's sync, not just its own.
             if (team.failed()) throw team.fatal(pid);
         }
+        if (recording) {
+            flight.in(putsIn, bytesIn);
+            flight.commit(pid, nprocs, syncs);
+        }
         syncs++;
         queues.advance(syncs);
         register.capacity().applyAtSync();
@@ -135,6 +148,7 @@ final class ThreadsContext implements Context {
     private void executeRequestsToMe(int parity) {
         final RequestQueue.Outbox[] outboxes = team.outboxes;
         final int base = parity * nprocs;
+        long applied = 0, bytes = 0;
         for (int s = 0; s < nprocs; s++) {
             RequestQueue.Outbox from = outboxes[base + s];
             for (long r = from.firstAfterBarrier(pid, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
@@ -146,6 +160,8 @@ final class ThreadsContext implements Context {
                 if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
                     throw RequestChecks.remotePutTooFar(s, pid, slot, dstOffset, size, dst);
                 }
+                applied++;
+                bytes += size;
                 MsgAttr combining = from.attrAfterBarrier(r);
                 MemorySegment src = from.sourceAfterBarrier(r);
                 try {
@@ -159,6 +175,8 @@ final class ThreadsContext implements Context {
                 }
             }
         }
+        putsIn = applied;
+        bytesIn = bytes;
         RequestQueue own = queues.ofParity(parity);
         final ThreadsContext[] members = team.members;
         for (int g = 0, n = own.gets(); g < n; g++) {

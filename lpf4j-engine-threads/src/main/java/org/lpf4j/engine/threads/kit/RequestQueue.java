@@ -242,6 +242,21 @@ public final class RequestQueue {
         getDestinations[g] = dst;
     }
 
+    /**
+     * Bytes of the requests queued this superstep (puts and gets), by walking the chains: for
+     * the JFR superstep event only, so the put path keeps no running total.
+     */
+    public long queuedBytes() {
+        final MemorySegment mem = outbox.mem;
+        long sum = 0;
+        for (int d = 0; d < nprocs; d++) {
+            if (tail[d] == NONE) continue;
+            for (long r = LINE * d + MAILBOX_RECORD; r != NONE; r = mem.get(WORD, r + NEXT)) sum += mem.get(WORD, r + SIZE);
+        }
+        for (int g = 0; g < gets; g++) sum += getWords[GET_STRIPE * g + 2];
+        return sum;
+    }
+
     public int gets() { return gets; }
 
     public long getSrcOffset(int g) { return getWords[GET_STRIPE * g]; }
