@@ -104,7 +104,7 @@ final class HybridContext implements Context {
                         + node.layout.nodeOf(dstPid) + ", pid " + pid + " on node " + node.node + ") carries its operator to"
                         + " that JVM, so the operator must be Serializable, which " + attr.combiner() + " is not");
             }
-            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, 0);
+            remote.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, -1); // the exchange interns the attribute
         }
     }
 

@@ -62,7 +62,7 @@ final class Link implements NodeRequests {
     void applyPuts(int l) { exchange.applyPuts(l, local.members[l].register); }
 
     /** Local process {@code l}'s part after its node-local gets: the replies to its gets from other nodes. */
-    void applyReplies(int l) { exchange.applyReplies(l, local.members[l].remote, this); }
+    void applyReplies(int l) { exchange.applyReplies(local.members[l].remote, this); }
 
     // ---- NodeRequests: ranks are nodes ----
 

@@ -116,8 +116,8 @@ final class Exchange implements AutoCloseable {
 
     /**
      * Counts the packed bytes this rank sends to each rank and the reply bytes it expects;
-     * interns the combining attributes (each put's {@code putTag} becomes its attribute id, -1
-     * for a plain put). Allocates nothing unless an attribute is new.
+     * interns the combining attributes a queue has not interned yet (a combining put's
+     * {@code putTag} is its attribute id, or -1 until interned; -1 for a plain put). Allocates nothing unless an attribute is new.
      *
      * @return the number of requests the rank's processes queued
      * @throws IllegalArgumentException if a combining put's operator does not serialize
@@ -132,7 +132,7 @@ final class Exchange implements AutoCloseable {
             n += q.count();
             for (int i = 0; i < q.puts; i++) {
                 int d = r.rankOf(q.putPid[i]);
-                int attr = q.putAttr[i] == null ? -1 : combiners.idOf(q.putAttr[i]);
+                int attr = q.putAttr[i] == null ? -1 : q.putTag[i] >= 0 ? q.putTag[i] : combiners.idOf(q.putAttr[i]);
                 q.putTag[i] = attr;
                 if (attr >= progress[d]) {
                     for (int j = progress[d]; j <= attr; j++) outBytes[d] += LENGTH + pad(combiners.definition(j).length);

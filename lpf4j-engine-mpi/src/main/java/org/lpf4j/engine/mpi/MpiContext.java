@@ -180,15 +180,16 @@ final class MpiContext implements Context, NodeExchange {
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
+        int id = -1;
         if (attr != MsgAttr.DEFAULT) {
             try {
-                combiners.idOf(attr); // defines it now, so that an operator that does not serialize fails this call
+                id = combiners.idOf(attr); // defined now, so that an operator that does not serialize fails this call
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                         dstOffset, size) + e.getMessage(), e);
             }
         }
-        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, -1);
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, id);
     }
 
     @Override
@@ -230,7 +231,7 @@ final class MpiContext implements Context, NodeExchange {
     public void applyPuts(int local, SlotRegister register) { exchange.applyPuts(local, register); }
 
     @Override
-    public void applyReplies(int local, RequestList gets, NodeRequests requests) { exchange.applyReplies(gets, requests); }
+    public void applyReplies(RequestList gets, NodeRequests requests) { exchange.applyReplies(gets, requests); }
 
     @Override
     public boolean anyThreadMaySync() { return mpi.queryThread() >= Mpi.THREAD_SERIALIZED; }

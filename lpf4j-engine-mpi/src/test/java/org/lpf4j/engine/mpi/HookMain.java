@@ -85,15 +85,15 @@ public final class HookMain {
                 src[l].set(ValueLayout.JAVA_LONG, 0, 7000L + g);
                 src[l].asSlice(8).fill((byte) (40 + g));
                 int dstId = registers[l].registerGlobal(dst[l], 0).id(), srcId = registers[l].registerGlobal(src[l], 0).id();
-                lists[l].addPut(src[l], 0, (g + 2) % all, dstId, 0, 8, null, 0);
-                lists[l].addPut(src[l], 8, (g + 2) % all, dstId, 8, large, null, 0);
+                lists[l].addPut(src[l], 0, (g + 2) % all, dstId, 0, 8, null, -1);
+                lists[l].addPut(src[l], 8, (g + 2) % all, dstId, 8, large, null, -1);
                 lists[l].addGet((g + 3) % all, srcId, 0, got[l], 0, 8);
             }
             ctx.sync();
             if (!exchange.sync(requests)) throw new AssertionError("NodeExchange.sync: pid " + rank + " saw no requests");
             for (int l = 0; l < t; l++) {
                 exchange.applyPuts(l, registers[l]);
-                exchange.applyReplies(l, lists[l], requests);
+                exchange.applyReplies(lists[l], requests);
                 lists[l].clear();
             }
             for (int l = 0; l < t; l++) {

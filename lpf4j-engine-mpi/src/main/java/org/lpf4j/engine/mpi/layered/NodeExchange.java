@@ -34,8 +34,8 @@ public interface NodeExchange {
     /** Writes the puts from other ranks addressed to local process {@code local}, in the fixed order. */
     void applyPuts(int local, SlotRegister register);
 
-    /** Copies the replies to the gets in {@code gets} (local process {@code local}'s list) to their destinations. */
-    void applyReplies(int local, RequestList gets, NodeRequests requests);
+    /** Copies the replies to the gets in {@code gets} (one local process's list, as {@link #sync} saw it) to their destinations. */
+    void applyReplies(RequestList gets, NodeRequests requests);
 
     /** @return whether MPI lets any thread of the rank call {@link #sync} (one at a time), not only the first */
     boolean anyThreadMaySync();
