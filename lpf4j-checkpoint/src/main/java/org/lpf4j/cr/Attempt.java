@@ -1,0 +1,75 @@
+package org.lpf4j.cr;
+
+import org.lpf4j.Context;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.CrossJvmObjects;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which run of a job a process is in, seen by {@link Checkpoints} on the process's thread: the
+ * first run (0) or a retry of {@link Restarts} (1, 2, …), and where the {@code memory} module's
+ * checkpoints of the job live. Outside {@link Restarts}, a process is in attempt 0 and the memory
+ * shelves are this JVM's.
+ */
+final class Attempt {
+    private static final ThreadLocal<Attempt> CURRENT = new ThreadLocal<>();
+    private static final Attempt OUTSIDE = new Attempt(0, new ConcurrentHashMap<>());
+
+    private final int number;
+    private final Map<String, MemoryStore.Shelf> shelves;
+
+    Attempt(int number, Map<String, MemoryStore.Shelf> shelves) {
+        this.number = number;
+        this.shelves = shelves;
+    }
+
+    static Attempt current() {
+        Attempt a = CURRENT.get();
+        return a == null ? OUTSIDE : a;
+    }
+
+    int number() { return number; }
+
+    MemoryStore.Shelf shelf(CheckpointModule.Job job) {
+        return shelves.computeIfAbsent(job.program() + "|" + job.nprocs(), k -> new MemoryStore.Shelf());
+    }
+
+    /** Drops the memory checkpoints of a job that ended well outside {@link Restarts}. */
+    void forget(CheckpointModule.Job job) {
+        if (this == OUTSIDE) shelves.remove(job.program() + "|" + job.nprocs());
+    }
+
+    /**
+     * The SPMD function of one attempt: runs the program with this attempt current on the
+     * process's thread. Shipped to other JVMs with the attempt's number only (their memory
+     * shelves are their own).
+     */
+    static final class Run implements Spmd, CrossJvmObjects.Carrier {
+        private static final long serialVersionUID = 1L;
+        private final Spmd program;
+        private final int number;
+        private final transient Map<String, MemoryStore.Shelf> shelves;
+
+        Run(Spmd program, int number, Map<String, MemoryStore.Shelf> shelves) {
+            this.program = program;
+            this.number = number;
+            this.shelves = shelves;
+        }
+
+        @Override
+        public void run(Context ctx) throws Exception {
+            Attempt saved = CURRENT.get();
+            CURRENT.set(new Attempt(number, shelves != null ? shelves : OUTSIDE.shelves));
+            try {
+                program.run(ctx);
+            } finally {
+                if (saved == null) CURRENT.remove(); else CURRENT.set(saved);
+            }
+        }
+
+        @Override
+        public Object program() { return program; }
+    }
+}

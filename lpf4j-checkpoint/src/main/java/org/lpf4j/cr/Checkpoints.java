@@ -1,0 +1,605 @@
+package org.lpf4j.cr;
+
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+import org.lpf4j.spi.Component;
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.Framework;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
+import java.io.Serializable;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Coordinated checkpoints of a BSP program: what the program declares survives the loss of a
+ * process. A sync is a consistent cut (no message is in flight once it returns), so a checkpoint
+ * taken collectively at a superstep boundary is a consistent state of the whole job.
+ *
+ * <pre>{@code
+ * try (Checkpoints cr = Checkpoints.init(ctx, "heat " + n)) {
+ *     cr.protect("grid", grid);                       // a MemorySegment, registered or not
+ *     Checkpoints.Value<Integer> step = cr.value("step", 0);
+ *     cr.resume();                                    // a restart: grid and step are restored
+ *     for (; step.get() < steps; step.set(step.get() + 1)) {
+ *         ... puts ...; ctx.sync(); ... compute ...
+ *         cr.checkpoint();                            // ends the superstep; takes one if due
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p><b>Modules.</b> The selected {@code cr} module keeps the checkpoints: {@code files} (a
+ * directory, survives lost JVMs), {@code memory} (this JVM: a threads-engine section rolls back
+ * after a process threw), or {@code none} (the default: {@link #checkpoint} is just a sync).
+ *
+ * <p><b>When one is due.</b> Process 0 decides at each {@link #checkpoint}: the module's interval
+ * ({@code lpf.cr.<module>.every}, {@code lpf run --checkpoint-every}) has passed since the last
+ * one, someone outside asked ({@code lpf checkpoint DIR}), or the program called
+ * {@link #checkpointNow}. Each process then copies its declared state into a staging buffer and
+ * goes on computing while a writer thread writes it; the next checkpoint waits for that write.
+ * Process 0 commits a checkpoint once every process reported its part written (it learns that at
+ * a later checkpoint point), and keeps the newest {@code keep}.
+ *
+ * <p><b>Cost.</b> {@link #checkpoint} when none is due: one sync in which process 0 sends each
+ * process 8 bytes (and a process whose last write finished sends process 0 16 bytes); no
+ * allocation, no I/O. When one is due: a copy of the declared state, and the serialisation of
+ * the values. {@link #init} registers one global slot and ends a superstep; the program must have
+ * reserved {@link #REGISTER_SLOTS} slot and {@link #queueEntries(int)} queue entries beyond its own.
+ *
+ * <p>All methods are collective (every process calls them in the same order) except
+ * {@link #protect}, {@link #value} and the accessors. Not thread-safe: one object per process.
+ */
+public final class Checkpoints implements AutoCloseable {
+    /** Register slots {@link #init} needs beyond the program's own. */
+    public static final int REGISTER_SLOTS = 1;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final int DECISION = 0, ACCEPTED = 1;
+
+    private final Context ctx;
+    private final int pid, p;
+    private final String program;
+    private final CheckpointModule module;
+    private final CheckpointStore store;
+    private final CrSettings settings;
+    private final CheckpointModule.Job job;
+    /** [0] decision of process 0, [1] accepted seq (resume), [2+2q] last part q wrote, [3+2q] last part q failed to write. */
+    private final long[] control;
+    private final MemorySegment controlSegment;
+    private final Memslot controlSlot;
+    private final List<Entry> entries = new ArrayList<>();
+
+    private boolean resumed, closed;
+    private long reportedGood, reportedFailed;
+    private volatile long lastGood, lastFailed;
+    private Thread writer;
+    private MemorySegment staging = MemorySegment.NULL;
+    // Process 0 only:
+    private long nextSeq, lastTakenNanos, lastCommitted, lastReportedFailure;
+    private final Map<Long, Long> superstepOf = new LinkedHashMap<>();
+
+    /** One declared piece of state. */
+    private record Entry(String name, MemorySegment segment, Value<?> value) {}
+
+    /**
+     * A small serialisable value that survives with the checkpoints (an iteration counter).
+     *
+     * @param <T> its type
+     */
+    public static final class Value<T extends Serializable> {
+        private final String name;
+        private final Class<?> type;
+        private T value;
+
+        private Value(String name, T initial) {
+            this.name = name;
+            this.value = initial;
+            this.type = initial.getClass();
+        }
+
+        /** @return the current value */
+        public T get() { return value; }
+
+        /** @param v the new value, not null */
+        public void set(T v) { value = Objects.requireNonNull(v, () -> "Checkpoints.Value(" + name + ").set(null)"); }
+
+        @Override
+        public String toString() { return name + "=" + value; }
+    }
+
+    private Checkpoints(Context ctx, String program, CheckpointModule module) {
+        this.ctx = ctx;
+        this.pid = ctx.pid();
+        this.p = ctx.nprocs();
+        this.program = program;
+        this.module = module;
+        this.job = new CheckpointModule.Job(program, p, pid);
+        this.settings = module == null ? null : module.settings();
+        this.control = new long[2 + 2 * p];
+        this.controlSegment = MemorySegment.ofArray(control);
+        CheckpointStore opened = null;
+        Memslot slot;
+        try {
+            if (module != null) opened = module.open(job);
+            try {
+                slot = ctx.registerGlobal(controlSegment);
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException("Checkpoints.init at pid " + pid + " of " + p + ": cannot register its "
+                        + "control slot: " + e.getMessage() + ". Checkpoints.init needs " + REGISTER_SLOTS
+                        + " free register slot and " + queueEntries(p) + " queue entries beyond the program's own: "
+                        + "ctx.resizeMemoryRegister(own slots + " + REGISTER_SLOTS + ") and ctx.resizeMessageQueue(own "
+                        + "requests + " + queueEntries(p) + "), then ctx.sync(), before Checkpoints.init", e);
+            }
+        } catch (RuntimeException e) {
+            if (opened != null) opened.close();
+            throw e;
+        }
+        this.store = opened;
+        this.controlSlot = slot;
+        this.lastTakenNanos = System.nanoTime();
+    }
+
+    /**
+     * Starts checkpointing for this process: selects the {@code cr} module, opens its store,
+     * registers the control slot and ends the superstep (one sync). Collective.
+     *
+     * @param ctx     the context, at this process
+     * @param program the program's name and whatever identifies its input (e.g.
+     *                {@code "PageRank 16 16 4000"}): a checkpoint of another name is refused at
+     *                restart; equal on every process
+     * @return the object
+     * @throws IllegalStateException if the register is full (the message says what to reserve), or
+     *                               the module's store cannot be opened (e.g. an unwritable directory)
+     */
+    public static Checkpoints init(Context ctx, String program) {
+        Objects.requireNonNull(ctx, "Checkpoints.init: ctx is null");
+        Objects.requireNonNull(program, "Checkpoints.init: program is null");
+        if (program.isBlank() || program.contains("\n")) {
+            throw new IllegalArgumentException("Checkpoints.init(program='" + program + "'): give a non-blank one-line name");
+        }
+        Component selected = Components.installed().select(Framework.CR);
+        Checkpoints cr = new Checkpoints(ctx, program, selected instanceof CheckpointModule m ? m : null);
+        try {
+            ctx.sync();
+        } catch (RuntimeException e) {
+            cr.close();
+            throw e;
+        }
+        return cr;
+    }
+
+    /**
+     * @param nprocs the number of processes
+     * @return the queue entries {@link #init} needs beyond the program's own at every process
+     */
+    public static long queueEntries(int nprocs) { return Math.max(1, nprocs); }
+
+    /** @return the selected module's name ({@code none} if it cannot checkpoint) */
+    public String module() { return module == null ? "none" : module.name(); }
+
+    /** @return where checkpoints go, or "nowhere" under {@code none} */
+    public String where() { return store == null ? "nowhere (cr module none)" : store.where(); }
+
+    /**
+     * Declares a segment whose content must survive: checkpoints copy it, {@link #resume} writes
+     * it back in place. Local; before {@link #resume}.
+     *
+     * @param name    a name unique among this object's declarations
+     * @param segment the segment (heap or native, registered or not); its size must be the same
+     *                when the checkpoint is restored
+     * @return this
+     */
+    public Checkpoints protect(String name, MemorySegment segment) {
+        Objects.requireNonNull(segment, "Checkpoints.protect: segment is null");
+        declare(name, segment, null);
+        return this;
+    }
+
+    /**
+     * Declares a small serialisable value that must survive; {@link #resume} replaces it by the
+     * checkpoint's. Local; before {@link #resume}.
+     *
+     * @param name    a name unique among this object's declarations
+     * @param initial its value in a run that does not resume, not null
+     * @param <T>     its type
+     * @return the holder to read and update it through
+     */
+    public <T extends Serializable> Value<T> value(String name, T initial) {
+        Objects.requireNonNull(initial, () -> "Checkpoints.value(" + name + ", null): give an initial value");
+        Value<T> v = new Value<>(name, initial);
+        declare(name, null, v);
+        return v;
+    }
+
+    private void declare(String name, MemorySegment segment, Value<?> value) {
+        if (resumed) throw new IllegalStateException("Checkpoints: declare '" + name + "' before resume()");
+        if (name == null || name.isBlank() || name.contains(":") || name.contains("\n")) {
+            throw new IllegalArgumentException("Checkpoints: name '" + name + "' must be non-blank, without ':' or a line break");
+        }
+        for (Entry e : entries) {
+            if (e.name.equals(name)) throw new IllegalArgumentException("Checkpoints: '" + name + "' is declared twice");
+        }
+        entries.add(new Entry(name, segment, value));
+    }
+
+    /**
+     * Restores the declared state from the newest complete, undamaged checkpoint if this run is a
+     * restart (a {@link Restarts} retry, {@code lpf run --restarts}/{@code --resume}, or the
+     * module's {@code resume} parameter); otherwise leaves it alone. Collective; at most three
+     * syncs plus one per damaged checkpoint skipped. Process 0 prints one line to standard error
+     * saying what it restored and what it skipped.
+     *
+     * @return what was restored, or empty when the run starts from the beginning
+     * @throws IllegalStateException if the newest complete checkpoint was made by another program,
+     *                               another p or another lpf4j version, or with other declarations:
+     *                               the message names what differs
+     */
+    public Optional<Restored> resume() {
+        if (resumed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": called twice");
+        if (closed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": closed");
+        resumed = true;
+        Attempt attempt = Attempt.current();
+        boolean wanted = store != null && (attempt.number() > 0 || settings.resume());
+        if (!wanted) return Optional.empty();
+        List<Long> candidates = pid == 0 ? store.committed() : List.of();
+        List<String> notes = new ArrayList<>();
+        if (pid == 0) {
+            long newest = candidates.isEmpty() ? 0 : candidates.get(0);
+            for (long s : store.incomplete()) {
+                if (s > newest) notes.add("checkpoint " + s + " is incomplete (the job ended while writing it): ignored");
+            }
+        }
+        int next = 0;
+        long accepted = 0, previousVerdict = 0;
+        PartFormat.Decoded part = null;
+        while (true) {
+            if (pid == 0) {
+                long candidate = 0;
+                if (previousVerdict == 1) {
+                    accepted = candidates.get(next - 1);
+                } else if (next < candidates.size()) {
+                    candidate = candidates.get(next++);
+                    String refusal = refusal(store.description(candidate));
+                    if (refusal != null) candidate = -candidate;
+                }
+                control[DECISION] = candidate;
+                control[ACCEPTED] = accepted;
+                for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 16);
+            }
+            ctx.sync();
+            if (control[ACCEPTED] > 0) break;
+            long candidate = control[DECISION];
+            if (candidate == 0) {
+                if (pid == 0) {
+                    notes.add(candidates.isEmpty() ? "no complete checkpoint in " + store.where()
+                            : "no usable checkpoint among " + candidates);
+                    System.err.println("lpf4j cr: starting " + program + " from the beginning: " + String.join("; ", notes));
+                }
+                return Optional.empty();
+            }
+            if (candidate < 0) {
+                String why = refusal(store.description(-candidate));
+                throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": checkpoint " + (-candidate) + " in "
+                        + store.where() + " cannot be restored by this run: " + (why != null ? why
+                        : "process 0 found that it was made by another job (see its message)"));
+            }
+            long verdict;
+            String problem = null;
+            try {
+                part = PartFormat.read(store.read(candidate), "part " + pid + " of checkpoint " + candidate + " in " + store.where());
+                problem = misfit(part, candidate);
+                verdict = problem == null ? 1 : 3;
+            } catch (IOException e) {
+                problem = e.getMessage();
+                verdict = 2;
+            }
+            if (verdict == 3) {
+                throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": " + problem);
+            }
+            if (verdict == 2) System.err.println("lpf4j cr: pid " + pid + ": " + problem + ": trying an older checkpoint");
+            control[2 + 2 * pid] = verdict;
+            if (pid != 0) ctx.put(controlSlot, 8L * (2 + 2 * pid), 0, controlSlot, 8L * (2 + 2 * pid), 8);
+            ctx.sync();
+            if (pid == 0) {
+                previousVerdict = 1;
+                for (int q = 0; q < p; q++) {
+                    if (control[2 + 2 * q] != 1) {
+                        previousVerdict = control[2 + 2 * q];
+                        notes.add("checkpoint " + candidate + " has a damaged or missing part at pid " + q
+                                + " (see its message): skipped");
+                        break;
+                    }
+                }
+            }
+        }
+        long seq = control[ACCEPTED];
+        if (part == null || !part.header().get("seq").equals(Long.toString(seq))) {
+            throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": process 0 accepted checkpoint " + seq
+                    + " but this process verified " + (part == null ? "none" : part.header().get("seq")));
+        }
+        restore(part);
+        long superstep = Long.parseLong(part.header().getOrDefault("superstep", "0"));
+        java.util.Arrays.fill(control, 0);
+        if (pid == 0) {
+            lastCommitted = seq;
+            nextSeq = store.nextSeq();
+            lastTakenNanos = System.nanoTime();
+            System.err.println("lpf4j cr: " + program + " resumed from checkpoint " + seq + " (superstep " + superstep + ") in "
+                    + store.where() + (attempt.number() > 0 ? ", restart " + attempt.number() : "")
+                    + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
+        }
+        reportedGood = reportedFailed = 0;
+        return Optional.of(new Restored(seq, superstep, store.where(), attempt.number(), notes));
+    }
+
+    /** @return why a checkpoint with this commit description does not belong to this job, or null if it does */
+    private String refusal(String description) {
+        if (description == null) return "its commit mark cannot be read";
+        Map<String, String> d = fields(description);
+        List<String> differ = new ArrayList<>();
+        if (!program.equals(d.get("program"))) differ.add("program '" + d.get("program") + "' (this run: '" + program + "')");
+        if (!Integer.toString(p).equals(d.get("nprocs"))) differ.add("p = " + d.get("nprocs") + " (this run: " + p + ")");
+        if (!PartFormat.LPF4J_VERSION.equals(d.get("lpf4j"))) {
+            differ.add("lpf4j " + d.get("lpf4j") + " (this run: " + PartFormat.LPF4J_VERSION + ")");
+        }
+        return differ.isEmpty() ? null : "it was made by " + String.join(", ", differ);
+    }
+
+    private static Map<String, String> fields(String text) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) m.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+        return m;
+    }
+
+    /** @return what in this verified part does not fit this run's declarations, or null */
+    private String misfit(PartFormat.Decoded part, long seq) {
+        String where = "checkpoint " + seq + " in " + store.where();
+        String refusal = refusal(fieldsText(part.header()));
+        if (refusal != null) return where + ": part " + pid + ": " + refusal;
+        if (!Integer.toString(pid).equals(part.header().get("pid"))) return where + ": part " + pid + " says pid " + part.header().get("pid");
+        List<String> differ = new ArrayList<>();
+        if (part.entries().size() != entries.size()) {
+            differ.add(part.entries().size() + " declarations (this run: " + entries.size() + ")");
+        }
+        for (int i = 0; i < Math.min(entries.size(), part.entries().size()); i++) {
+            Entry mine = entries.get(i);
+            PartFormat.Entry theirs = part.entries().get(i);
+            String kind = mine.segment != null ? "segment" : "value";
+            if (!mine.name.equals(theirs.name()) || !kind.equals(theirs.kind())) {
+                differ.add("declaration " + i + " is " + theirs.kind() + " '" + theirs.name() + "' (this run: " + kind + " '"
+                        + mine.name + "')");
+            } else if (mine.segment != null && mine.segment.byteSize() != theirs.length()) {
+                differ.add("segment '" + mine.name + "' has " + theirs.length() + " bytes (this run: "
+                        + mine.segment.byteSize() + ")");
+            }
+        }
+        return differ.isEmpty() ? null : where + ": part " + pid + " does not fit this run's declarations: "
+                + String.join(", ", differ);
+    }
+
+    private static String fieldsText(Map<String, String> header) {
+        StringBuilder b = new StringBuilder();
+        header.forEach((k, v) -> b.append(k).append('=').append(v).append('\n'));
+        return b.toString();
+    }
+
+    private void restore(PartFormat.Decoded part) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            MemorySegment data = part.data(i);
+            if (e.segment != null) {
+                MemorySegment.copy(data, 0, e.segment, 0, data.byteSize());
+            } else {
+                restoreValue(e.value, data);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Serializable> void restoreValue(Value<T> v, MemorySegment data) {
+        ClassLoader loader = v.type.getClassLoader();
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data.toArray(ValueLayout.JAVA_BYTE))) {
+            @Override
+            protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+                try {
+                    return Class.forName(desc.getName(), false, loader);
+                } catch (ClassNotFoundException e) {
+                    return super.resolveClass(desc);
+                }
+            }
+        }) {
+            v.value = (T) v.type.cast(in.readObject());
+        } catch (IOException | ClassNotFoundException | ClassCastException e) {
+            throw new IllegalStateException("Checkpoints.resume: value '" + v.name + "' cannot be read back as a "
+                    + v.type.getName() + ": " + e, e);
+        }
+    }
+
+    /**
+     * A checkpoint point: ends the superstep like {@code ctx.sync()} (requests queued before it
+     * are executed) and then takes a checkpoint if one is due (see the class comment). Collective.
+     *
+     * @return whether a checkpoint was taken
+     */
+    public boolean checkpoint() { return point(false); }
+
+    /**
+     * A checkpoint point at which the program asks for a checkpoint: as {@link #checkpoint}, but
+     * one is taken whatever the interval says (under a module that can keep checkpoints).
+     * Collective: every process calls it at the same point.
+     *
+     * @return whether a checkpoint was taken
+     */
+    public boolean checkpointNow() { return point(true); }
+
+    private boolean point(boolean force) {
+        if (closed) throw new IllegalStateException("Checkpoints.checkpoint at pid " + pid + ": closed");
+        if (store == null) {
+            ctx.sync();
+            return false;
+        }
+        resumed = true; // declarations end here even without resume()
+        long now = 0;
+        if (pid == 0) {
+            if (nextSeq == 0) nextSeq = store.nextSeq();
+            now = System.nanoTime();
+            boolean due = force || settings.everyNanos() > 0 && now - lastTakenNanos >= settings.everyNanos()
+                    || store.outsideRequest();
+            control[2] = lastGood;
+            control[3] = lastFailed;
+            control[DECISION] = due ? nextSeq : 0;
+            for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 8);
+        } else {
+            long good = lastGood, failed = lastFailed;
+            if (good != reportedGood || failed != reportedFailed) {
+                control[2 + 2 * pid] = good;
+                control[3 + 2 * pid] = failed;
+                ctx.put(controlSlot, 8L * (2 + 2 * pid), 0, controlSlot, 8L * (2 + 2 * pid), 16);
+                reportedGood = good;
+                reportedFailed = failed;
+            }
+        }
+        ctx.sync();
+        long decision = control[DECISION];
+        if (pid == 0) commitWhatIsWritten();
+        if (decision <= 0) return false;
+        take(decision);
+        if (pid == 0) {
+            nextSeq = decision + 1;
+            lastTakenNanos = now;
+        }
+        return true;
+    }
+
+    /** Process 0: commits the newest checkpoint every process reported written, and reports failed ones. */
+    private void commitWhatIsWritten() {
+        long everyone = Long.MAX_VALUE;
+        for (int q = 0; q < p; q++) everyone = Math.min(everyone, control[2 + 2 * q]);
+        for (int q = 0; q < p; q++) {
+            long failed = control[3 + 2 * q];
+            if (failed > lastReportedFailure) {
+                lastReportedFailure = failed;
+                System.err.println("lpf4j cr: checkpoint " + failed + " of " + program + " is not committed: pid " + q
+                        + " could not write its part (see its message); the newest complete checkpoint is "
+                        + (lastCommitted == 0 ? "none" : Long.toString(lastCommitted)));
+            }
+            if (failed == everyone) everyone = 0;
+        }
+        if (everyone <= lastCommitted || everyone == Long.MAX_VALUE) return;
+        long seq = everyone;
+        Long superstep = superstepOf.get(everyone);
+        String description = "program=" + program + "\nnprocs=" + p + "\nlpf4j=" + PartFormat.LPF4J_VERSION + "\nseq="
+                + everyone + "\nsuperstep=" + (superstep == null ? "?" : superstep) + "\nwritten="
+                + java.time.Instant.now() + "\n";
+        try {
+            store.commit(everyone, description);
+            lastCommitted = everyone;
+            superstepOf.keySet().removeIf(s -> s <= seq);
+            store.prune(settings.keep());
+        } catch (IOException | RuntimeException e) {
+            System.err.println("lpf4j cr: could not commit checkpoint " + everyone + " of " + program + " in "
+                    + store.where() + ": " + e + "; the job goes on");
+        }
+    }
+
+    /** Copies the declared state into the staging buffer and hands it to a writer thread. */
+    private void take(long seq) {
+        awaitWrite();
+        long superstep = ctx.superstep();
+        if (pid == 0) superstepOf.put(seq, superstep);
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("program", program);
+        fields.put("nprocs", Integer.toString(p));
+        fields.put("pid", Integer.toString(pid));
+        fields.put("seq", Long.toString(seq));
+        fields.put("superstep", Long.toString(superstep));
+        fields.put("lpf4j", PartFormat.LPF4J_VERSION);
+        List<PartFormat.Entry> declared = new ArrayList<>();
+        MemorySegment[] data = new MemorySegment[entries.size()];
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            data[i] = e.segment != null ? e.segment : MemorySegment.ofArray(serialise(e.value));
+            declared.add(new PartFormat.Entry(e.name, e.segment != null ? "segment" : "value", data[i].byteSize()));
+        }
+        byte[] header = PartFormat.header(fields, declared);
+        long[] lengths = new long[data.length];
+        for (int i = 0; i < data.length; i++) lengths[i] = data[i].byteSize();
+        long size = PartFormat.size(header, lengths);
+        if (staging.byteSize() < size) staging = Arena.ofAuto().allocate(Math.max(size, staging.byteSize() * 2), 8);
+        MemorySegment part = staging.asSlice(0, PartFormat.write(staging, header, data));
+        CheckpointStore target = store;
+        writer = Thread.ofPlatform().daemon().name("lpf4j-cr-writer-pid-" + pid).start(() -> {
+            try {
+                target.write(seq, part);
+                lastGood = seq;
+            } catch (IOException | RuntimeException e) {
+                lastFailed = seq;
+                System.err.println("lpf4j cr: pid " + pid + " could not write its part of checkpoint " + seq + " of "
+                        + program + " to " + target.where() + ": " + e + "; the job goes on without it");
+            }
+        });
+    }
+
+    private static byte[] serialise(Value<?> v) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(v.value);
+        } catch (IOException e) {
+            throw new IllegalStateException("Checkpoints: value '" + v.name + "' (" + v.value.getClass().getName()
+                    + ") cannot be serialised: " + e, e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private void awaitWrite() {
+        Thread w = writer;
+        if (w == null) return;
+        boolean interrupted = false;
+        while (true) {
+            try {
+                w.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+        writer = null;
+    }
+
+    /** @return the newest checkpoint process 0 committed so far (0: none); meaningful at process 0 */
+    public long lastCommitted() { return lastCommitted; }
+
+    /**
+     * Waits for this process's last write, deregisters the control slot and closes the store.
+     * Local (no sync), so it is safe in a {@code finally} of a failing process; a checkpoint whose
+     * commit was still pending stays uncommitted. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        awaitWrite();
+        try {
+            if (controlSlot != null) ctx.deregister(controlSlot);
+        } catch (RuntimeException e) {
+            // The context may be gone with a failed section; nothing left to release in it.
+        } finally {
+            if (store != null) store.close();
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package org.lpf4j.cr;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The {@code files} module's store. Layout of the directory:
+ * <pre>
+ * DIR/cp-0000000007/part-3.lpfcp   process 3's part of checkpoint 7 ({@link PartFormat})
+ * DIR/cp-0000000007/COMMITTED      written last, by process 0: the job's description
+ * DIR/checkpoint.request           created by lpf checkpoint DIR; consumed by process 0
+ * </pre>
+ * Every file is written under a {@code .tmp} name, forced to the device and renamed, so that a
+ * name without {@code .tmp} always holds a whole file.
+ */
+final class FilesStore implements CheckpointStore {
+    /** The file whose appearance asks the running job for a checkpoint. */
+    static final String REQUEST_FILE = "checkpoint.request";
+    static final String COMMITTED = "COMMITTED";
+    private static final String PREFIX = "cp-";
+    private static final long POLL_MILLIS = 100;
+
+    private final Path dir;
+    private final CheckpointModule.Job job;
+    private final AtomicBoolean requested = new AtomicBoolean();
+    private volatile boolean closed;
+    private Thread watcher;
+
+    FilesStore(Path dir, String origin, CheckpointModule.Job job) {
+        this.dir = dir.toAbsolutePath();
+        this.job = job;
+        try {
+            Files.createDirectories(this.dir);
+        } catch (IOException e) {
+            throw new IllegalStateException(origin + ": cannot create the checkpoint directory " + this.dir + ": " + e, e);
+        }
+        if (!Files.isDirectory(this.dir)) throw new IllegalStateException(origin + ": " + this.dir + " is not a directory");
+        Path probe = this.dir.resolve(".writable-" + job.pid() + "-" + ProcessHandle.current().pid());
+        try {
+            Files.write(probe, new byte[1]);
+            Files.delete(probe);
+        } catch (IOException e) {
+            throw new IllegalStateException(origin + ": the checkpoint directory " + this.dir + " is not writable: " + e, e);
+        }
+    }
+
+    @Override public String where() { return "directory " + dir; }
+
+    private Path seqDir(long seq) { return dir.resolve(String.format("%s%010d", PREFIX, seq)); }
+
+    private Path part(long seq, int pid) { return seqDir(seq).resolve("part-" + pid + ".lpfcp"); }
+
+    @Override
+    public void write(long seq, MemorySegment part) throws IOException {
+        Path target = part(seq, job.pid());
+        Files.createDirectories(target.getParent());
+        writeWhole(target, part.asByteBuffer());
+    }
+
+    /** Writes under a .tmp name, forces, renames; on failure nothing remains. */
+    private static void writeWhole(Path target, ByteBuffer bytes) throws IOException {
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                while (bytes.hasRemaining()) ch.write(bytes);
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public MemorySegment read(long seq) throws IOException {
+        Path p = part(seq, job.pid());
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            return ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), Arena.ofAuto());
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(p + " (part of pid " + job.pid() + " is missing)");
+        }
+    }
+
+    @Override
+    public void commit(long seq, String description) throws IOException {
+        writeWhole(seqDir(seq).resolve(COMMITTED), ByteBuffer.wrap(description.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public List<Long> committed() { return list(true); }
+
+    @Override
+    public List<Long> incomplete() { return list(false); }
+
+    private List<Long> list(boolean committed) {
+        List<Long> seqs = new ArrayList<>();
+        for (long s : all()) if (Files.exists(seqDir(s).resolve(COMMITTED)) == committed) seqs.add(s);
+        return seqs;
+    }
+
+    /** @return every checkpoint directory's seq, newest first */
+    private List<Long> all() {
+        List<Long> seqs = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "*")) {
+            for (Path p : ds) {
+                if (!Files.isDirectory(p)) continue;
+                try {
+                    seqs.add(Long.parseLong(p.getFileName().toString().substring(PREFIX.length())));
+                } catch (NumberFormatException e) {
+                    // not ours
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list the checkpoint directory " + dir + ": " + e, e);
+        }
+        seqs.sort(Comparator.reverseOrder());
+        return seqs;
+    }
+
+    @Override
+    public String description(long seq) {
+        try {
+            return Files.readString(seqDir(seq).resolve(COMMITTED));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public long nextSeq() {
+        List<Long> seqs = all();
+        return seqs.isEmpty() ? 1 : seqs.get(0) + 1;
+    }
+
+    @Override
+    public void prune(int keep) {
+        List<Long> committed = committed();
+        long newest = committed.isEmpty() ? Long.MAX_VALUE : committed.get(0);
+        for (int i = keep; i < committed.size(); i++) delete(committed.get(i));
+        for (long s : incomplete()) if (s < newest) delete(s);
+    }
+
+    private void delete(long seq) {
+        Path d = seqDir(seq);
+        // The commit mark goes first: a directory half deleted is then incomplete, never a damaged "complete" one.
+        try {
+            Files.deleteIfExists(d.resolve(COMMITTED));
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                for (Path p : ds) Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(d);
+        } catch (IOException e) {
+            // Left for the next prune; a leftover old checkpoint is harmless.
+        }
+    }
+
+    @Override
+    public boolean outsideRequest() {
+        if (watcher == null) startWatcher();
+        return requested.getAndSet(false);
+    }
+
+    private void startWatcher() {
+        Path request = dir.resolve(REQUEST_FILE);
+        watcher = Thread.ofPlatform().daemon().name("lpf4j-cr-request-watcher").start(() -> {
+            while (!closed) {
+                try {
+                    if (Files.deleteIfExists(request)) requested.set(true);
+                    Thread.sleep(POLL_MILLIS);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (IOException e) {
+                    // transient (e.g. a shared file system hiccup): look again next time
+                }
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Thread w = watcher;
+        if (w != null) {
+            w.interrupt();
+            try {
+                w.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

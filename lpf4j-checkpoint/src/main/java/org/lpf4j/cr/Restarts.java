@@ -1,0 +1,78 @@
+package org.lpf4j.cr;
+
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Spmd;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Runs an SPMD section again after it failed, so that its {@link Checkpoints} resume from the
+ * last complete checkpoint: the in-process form of {@code lpf run --restarts K}. Meant for
+ * engines whose processes share this JVM (threads), where a process that throws fails the
+ * section but leaves the JVM alive; with the {@code memory} module the retry rolls back without
+ * touching a disk. (An engine with one JVM per process loses the JVM with the process: there
+ * {@code lpf run} starts the job again and the {@code files} module carries the state.)
+ */
+public final class Restarts {
+    private Restarts() {}
+
+    /**
+     * What {@link #exec} did.
+     *
+     * @param restarts the retries it needed (0: the first run succeeded)
+     * @param failures the failure of each failed run, in order
+     */
+    public record Outcome(int restarts, List<FatalException> failures) {
+        /** Copies the list. */
+        public Outcome {
+            failures = List.copyOf(failures);
+        }
+    }
+
+    /**
+     * Runs {@code ctx.exec(p, spmd, args)}; if it fails with a {@link FatalException}, runs it
+     * again, up to {@code restarts} times; each retry's {@link Checkpoints#resume} restores the
+     * newest complete checkpoint.
+     *
+     * @param ctx      the context to exec from (e.g. {@code Lpf.root()})
+     * @param p        processes
+     * @param spmd     the program
+     * @param args     its arguments
+     * @param restarts how many retries are allowed, at least 0
+     * @param resume   whether the first run resumes too (an explicit restart of a stopped job)
+     * @param report   told one line per failure and retry (e.g. {@code System.err::println})
+     * @return how many retries it took
+     * @throws FatalException the last failure, with the earlier ones suppressed, when all
+     *                        {@code restarts + 1} runs failed
+     */
+    public static Outcome exec(Context ctx, int p, Spmd spmd, Args args, int restarts, boolean resume,
+                               Consumer<String> report) {
+        Objects.requireNonNull(spmd, "Restarts.exec: spmd is null");
+        if (restarts < 0) throw new IllegalArgumentException("Restarts.exec: restarts " + restarts + " < 0");
+        Map<String, MemoryStore.Shelf> shelves = new ConcurrentHashMap<>();
+        List<FatalException> failures = new ArrayList<>();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                ctx.exec(p, new Attempt.Run(spmd, attempt == 0 && resume ? 1 : attempt, shelves), args);
+                return new Outcome(attempt, failures);
+            } catch (FatalException e) {
+                failures.add(e);
+                if (attempt >= restarts) {
+                    for (int i = 0; i < failures.size() - 1; i++) e.addSuppressed(failures.get(i));
+                    report.accept("the section failed " + failures.size() + " time" + (failures.size() == 1 ? "" : "s")
+                            + "; no restart left (" + restarts + " allowed): " + e.getMessage());
+                    throw e;
+                }
+                report.accept("the section failed: " + e.getMessage() + "; restart " + (attempt + 1) + " of " + restarts
+                        + " from the last complete checkpoint");
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+package org.lpf4j.cr;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lpf4j.Args;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.Parameters;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Checkpoints on the threads engine with each module: what survives, what is refused, what is skipped. */
+class CheckpointsTest {
+    private static final String[] KEYS = {"lpf.cr", "lpf.cr.files.dir", "lpf.cr.files.every", "lpf.cr.files.keep",
+            "lpf.cr.files.resume", "lpf.cr.memory.every", "lpf.cr.memory.keep"};
+    @TempDir Path dir;
+
+    @BeforeEach
+    void install() { Components.installed(); }
+
+    @AfterEach
+    void clear() { for (String k : KEYS) Parameters.clear(k); }
+
+    private void files() {
+        Parameters.set("lpf.cr", "files");
+        Parameters.set("lpf.cr.files.dir", dir.toString());
+    }
+
+    private static List<String> run(RingJob job, int p, int restarts) {
+        List<String> report = new ArrayList<>();
+        Restarts.exec(Lpf.root(), p, job, Args.NONE, restarts, false, report::add);
+        return report;
+    }
+
+    /** A checkpoint is committed at a checkpoint point after its parts were written: some time after it was taken. */
+    private static void assertRestoredBefore(RingJob job, int failAt) {
+        int at = job.restoredAt.get();
+        assertTrue(at > 0 && at % job.every == 0 && at <= failAt, "resumed from step " + at + ": want a checkpoint step"
+                + " (a multiple of " + job.every + ") before the failure at " + failAt);
+    }
+
+    private static void assertResult(RingJob job, int p) {
+        long[][] want = RingJob.expected(p, job.n, job.steps);
+        for (int q = 0; q < p; q++) assertArrayEquals(want[q], job.results[q], "pid " + q);
+    }
+
+    private List<Long> committed() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(d -> Files.exists(d.resolve(FilesStore.COMMITTED)))
+                    .map(d -> Long.parseLong(d.getFileName().toString().substring(3))).sorted().toList();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void filesModuleResumesAfterAProcessThrowsWithTheSameResult(int p) {
+        files();
+        RingJob job = new RingJob(p, 5, 40, 5, p - 1, 23);
+        job.pauseMillis = 2;
+        List<String> report = run(job, p, 1);
+        assertEquals(2, job.runs.get(), "one failed run, one restart");
+        assertEquals(1, report.size(), report.toString());
+        assertTrue(report.get(0).contains("injected failure") && report.get(0).contains("restart 1 of 1"), report.get(0));
+        assertRestoredBefore(job, 23);
+        assertResult(job, p);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void memoryModuleRollsBackInThisJvm(int p) {
+        Parameters.set("lpf.cr", "memory");
+        RingJob job = new RingJob(p, 3, 30, 4, 0, 17);
+        job.pauseMillis = 2;
+        run(job, p, 2);
+        assertEquals(2, job.runs.get());
+        assertRestoredBefore(job, 17);
+        assertResult(job, p);
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(0, s.count(), "the memory module writes no file");
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void noneModuleTakesNothingAndAFailureIsFinal() {
+        RingJob job = new RingJob(3, 2, 10, 2, 1, 4);
+        FatalException e = assertThrows(FatalException.class, () -> run(job, 3, 0));
+        assertTrue(String.valueOf(e.getMessage()).contains("injected failure")
+                || String.valueOf(e.getCause()).contains("injected failure"), e.toString());
+        RingJob again = new RingJob(3, 2, 10, 2, -1, -1);
+        run(again, 3, 0);
+        assertEquals(-1, again.restoredAt.get());
+        assertResult(again, 3);
+    }
+
+    @Test
+    void withoutFailureTheResultIsTheSameAndOnlyKeepCheckpointsRemain() throws IOException {
+        files();
+        Parameters.set("lpf.cr.files.keep", "3");
+        RingJob job = new RingJob(4, 4, 50, 5, -1, -1);
+        run(job, 4, 0);
+        assertResult(job, 4);
+        // Checkpoints 1..10 were taken; the last ones are committed when their writes are reported; 3 kept.
+        List<Long> c = committed();
+        assertEquals(3, c.size(), c.toString());
+        assertEquals(List.of(c.get(0), c.get(0) + 1, c.get(0) + 2), c);
+        assertTrue(c.get(2) >= 8, c.toString());
+        for (long s : committed()) {
+            for (int q = 0; q < 4; q++) assertTrue(Files.exists(dir.resolve(String.format("cp-%010d/part-%d.lpfcp", s, q))));
+        }
+    }
+
+    @Test
+    void aDamagedPartIsSkippedForTheCheckpointBefore() throws IOException {
+        files();
+        Parameters.set("lpf.cr.files.keep", "5");
+        RingJob first = new RingJob(3, 4, 30, 5, -1, -1);
+        first.pauseMillis = 2;
+        run(first, 3, 0);
+        List<Long> c = committed();
+        long newest = c.get(c.size() - 1);
+        try (RandomAccessFile f = new RandomAccessFile(dir.resolve(String.format("cp-%010d/part-1.lpfcp", newest)).toFile(), "rw")) {
+            f.seek(f.length() - 20);
+            f.write(0x5A);
+        }
+        Parameters.set("lpf.cr.files.resume", "true");
+        RingJob again = new RingJob(3, 4, 30, 5, -1, -1);
+        run(again, 3, 0);
+        assertEquals(5 * (newest - 1), again.restoredAt.get(), "the checkpoint before the damaged one");
+        assertResult(again, 3);
+    }
+
+    @Test
+    void aTruncatedPartAndAnIncompleteCheckpointAreSkipped() throws IOException {
+        files();
+        Parameters.set("lpf.cr.files.keep", "5");
+        RingJob first = new RingJob(2, 4, 30, 5, -1, -1);
+        first.pauseMillis = 2;
+        run(first, 2, 0);
+        List<Long> c = committed();
+        long newest = c.get(c.size() - 1);
+        // The newest loses its commit mark (as if the job died before committing it), the one before is truncated.
+        Files.delete(dir.resolve(String.format("cp-%010d/COMMITTED", newest)));
+        Path truncated = dir.resolve(String.format("cp-%010d/part-0.lpfcp", newest - 1));
+        byte[] bytes = Files.readAllBytes(truncated);
+        Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Parameters.set("lpf.cr.files.resume", "true");
+        RingJob again = new RingJob(2, 4, 30, 5, -1, -1);
+        run(again, 2, 0);
+        assertEquals(5 * (newest - 2), again.restoredAt.get());
+        assertResult(again, 2);
+    }
+
+    @Test
+    void aCheckpointOfAnotherPOrProgramOrDeclarationIsRefusedNamingTheDifference() {
+        files();
+        RingJob first = new RingJob(3, 4, 12, 5, -1, -1);
+        first.pauseMillis = 3;
+        run(first, 3, 0);
+        Parameters.set("lpf.cr.files.resume", "true");
+        FatalException otherP = assertThrows(FatalException.class, () -> run(new RingJob(2, 4, 12, 5, -1, -1), 2, 0));
+        assertTrue(causes(otherP).contains("p = 3 (this run: 2)"), causes(otherP));
+        FatalException otherProgram = assertThrows(FatalException.class, () -> run(new RingJob(3, 4, 13, 5, -1, -1), 3, 0));
+        assertTrue(causes(otherProgram).contains("program 'ring 4 12' (this run: 'ring 4 13')"), causes(otherProgram));
+    }
+
+    @Test
+    void aSegmentOfAnotherSizeIsRefusedNamingIt() {
+        files();
+        Parameters.set("lpf.cr.files.resume", "true");
+        // Same program name, other state size: the declarations differ.
+        Restarts.exec(Lpf.root(), 2, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(4);
+            ctx.sync();
+            try (Checkpoints cr = Checkpoints.init(ctx, "sized")) {
+                cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[4]));
+                cr.resume();
+                cr.checkpointNow();
+                for (int i = 0; i < 30; i++) {
+                    Thread.sleep(2);
+                    cr.checkpoint();
+                }
+            }
+        }, Args.NONE, 0, false, s -> {});
+        FatalException e = assertThrows(FatalException.class, () -> Restarts.exec(Lpf.root(), 2, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(4);
+            ctx.sync();
+            try (Checkpoints cr = Checkpoints.init(ctx, "sized")) {
+                cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[5]));
+                cr.resume();
+            }
+        }, Args.NONE, 0, false, s -> {}));
+        assertTrue(causes(e).contains("segment 'a' has 32 bytes (this run: 40)"), causes(e));
+    }
+
+    @Test
+    void aDirectoryThatIsAFileIsAClearError() throws IOException {
+        Path file = Files.writeString(dir.resolve("plain"), "x");
+        Parameters.set("lpf.cr", "files");
+        Parameters.set("lpf.cr.files.dir", file.toString());
+        FatalException e = assertThrows(FatalException.class, () -> run(new RingJob(2, 1, 2, 0, -1, -1), 2, 0));
+        assertTrue(causes(e).contains("lpf.cr.files.dir") && causes(e).contains(file.toString()), causes(e));
+    }
+
+    @Test
+    void aFailedWriteIsReportedAndNeverCommittedAndTheJobGoesOn() throws IOException {
+        files();
+        Parameters.set("lpf.cr.files.keep", "10");
+        // Checkpoint 2's directory cannot be created: a plain file is in its place.
+        Files.writeString(dir.resolve("cp-0000000002"), "in the way");
+        RingJob job = new RingJob(2, 2, 20, 5, -1, -1);
+        job.pauseMillis = 2;
+        run(job, 2, 0);
+        assertResult(job, 2);
+        List<Long> c = committed();
+        assertFalse(c.contains(2L), c.toString());
+        assertTrue(c.contains(1L) && c.contains(3L), c.toString());
+    }
+
+    @Test
+    void theIntervalAndAnOutsideRequestTriggerCheckpoints() throws Exception {
+        files();
+        Parameters.set("lpf.cr.files.every", "40ms");
+        Parameters.set("lpf.cr.files.keep", "1000");
+        Lpf.root().exec(2, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(4);
+            ctx.sync();
+            try (Checkpoints cr = Checkpoints.init(ctx, "interval")) {
+                cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
+                cr.resume();
+                int taken = 0;
+                long t0 = System.nanoTime();
+                while (System.nanoTime() - t0 < 300_000_000L) {
+                    Thread.sleep(5);
+                    if (cr.checkpoint()) taken++;
+                }
+                if (taken < 3 || taken > 9) throw new AssertionError("40 ms interval over 300 ms took " + taken);
+            }
+        });
+        Parameters.set("lpf.cr.files.every", "0");
+        int[] taken = new int[1];
+        Lpf.root().exec(2, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(4);
+            ctx.sync();
+            try (Checkpoints cr = Checkpoints.init(ctx, "outside")) {
+                cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
+                cr.resume();
+                for (int i = 0; i < 20; i++) {
+                    Thread.sleep(10);
+                    if (cr.checkpoint() && ctx.pid() == 0) taken[0]++;
+                }
+                if (ctx.pid() == 0) Files.writeString(dir.resolve(FilesStore.REQUEST_FILE), "");
+                long t0 = System.nanoTime();
+                boolean got = false;
+                while (!got && System.nanoTime() - t0 < 5_000_000_000L) {
+                    Thread.sleep(10);
+                    got = cr.checkpoint();
+                }
+                if (got && ctx.pid() == 0) taken[0]++;
+            }
+        });
+        assertEquals(1, taken[0], "no checkpoint without a request, one after it");
+        assertFalse(Files.exists(dir.resolve(FilesStore.REQUEST_FILE)), "the request is consumed");
+    }
+
+    @Test
+    void aFullRegisterNamesCheckpointsInitAndWhatItNeeds() {
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root().exec(2, ctx -> {
+            Checkpoints.init(ctx, "tight").close();
+        }));
+        assertTrue(causes(e).contains("Checkpoints.init needs 1 free register slot"), causes(e));
+    }
+
+    @Test
+    void badDurationsAreRefusedNamingTheKey() {
+        assertEquals(30_000_000_000L, CrSettings.parseDuration("k", "30s"));
+        assertEquals(1_500_000L, CrSettings.parseDuration("k", "1.5ms"));
+        assertEquals(120_000_000_000L, CrSettings.parseDuration("k", "2m"));
+        assertEquals(0, CrSettings.parseDuration("k", "off"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> CrSettings.parseDuration("lpf.cr.files.every", "10 parsecs"));
+        assertTrue(e.getMessage().startsWith("lpf.cr.files.every=10 parsecs: not a duration"), e.getMessage());
+    }
+
+    private static String causes(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            b.append(c).append(" | ");
+            for (Throwable s : c.getSuppressed()) b.append(s).append(" | ");
+        }
+        return b.toString();
+    }
+}
