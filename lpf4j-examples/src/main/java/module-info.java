@@ -2,5 +2,6 @@
 module org.lpf4j.examples {
     requires transitive org.lpf4j.core;
     requires org.lpf4j.coll;
+    requires org.lpf4j.cr;
     exports org.lpf4j.examples;
 }

@@ -9,6 +9,7 @@ module org.lpf4j.tools {
     requires org.lpf4j.examples;
     requires org.lpf4j.coll;
     requires org.lpf4j.bsmp;
+    requires org.lpf4j.cr;
     requires info.picocli;
     requires org.lpf4j.bench.programs;
     requires org.knowm.xchart;

@@ -13,29 +13,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The {@code files} module's store. Layout of the directory:
- * <pre>
- * DIR/cp-0000000007/part-3.lpfcp   process 3's part of checkpoint 7 ({@link PartFormat})
- * DIR/cp-0000000007/COMMITTED      written last, by process 0: the job's description
- * DIR/checkpoint.request           created by lpf checkpoint DIR; consumed by process 0
- * </pre>
+ * The {@code files} module's store; the directory's layout is {@link CheckpointDirectory}'s.
  * Every file is written under a {@code .tmp} name, forced to the device and renamed, so that a
  * name without {@code .tmp} always holds a whole file.
  */
 final class FilesStore implements CheckpointStore {
-    /** The file whose appearance asks the running job for a checkpoint. */
-    static final String REQUEST_FILE = "checkpoint.request";
-    static final String COMMITTED = "COMMITTED";
-    private static final String PREFIX = "cp-";
+    static final String REQUEST_FILE = CheckpointDirectory.REQUEST_FILE;
+    static final String COMMITTED = CheckpointDirectory.COMMITTED;
     private static final long POLL_MILLIS = 100;
 
     private final Path dir;
+    private final CheckpointDirectory layout;
     private final CheckpointModule.Job job;
     private final AtomicBoolean requested = new AtomicBoolean();
     private volatile boolean closed;
@@ -44,6 +36,7 @@ final class FilesStore implements CheckpointStore {
     FilesStore(Path dir, String origin, CheckpointModule.Job job) {
         this.dir = dir.toAbsolutePath();
         this.job = job;
+        this.layout = new CheckpointDirectory(this.dir);
         try {
             Files.createDirectories(this.dir);
         } catch (IOException e) {
@@ -61,7 +54,7 @@ final class FilesStore implements CheckpointStore {
 
     @Override public String where() { return "directory " + dir; }
 
-    private Path seqDir(long seq) { return dir.resolve(String.format("%s%010d", PREFIX, seq)); }
+    private Path seqDir(long seq) { return layout.seqDir(seq); }
 
     private Path part(long seq, int pid) { return seqDir(seq).resolve("part-" + pid + ".lpfcp"); }
 
@@ -112,48 +105,17 @@ final class FilesStore implements CheckpointStore {
     }
 
     @Override
-    public List<Long> committed() { return list(true); }
+    public List<Long> committed() { return layout.committed(); }
 
     @Override
-    public List<Long> incomplete() { return list(false); }
-
-    private List<Long> list(boolean committed) {
-        List<Long> seqs = new ArrayList<>();
-        for (long s : all()) if (Files.exists(seqDir(s).resolve(COMMITTED)) == committed) seqs.add(s);
-        return seqs;
-    }
-
-    /** @return every checkpoint directory's seq, newest first */
-    private List<Long> all() {
-        List<Long> seqs = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "*")) {
-            for (Path p : ds) {
-                if (!Files.isDirectory(p)) continue;
-                try {
-                    seqs.add(Long.parseLong(p.getFileName().toString().substring(PREFIX.length())));
-                } catch (NumberFormatException e) {
-                    // not ours
-                }
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot list the checkpoint directory " + dir + ": " + e, e);
-        }
-        seqs.sort(Comparator.reverseOrder());
-        return seqs;
-    }
+    public List<Long> incomplete() { return layout.incomplete(); }
 
     @Override
-    public String description(long seq) {
-        try {
-            return Files.readString(seqDir(seq).resolve(COMMITTED));
-        } catch (IOException e) {
-            return null;
-        }
-    }
+    public String description(long seq) { return layout.description(seq).orElse(null); }
 
     @Override
     public long nextSeq() {
-        List<Long> seqs = all();
+        List<Long> seqs = layout.all();
         return seqs.isEmpty() ? 1 : seqs.get(0) + 1;
     }
 

@@ -3,6 +3,7 @@ package org.lpf4j.examples;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
+import org.lpf4j.cr.Checkpoints;
 
 import java.lang.foreign.MemorySegment;
 
@@ -61,7 +62,13 @@ public final class PageRank implements Spmd {
         int edgeFactor = (int) Inputs.symbol(symbols, 1, DEFAULT_EDGE_FACTOR, "PageRank", "edge factor");
         int iterations = (int) Inputs.symbol(symbols, 2, DEFAULT_ITERATIONS, "PageRank", "iterations");
         long seed = Inputs.symbol(symbols, 3, DEFAULT_SEED, "PageRank", "seed");
-        Inputs.runOnce(ctx, prepare(ctx, scale, edgeFactor, iterations, seed));
+        Instance instance = prepare(ctx, scale, edgeFactor, iterations, seed);
+        try (instance; Checkpoints cr = Checkpoints.init(ctx, "PageRank " + scale + " " + edgeFactor + " " + iterations
+                + " " + seed)) {
+            instance.run(cr);
+            String summary = instance.check();
+            if (ctx.pid() == 0) Inputs.report(ctx.args().output(), summary + System.lineSeparator());
+        }
     }
 
     /**
@@ -130,8 +137,9 @@ public final class PageRank implements Spmd {
             rank = new double[hi - lo];
             z = new double[nv];
             partials = new double[p];
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(4L * p);
+            // Room for a Checkpoints object too (run(Context) makes one).
+            ctx.resizeMemoryRegister(2 + Checkpoints.REGISTER_SLOTS);
+            ctx.resizeMessageQueue(4L * p + Checkpoints.queueEntries(p));
             ctx.sync();
             zSlot = ctx.registerGlobal(MemorySegment.ofArray(z));
             partialsSlot = ctx.registerGlobal(MemorySegment.ofArray(partials));
@@ -144,11 +152,27 @@ public final class PageRank implements Spmd {
         }
 
         @Override
-        public void run() {
+        public void run() { run(null); }
+
+        /**
+         * Runs the iterations with a checkpoint point after each: the ranks of this process's
+         * vertices and the iteration count survive; a restart resumes after the last checkpoint.
+         * Costs one sync per iteration more than {@link #run()} (with module {@code none}, only that).
+         *
+         * @param cr the checkpoints, or null for none
+         */
+        public void run(Checkpoints cr) {
             int n = hi - lo;
             java.util.Arrays.fill(rank, 1.0 / nv);
+            Checkpoints.Value<Integer> done = null;
+            int first = 0;
+            if (cr != null) {
+                cr.protect("ranks", MemorySegment.ofArray(rank));
+                done = cr.value("iterations done", 0);
+                if (cr.resume().isPresent()) first = done.get();
+            }
             int[] rowPtr = rows.rowPtr(), col = rows.col(), deg = rows.outDeg();
-            for (int it = 0; it < iterations; it++) {
+            for (int it = first; it < iterations; it++) {
                 double dangling = 0;
                 for (int i = 0; i < n; i++) {
                     int d = deg[i];
@@ -168,6 +192,10 @@ public final class PageRank implements Spmd {
                     double sum = 0;
                     for (int e = rowPtr[i], end = rowPtr[i + 1]; e < end; e++) sum += z[col[e]];
                     rank[i] = base + DAMPING * sum;
+                }
+                if (cr != null) {
+                    done.set(it + 1);
+                    cr.checkpoint();
                 }
             }
         }

@@ -19,7 +19,8 @@ import java.io.PrintWriter;
  */
 @Command(name = "lpf", mixinStandardHelpOptions = true, version = "lpf4j 0.1.0",
         description = "Lightweight Parallel Foundations for Java: run, probe and benchmark BSP programs.",
-        subcommands = {RunCommand.class, ProbeCommand.class, BenchCommand.class, InfoCommand.class, BootTestCommand.class})
+        subcommands = {RunCommand.class, ProbeCommand.class, BenchCommand.class, InfoCommand.class, BootTestCommand.class,
+                CheckpointCommand.class})
 public class LpfCommand implements Runnable {
     @Spec CommandSpec spec;
 

@@ -4,6 +4,8 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
+import org.lpf4j.cr.CrSettings;
+import org.lpf4j.cr.Restarts;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ProcessLauncher;
 import picocli.CommandLine.Command;
@@ -18,6 +20,7 @@ import java.io.File;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -26,8 +29,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lpf run [-p N] [--engine E] [--param k=v]... [--debug] [--class-path P] <class> [args...]}: runs
- * an SPMD program in this JVM.
+ * {@code lpf run [-p N] [--engine E] [--param k=v]... [--debug] [--class-path P] [--checkpoint-dir D
+ * [--checkpoint-every T] [--restarts K] [--resume]] <class> [args...]}: runs an SPMD program.
  *
  * <p>An {@link org.lpf4j.Spmd} class (public no-argument constructor) runs as
  * {@code Lpf.root().exec(N, program, args)} with N = {@code -p} or the machine size, each
@@ -44,7 +47,13 @@ import java.util.concurrent.Callable;
  * gets the whole run delegated: {@code lpf run} finds the program's class, prints the header line,
  * starts the launcher's command for N processes, each running this {@code lpf run} without
  * {@code -p} (and without the header), forwards their output and returns the launcher's exit
- * status (and kills the process tree if it is itself interrupted). Exit status: 0 on success,
+ * status (and kills the process tree if it is itself interrupted).
+ *
+ * <p>Checkpoints: {@code --checkpoint-dir D} selects the {@code files} cr module for the program's
+ * {@link org.lpf4j.cr.Checkpoints}, {@code --checkpoint-every T} its interval; {@code --restarts K}
+ * runs a failed job again (in this JVM with {@link Restarts} on an in-process engine, by starting the
+ * launcher again otherwise), and each retry resumes from the last complete checkpoint;
+ * {@code --resume} resumes the first run too. Exit status: 0 on success,
  * {@value ProgramFailure#EXIT_CODE} if the program failed, {@value UsageException#EXIT_CODE} for a
  * usage error (unknown class, bad option or parameter).
  */
@@ -77,6 +86,26 @@ public class RunCommand implements Callable<Integer> {
                     + "platform's path separator, ':' on Unix)")
     String classPath;
 
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR",
+            description = "keep checkpoints in DIR (created if missing; shared by all hosts of the job): selects the "
+                    + "cr module files (lpf.cr=files, lpf.cr.files.dir=DIR); the program declares its state with "
+                    + "org.lpf4j.cr.Checkpoints")
+    Path checkpointDir;
+
+    @Option(names = "--checkpoint-every", paramLabel = "DURATION",
+            description = "take a checkpoint at the program's first checkpoint point after DURATION (e.g. 30s, 500ms, "
+                    + "2m) since the last one; needs --checkpoint-dir or --param lpf.cr=memory")
+    String checkpointEvery;
+
+    @Option(names = "--restarts", paramLabel = "K", defaultValue = "0",
+            description = "when the job fails (a process threw, was killed, ran out of memory, froze past the engine's "
+                    + "sync timeout), start it again, up to K times; it resumes from the last complete checkpoint")
+    int restarts;
+
+    @Option(names = "--resume", description = "resume from the last complete checkpoint in --checkpoint-dir (an "
+            + "explicit restart of a job that stopped or finished)")
+    boolean resume;
+
     @Option(names = "--launched", hidden = true,
             description = "set by lpf run on the processes it launches: the launching side printed the header line")
     boolean launched;
@@ -95,6 +124,7 @@ public class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
+            checkpointing(scope);
             if (nodes != null) {
                 String key = "lpf.engine." + selected().name() + ".launchNodes";
                 if (org.lpf4j.spi.ParameterRegistry.global().find(key).isEmpty()) {
@@ -114,11 +144,15 @@ public class RunCommand implements Callable<Integer> {
                 if (launcher.isPresent()) {
                     // The header is printed once, here; the launched processes (--launched) print none.
                     printHeader(out, program);
-                    return Launched.run(launcher.get(), launch(procs), out);
+                    return launchWithRestarts(launcher.get(), out);
                 }
                 switch (program) {
                     case Program.SpmdProgram spmd -> runSpmd(spmd, out);
                     case Program.MainProgram main -> {
+                        if (restarts > 0) {
+                            throw new UsageException("lpf run: --restarts needs an org.lpf4j.Spmd program; "
+                                    + className + " has a main method, which chooses its own sections");
+                        }
                         printHeader(out, program);
                         main.run(programArgs.toArray(String[]::new));
                     }
@@ -162,7 +196,14 @@ public class RunCommand implements Callable<Integer> {
             Args args = new Args(MemorySegment.NULL, output, new ArrayList<>(programArgs));
             FatalException failure = null;
             try {
-                root.exec(p, timing.wrap(program.perProcess()), args);
+                if (restarts > 0 || resume) {
+                    Restarts.exec(root, p, timing.wrap(program.perProcess()), args, restarts, resume, line -> {
+                        out.println("lpf run: " + line);
+                        out.flush();
+                    });
+                } else {
+                    root.exec(p, timing.wrap(program.perProcess()), args);
+                }
             } catch (FatalException e) {
                 failure = e;
             }
@@ -216,11 +257,82 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Sets the cr parameters the checkpoint options ask for, or fails with a usage error before
+     * anything starts.
+     */
+    private void checkpointing(ParameterScope scope) {
+        if (restarts < 0) throw new UsageException("lpf run: --restarts " + restarts + ": give 0 or more");
+        if (checkpointDir != null) {
+            Path dir = checkpointDir.toAbsolutePath();
+            try {
+                java.nio.file.Files.createDirectories(dir);
+            } catch (java.io.IOException e) {
+                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": cannot create it: " + e);
+            }
+            if (!java.nio.file.Files.isWritable(dir)) {
+                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": not writable");
+            }
+            scope.set("lpf.cr", "files");
+            scope.set("lpf.cr.files.dir", dir.toString());
+        }
+        if (checkpointEvery != null) {
+            try {
+                CrSettings.parseDuration("--checkpoint-every", checkpointEvery);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("lpf run: " + e.getMessage());
+            }
+            String module = checkpointDir != null ? "files"
+                    : org.lpf4j.spi.Components.installed().choiceParameter(org.lpf4j.spi.Framework.CR).get().trim();
+            if (!module.equals("files") && !module.equals("memory")) {
+                throw new UsageException("lpf run: --checkpoint-every needs a cr module that keeps checkpoints: "
+                        + "--checkpoint-dir DIR (files), or --param lpf.cr=memory on the threads engine");
+            }
+            scope.set("lpf.cr." + module + ".every", checkpointEvery);
+        }
+        if (resume) {
+            if (checkpointDir == null) throw new UsageException("lpf run: --resume needs --checkpoint-dir DIR");
+            scope.set("lpf.cr.files.resume", "true");
+        }
+    }
+
+    /**
+     * Runs the job under the launcher; if it fails and {@code --restarts} allows, starts it again
+     * with {@code --resume}, so that it continues from the last complete checkpoint.
+     */
+    private int launchWithRestarts(ProcessLauncher launcher, PrintWriter out) {
+        if (restarts > 0 && checkpointDir == null) {
+            out.println("lpf run: note: --restarts without --checkpoint-dir: a restarted job starts from the beginning"
+                    + " (on the " + selected().name() + " engine only the files module survives a lost JVM)");
+        }
+        for (int attempt = 0; ; attempt++) {
+            int status = Launched.run(launcher, launch(procs, attempt > 0), out);
+            if (status == 0 || status == UsageException.EXIT_CODE) return status;
+            if (attempt >= restarts) {
+                if (restarts > 0) {
+                    out.println("lpf run: the job failed " + (attempt + 1) + " times (exit status " + status
+                            + "); no restart left (--restarts " + restarts + ")");
+                    out.flush();
+                }
+                return status;
+            }
+            out.println("lpf run: the job failed (exit status " + status + "); restart " + (attempt + 1) + " of "
+                    + restarts + (checkpointDir != null ? " from the last complete checkpoint in "
+                    + checkpointDir.toAbsolutePath() : " from the beginning"));
+            out.flush();
+        }
+    }
+
     /** What each launched process runs: this command again, without {@code -p} and with {@code --launched}. */
-    ProcessLauncher.Launch launch(int p) {
+    ProcessLauncher.Launch launch(int p) { return launch(p, false); }
+
+    private ProcessLauncher.Launch launch(int p, boolean retry) {
         List<String> args = new ArrayList<>(List.of("run", "--launched"));
         args.addAll(engineOptions.asArguments());
         if (debug) args.add("--debug");
+        if (checkpointDir != null) args.addAll(List.of("--checkpoint-dir", checkpointDir.toAbsolutePath().toString()));
+        if (checkpointEvery != null) args.addAll(List.of("--checkpoint-every", checkpointEvery));
+        if (checkpointDir != null && (resume || retry)) args.add("--resume");
         if (classPath != null) args.addAll(List.of("--class-path", classPath));
         args.add(className);
         args.addAll(programArgs);

@@ -1,0 +1,93 @@
+package org.lpf4j.cr;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A directory of the {@code files} module seen from outside a job: what {@code lpf run} and
+ * {@code lpf checkpoint} read (which checkpoints are complete, what made them) and the outside
+ * request for a checkpoint. The layout:
+ * <pre>
+ * DIR/cp-0000000007/part-3.lpfcp   process 3's part of checkpoint 7 (checksummed)
+ * DIR/cp-0000000007/COMMITTED      written last, by process 0: the job's description
+ * DIR/checkpoint.request           created by {@link #request()}; consumed by the job's process 0
+ * </pre>
+ * Cheap: each call lists the directory once.
+ */
+public final class CheckpointDirectory {
+    /** The file whose appearance asks the running job for a checkpoint. */
+    public static final String REQUEST_FILE = "checkpoint.request";
+    static final String COMMITTED = "COMMITTED";
+    private static final String PREFIX = "cp-";
+
+    private final Path dir;
+
+    /** @param dir the directory (need not exist) */
+    public CheckpointDirectory(Path dir) { this.dir = dir.toAbsolutePath(); }
+
+    /** @return the directory */
+    public Path path() { return dir; }
+
+    Path seqDir(long seq) { return dir.resolve(String.format("%s%010d", PREFIX, seq)); }
+
+    /** @return the committed (complete) checkpoints, newest first; empty if the directory does not exist */
+    public List<Long> committed() { return list(true); }
+
+    /** @return the checkpoints begun but never committed, newest first */
+    public List<Long> incomplete() { return list(false); }
+
+    private List<Long> list(boolean committed) {
+        List<Long> seqs = new ArrayList<>();
+        for (long s : all()) if (Files.exists(seqDir(s).resolve(COMMITTED)) == committed) seqs.add(s);
+        return seqs;
+    }
+
+    /** @return every checkpoint directory's number, newest first */
+    List<Long> all() {
+        List<Long> seqs = new ArrayList<>();
+        if (!Files.isDirectory(dir)) return seqs;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "*")) {
+            for (Path p : ds) {
+                if (!Files.isDirectory(p)) continue;
+                try {
+                    seqs.add(Long.parseLong(p.getFileName().toString().substring(PREFIX.length())));
+                } catch (NumberFormatException e) {
+                    // not ours
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list the checkpoint directory " + dir + ": " + e, e);
+        }
+        seqs.sort(Comparator.reverseOrder());
+        return seqs;
+    }
+
+    /**
+     * @param seq a checkpoint
+     * @return the description its commit mark holds (program, nprocs, lpf4j, seq, superstep, written), if committed
+     */
+    public Optional<String> description(long seq) {
+        try {
+            return Optional.of(Files.readString(seqDir(seq).resolve(COMMITTED)));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Asks the job writing into this directory for a checkpoint at its next checkpoint point
+     * (its process 0 looks for the request every 100 ms).
+     *
+     * @throws IOException if the directory does not exist or the request cannot be written
+     */
+    public void request() throws IOException {
+        if (!Files.isDirectory(dir)) throw new java.nio.file.NoSuchFileException(dir + " (no checkpoint directory)");
+        Files.writeString(dir.resolve(REQUEST_FILE), "requested by pid " + ProcessHandle.current().pid() + "\n");
+    }
+}

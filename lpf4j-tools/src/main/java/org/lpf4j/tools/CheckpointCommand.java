@@ -1,0 +1,79 @@
+package org.lpf4j.tools;
+
+import org.lpf4j.cr.CheckpointDirectory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code lpf checkpoint DIR}: asks the job that writes checkpoints into DIR ({@code lpf run
+ * --checkpoint-dir DIR}) for a checkpoint now, as LAM's {@code lamcheckpoint} does, and waits until
+ * it is committed (at most {@code --wait}); {@code --list} only lists the complete checkpoints.
+ * The job takes it at its next checkpoint point and commits it at a later one, so the wait is a
+ * few of the program's supersteps plus the write. Exit status 0 when a new checkpoint was
+ * committed (or listed), {@value ProgramFailure#EXIT_CODE} if none came in time.
+ */
+@Command(name = "checkpoint", mixinStandardHelpOptions = true,
+        description = "Asks a running job (lpf run --checkpoint-dir DIR) for a checkpoint now, or lists DIR's checkpoints.")
+public class CheckpointCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "the job's checkpoint directory")
+    Path dir;
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "60",
+            description = "how long to wait for the checkpoint to be committed (default ${DEFAULT-VALUE}; 0: do not wait)")
+    double waitSeconds;
+
+    @Option(names = "--list", description = "only list the complete checkpoints in DIR, newest first")
+    boolean list;
+
+    /** For picocli. */
+    public CheckpointCommand() {}
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        CheckpointDirectory cd = new CheckpointDirectory(dir);
+        if (!dir.toFile().isDirectory()) throw new UsageException("lpf checkpoint: " + cd.path() + " is not a directory");
+        if (list) {
+            List<Long> committed = cd.committed();
+            if (committed.isEmpty()) out.println("lpf checkpoint: no complete checkpoint in " + cd.path());
+            for (long s : committed) out.println(s + ": " + cd.description(s).orElse("").strip().replace('\n', ' '));
+            out.flush();
+            return 0;
+        }
+        List<Long> before = cd.committed();
+        long newest = before.isEmpty() ? 0 : before.get(0);
+        try {
+            cd.request();
+        } catch (IOException e) {
+            throw new UsageException("lpf checkpoint: cannot ask for a checkpoint in " + cd.path() + ": " + e.getMessage());
+        }
+        out.println("lpf checkpoint: asked the job writing into " + cd.path() + " for a checkpoint");
+        out.flush();
+        if (waitSeconds <= 0) return 0;
+        long deadline = System.nanoTime() + (long) (waitSeconds * 1e9);
+        while (System.nanoTime() < deadline) {
+            List<Long> now = cd.committed();
+            if (!now.isEmpty() && now.get(0) > newest) {
+                long s = now.get(0);
+                out.println("lpf checkpoint: checkpoint " + s + " committed: "
+                        + cd.description(s).orElse("").strip().replace('\n', ' '));
+                out.flush();
+                return 0;
+            }
+            Thread.sleep(100);
+        }
+        throw new ProgramFailure("lpf checkpoint: no new checkpoint was committed in " + cd.path() + " within "
+                + waitSeconds + " s (is a job with --checkpoint-dir " + cd.path() + " running and calling its checkpoint point?)", null);
+    }
+}
