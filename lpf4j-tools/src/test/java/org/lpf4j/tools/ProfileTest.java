@@ -63,6 +63,19 @@ class ProfileTest {
     }
 
     @Test
+    void manySuperstepsDrawTheSlowestAndSaySo() throws Exception {
+        Path dir = tmp.resolve("many");
+        int rounds = 150, steps = RingProfile.SETUP + rounds + 1;
+        String out = Cli.run("run", "--engine", "threads", "-p", "2", "--profile", dir.toString(), RingProfile.class.getName(),
+                "8", Integer.toString(rounds), "100", "1", "300").expect(0).out();
+        assertEquals(2 * steps + 1, Files.readAllLines(dir.resolve("supersteps.csv")).size(), out);
+        String svg = Files.readString(dir.resolve("timeline.svg"));
+        assertTrue(svg.contains("showing the " + TimelinePicture.MAX_COLUMNS + " slowest of " + steps + " supersteps, in order"), svg);
+        assertEquals(TimelinePicture.MAX_COLUMNS, svg.split("<title>superstep ", -1).length - 1, "one slowest mark per column");
+        assertTrue(svg.contains("<title>superstep " + (RingProfile.SETUP + 100) + ": slowest pid 1,"), svg);
+    }
+
+    @Test
     void theMpiEngineMergesTheRecordsOfAllItsJvms() throws Exception {
         assumeLaunched("mpi");
         Path dir = tmp.resolve("mpi");
