@@ -12,6 +12,11 @@ import org.lpf4j.Spmd;
  * {@code exec} returning) makes them visible to the caller. On an engine whose processes run in
  * other JVMs (MPI), only the processes of this JVM record (pid 0 and whoever shares its JVM): the
  * summary reports what it saw and says which pids it did not see, never a count it does not know.
+ *
+ * <p>With a {@link Profile} ({@code lpf run --profile}) each process runs on a
+ * {@link ProfilingContext} instead and, after its program returned, writes its superstep records
+ * where the profile says; the profile travels with the wrapped function, so this holds in every
+ * JVM. Without one, nothing beyond the counts above is recorded.
  */
 final class SectionTiming {
     private final int p;
