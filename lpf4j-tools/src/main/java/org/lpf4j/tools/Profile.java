@@ -71,25 +71,48 @@ record Profile(String dir, String runId) implements Serializable {
     }
 
     /**
-     * The end of one process's part of the section, after its program returned: ends its log,
-     * asks the context for g and l ({@link Context#probe()}, collective: every process calls it
-     * here; usually read from the probe cache, else measured once) and writes the records file.
+     * g and l for the predictions, asked of the section's context by every process <em>before</em>
+     * its program runs ({@link Context#probe()} may be collective, and only then are all processes
+     * sure to be there: after a failure a collective probe could wait forever). Usually read from
+     * the probe cache; else measured once, and then the program's own {@code probe()} costs
+     * nothing. Not part of the recorded times.
      *
-     * @param timed the process's profiling context
-     * @param ctx   the engine's context it wraps
-     * @throws FatalException if the section failed meanwhile (the probe is collective)
+     * @return the machine, or null if the probe failed (the records then carry no prediction)
+     * @throws FatalException if the section failed meanwhile
      */
-    void save(ProfilingContext timed, Context ctx) {
-        SuperstepLog log = timed.finish();
-        Machine machine;
+    static Machine machine(Context ctx) {
         try {
-            machine = ctx.probe();
+            return ctx.probe();
         } catch (FatalException e) {
             throw e;
         } catch (RuntimeException e) {
-            machine = null; // the records still say what was measured; the prediction is left out
+            return null;
         }
-        log.write(recordFile(ctx.pid()), machine);
+    }
+
+    /**
+     * The end of one process's part of the section, after its program returned: ends its log and
+     * writes the records file. Local: no communication.
+     *
+     * @param timed   the process's profiling context
+     * @param machine what {@link #machine} returned at the start, or null
+     */
+    void save(ProfilingContext timed, Machine machine) {
+        timed.finish().write(recordFile(timed.pid()), machine);
+    }
+
+    /**
+     * Deletes the per-process record files of pids 0 to {@code p − 1} (after the merge, or after
+     * a failed section, which has no profile). A file that cannot be deleted is left: harmless.
+     */
+    void discard(int p) {
+        for (int q = 0; q < p; q++) {
+            try {
+                Files.deleteIfExists(recordFile(q));
+            } catch (IOException e) {
+                // a leftover per-process file is harmless
+            }
+        }
     }
 
     /**
@@ -107,13 +130,7 @@ record Profile(String dir, String runId) implements Serializable {
         Path csv = Path.of(dir, "supersteps.csv"), png = Path.of(dir, "timeline.png"), svg = Path.of(dir, "timeline.svg");
         records.writeCsv(csv);
         TimelinePicture.write(records, title, png, svg);
-        for (int q = 0; q < p; q++) {
-            try {
-                Files.deleteIfExists(recordFile(q));
-            } catch (IOException e) {
-                // a leftover per-process file is harmless; the merged records are written
-            }
-        }
+        discard(p);
         out.print(records.summary(5, csv, png, svg));
         out.flush();
     }

@@ -58,7 +58,8 @@ import java.util.concurrent.Callable;
  * job started by hand ({@code mpirun -n 4 ... lpf run --profile DIR ...}). DIR is created if only
  * it is missing; a missing parent or an unwritable DIR is a usage error before anything starts.
  * Cost with the option: a few array increments per put, get and sync, one probe per section
- * (usually from the probe cache) and the files; without it, none.
+ * before the program starts (usually from the probe cache; not in the recorded times) and the
+ * files; without it, none. A failed section writes no profile (and leaves no record files).
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Runs an SPMD program (an org.lpf4j.Spmd class, or a class with a main method).")
@@ -194,6 +195,7 @@ public class RunCommand implements Callable<Integer> {
             }
             out.print(buffer.getString(0));
             if (failure != null) {
+                if (profile != null) profile.discard(p);
                 out.flush();
                 throw new ProgramFailure("the SPMD section of " + program.type().getName() + " failed: "
                         + failure.getMessage(), failure);

@@ -85,6 +85,7 @@ final class SectionTiming {
 
         @Override
         public void run(Context ctx) throws Exception {
+            org.lpf4j.Machine machine = profile == null ? null : Profile.machine(ctx);
             TimedContext timed = profile == null ? new TimedContext(ctx) : new ProfilingContext(ctx);
             long t0 = System.nanoTime();
             try {
@@ -92,8 +93,8 @@ final class SectionTiming {
             } finally {
                 if (sink != null) sink.record(ctx.pid(), ctx.nprocs(), System.nanoTime() - t0, timed);
             }
-            // only after the program returned: a failed section has no profile
-            if (profile != null) profile.save((ProfilingContext) timed, ctx);
+            // only after the program returned: a failed section has no profile (and no files are left)
+            if (profile != null) profile.save((ProfilingContext) timed, machine);
         }
     }
 
