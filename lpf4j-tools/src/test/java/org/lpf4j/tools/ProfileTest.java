@@ -96,6 +96,37 @@ class ProfileTest {
     }
 
     @Test
+    void aFailedSectionWritesNoProfileAndLeavesNoFiles() throws Exception {
+        Path dir = tmp.resolve("failed");
+        Cli.run(failing(dir, 3, "--engine", "threads")).expectError(ProgramFailure.EXIT_CODE, "fails as asked");
+        assertEmpty(dir);
+    }
+
+    @Test
+    void aFailedSectionOnTheMpiEngineEndsWithoutAProfile() throws Exception {
+        assumeLaunched("mpi");
+        Path dir = tmp.resolve("failed-mpi");
+        LpfJvm r = LpfJvm.run(150, failing(dir, 3, "--engine", "mpi"));
+        assertTrue(r.done() && r.exitCode() != 0 && r.both().contains("fails as asked"), r::both);
+        assertEmpty(dir);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /** @return lpf run arguments of a {@link RingProfile} whose last pid throws in ring superstep 1 */
+    private static String[] failing(Path dir, int p, String... engine) {
+        List<String> a = args(dir, p, engine);
+        a.set(a.size() - 3, "1");
+        a.set(a.size() - 1, "-1");
+        return a.toArray(String[]::new);
+    }
+
+    private static void assertEmpty(Path dir) throws IOException {
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "a failed section leaves nothing in DIR");
+        }
+    }
+
+    @Test
     void aDirectoryThatCannotBeMadeIsAUsageErrorBeforeAnythingStarts() throws IOException {
         Path noParent = tmp.resolve("no/such/dir");
         Cli r = Cli.run(args(noParent, 2, "--engine", "threads").toArray(String[]::new))

@@ -13,7 +13,7 @@ import java.util.List;
  * registers, then R supersteps each put n bytes from every process to the next one in a ring,
  * and the last superstep (after the last sync) computes nothing. In ring superstep {@code slowStep}
  * (counted from 0 among the ring supersteps, so superstep {@code slowStep + 2} of the section),
- * process {@code slowPid} sleeps {@code sleepMillis} before its put.
+ * process {@code slowPid} sleeps {@code sleepMillis} before its put, or throws if it is negative.
  *
  * <p>Symbols: n, R, slowStep, slowPid, sleepMillis.
  */
@@ -40,7 +40,10 @@ public class RingProfile implements Spmd {
             Memslot s = ctx.registerLocal(src), d = ctx.registerGlobal(dst);
             ctx.sync();
             for (int i = 0; i < rounds; i++) {
-                if (i == slowStep && pid == slowPid) Thread.sleep(sleepMillis);
+                if (i == slowStep && pid == slowPid) {
+                    if (sleepMillis < 0) throw new IllegalStateException("RingProfile: pid " + pid + " fails as asked");
+                    Thread.sleep(sleepMillis);
+                }
                 ctx.put(s, 0, (pid + 1) % p, d, 0, n);
                 ctx.sync();
             }
