@@ -56,6 +56,19 @@ import java.util.concurrent.Callable;
  * {@code --resume} resumes the first run too. Exit status: 0 on success,
  * {@value ProgramFailure#EXIT_CODE} if the program failed, {@value UsageException#EXIT_CODE} for a
  * usage error (unknown class, bad option or parameter).
+ *
+ * <p>{@code --profile DIR} (Spmd programs only, every engine) records every process's supersteps:
+ * the compute time before each sync, the time waiting in it, the messages and bytes out and in,
+ * and the time the section's g and l ({@link Context#probe()}) predict. Each process writes its
+ * records into DIR (so DIR must be visible to all processes: local for one machine, shared
+ * across machines), and pid 0's JVM merges them when the section has ended into
+ * {@code DIR/supersteps.csv}, {@code DIR/timeline.png} and {@code DIR/timeline.svg}, and prints
+ * the slowest supersteps (see {@link Profile}, {@link ProfileRecords}). This works the same for a
+ * job started by hand ({@code mpirun -n 4 ... lpf run --profile DIR ...}). DIR is created if only
+ * it is missing; a missing parent or an unwritable DIR is a usage error before anything starts.
+ * Cost with the option: a few array increments per put, get and sync, one probe per section
+ * before the program starts (usually from the probe cache; not in the recorded times) and the
+ * files; without it, none. A failed section writes no profile (and leaves no record files).
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Runs an SPMD program (an org.lpf4j.Spmd class, or a class with a main method).")
@@ -106,6 +119,15 @@ public class RunCommand implements Callable<Integer> {
             + "explicit restart of a job that stopped or finished)")
     boolean resume;
 
+    @Option(names = "--profile", paramLabel = "DIR",
+            description = "record every superstep of every process (compute, wait in sync, messages and bytes out and in,"
+                    + " the time g and l predict); write DIR/supersteps.csv, DIR/timeline.png and .svg, and print the"
+                    + " slowest supersteps. DIR is created if its parent exists; all processes must see it")
+    String profileDir;
+
+    /** The run's profile, from {@code --profile}; null without it. */
+    private Profile profile;
+
     @Option(names = "--launched", hidden = true,
             description = "set by lpf run on the processes it launches: the launching side printed the header line")
     boolean launched;
@@ -122,6 +144,7 @@ public class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        profile = profileDir == null ? null : Profile.start(profileDir);
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
             checkpointing(scope);
@@ -141,6 +164,10 @@ public class RunCommand implements Callable<Integer> {
             try {
                 // A launching side only names the program's kind: its static initialisers run in the processes.
                 Program program = Program.find(className, loader, launcher.isEmpty());
+                if (profile != null && program instanceof Program.MainProgram) {
+                    throw new UsageException("lpf run: --profile needs an org.lpf4j.Spmd class (lpf run starts its section);"
+                            + " " + className + " has a main method that starts its own");
+                }
                 if (launcher.isPresent()) {
                     // The header is printed once, here; the launched processes (--launched) print none.
                     printHeader(out, program);
@@ -187,7 +214,7 @@ public class RunCommand implements Callable<Integer> {
         printHeader(out, program);
         String engine = Lpf.engine().name();
         int p = procs != null ? procs : Lpf.engine().machineSize();
-        SectionTiming timing = new SectionTiming(p);
+        SectionTiming timing = new SectionTiming(p, profile);
         MemorySegment output;
         try (Arena arena = Arena.ofShared()) {
             // One byte more than the program gets: the text always has a terminating zero.
@@ -209,12 +236,14 @@ public class RunCommand implements Callable<Integer> {
             }
             out.print(buffer.getString(0));
             if (failure != null) {
+                if (profile != null) profile.discard(p);
                 out.flush();
                 throw new ProgramFailure("the SPMD section of " + program.type().getName() + " failed: "
                         + failure.getMessage(), failure);
             }
         }
         out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: " + timing.summary());
+        if (profile != null) profile.report(timing.processes(), program.type().getSimpleName() + " on the " + engine + " engine", out);
     }
 
     /**
@@ -333,6 +362,7 @@ public class RunCommand implements Callable<Integer> {
         if (checkpointDir != null) args.addAll(List.of("--checkpoint-dir", checkpointDir.toAbsolutePath().toString()));
         if (checkpointEvery != null) args.addAll(List.of("--checkpoint-every", checkpointEvery));
         if (checkpointDir != null && (resume || retry)) args.add("--resume");
+        if (profile != null) args.addAll(List.of("--profile", profile.dir()));
         if (classPath != null) args.addAll(List.of("--class-path", classPath));
         args.add(className);
         args.addAll(programArgs);

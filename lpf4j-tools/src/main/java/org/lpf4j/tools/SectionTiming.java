@@ -12,6 +12,11 @@ import org.lpf4j.Spmd;
  * {@code exec} returning) makes them visible to the caller. On an engine whose processes run in
  * other JVMs (MPI), only the processes of this JVM record (pid 0 and whoever shares its JVM): the
  * summary reports what it saw and says which pids it did not see, never a count it does not know.
+ *
+ * <p>With a {@link Profile} ({@code lpf run --profile}) each process runs on a
+ * {@link ProfilingContext} instead and, after its program returned, writes its superstep records
+ * where the profile says; the profile travels with the wrapped function, so this holds in every
+ * JVM. Without one, nothing beyond the counts above is recorded.
  */
 final class SectionTiming {
     private final int p;
@@ -21,10 +26,22 @@ final class SectionTiming {
     /** Whether each pid recorded here (false for a process that ran in another JVM). */
     private final boolean[] seen;
     private int actualP;
+    /** Where each process leaves its superstep records ({@code lpf run --profile}), or null. */
+    private final Profile profile;
 
     /** @param p the number of processes asked for (the section may get fewer) */
     SectionTiming(int p) {
+        this(p, null);
+    }
+
+    /**
+     * @param p       the number of processes asked for (the section may get fewer)
+     * @param profile if not null, every process also records its supersteps and writes them
+     *                where the profile says ({@link Profile#save}); null costs nothing
+     */
+    SectionTiming(int p, Profile profile) {
         this.p = p;
+        this.profile = profile;
         this.syncs = new long[p];
         this.sectionNanos = new long[p];
         this.syncNanos = new long[p];
@@ -38,7 +55,7 @@ final class SectionTiming {
      *         JVM runs the program without recording)
      */
     Spmd wrap(Spmd program) {
-        return new Timed(program, this);
+        return new Timed(program, this, profile);
     }
 
     private void record(int pid, int nprocs, long nanos, TimedContext timed) {
@@ -50,29 +67,34 @@ final class SectionTiming {
         seen[pid] = true;
     }
 
-    /** The wrapping SPMD function; the sink is not shipped to other JVMs. */
+    /** The wrapping SPMD function; the sink is not shipped to other JVMs, the profile is. */
     private static final class Timed implements Spmd, org.lpf4j.spi.kit.CrossJvmObjects.Carrier {
         private static final long serialVersionUID = 1L;
         private final Spmd program;
         private final transient SectionTiming sink;
+        private final Profile profile;
 
         @Override
         public Object program() { return program; }
 
-        Timed(Spmd program, SectionTiming sink) {
+        Timed(Spmd program, SectionTiming sink, Profile profile) {
             this.program = program;
             this.sink = sink;
+            this.profile = profile;
         }
 
         @Override
         public void run(Context ctx) throws Exception {
-            TimedContext timed = new TimedContext(ctx);
+            org.lpf4j.Machine machine = profile == null ? null : Profile.machine(ctx);
+            TimedContext timed = profile == null ? new TimedContext(ctx) : new ProfilingContext(ctx);
             long t0 = System.nanoTime();
             try {
                 program.run(timed);
             } finally {
                 if (sink != null) sink.record(ctx.pid(), ctx.nprocs(), System.nanoTime() - t0, timed);
             }
+            // only after the program returned: a failed section has no profile (and no files are left)
+            if (profile != null) profile.save((ProfilingContext) timed, machine);
         }
     }
 

@@ -11,7 +11,7 @@ import org.lpf4j.spi.kit.ForwardingContext;
  * Costs two {@link System#nanoTime()} calls per sync; allocates nothing per call. Used by one
  * thread, like the context it wraps.
  */
-final class TimedContext extends ForwardingContext {
+class TimedContext extends ForwardingContext {
     private long syncs;
     private long syncNanos;
 
