@@ -40,6 +40,15 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
      */
     static LpfJvm run(int seconds, List<String> jvmOptions, java.util.Map<String, String> env, String... args)
             throws Exception {
+        return run(seconds, jvmOptions, env, proc -> {}, args);
+    }
+
+    /**
+     * As {@link #run(int, List, java.util.Map, String...)}, with {@code during} called on a thread
+     * of its own with the started process (e.g. to kill one of its JVMs); its failure fails the run.
+     */
+    static LpfJvm run(int seconds, List<String> jvmOptions, java.util.Map<String, String> env,
+                      java.util.function.Consumer<Process> during, String... args) throws Exception {
         String marker = UUID.randomUUID().toString();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -55,13 +64,16 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         Set<Long> proxies = new java.util.HashSet<>();
         String out, err;
         boolean done;
+        CompletableFuture<Void> action = CompletableFuture.runAsync(() -> during.accept(proc));
         try {
             CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
             done = waitWatching(proc, seconds, proxies);
+            action.get(10, TimeUnit.SECONDS);
             if (!done) killTree(proc);
             out = o.get(10, TimeUnit.SECONDS);
             err = e.get(10, TimeUnit.SECONDS);
         } finally {
+            action.cancel(true);
             killTree(proc);
         }
         return new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore, proxies));

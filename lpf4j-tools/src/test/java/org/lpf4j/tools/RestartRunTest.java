@@ -1,0 +1,129 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.lpf4j.spi.Engines;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code lpf run --checkpoint-dir --restarts} the way users run it: a process killed with
+ * {@code kill -9} on the mpi and hybrid engines (real JVMs under mpirun), a process that throws on
+ * the threads engine (rolled back in this JVM), and an explicit {@code --resume}. Every run must
+ * finish, pass its sequential check, say that it restarted, and leave no process behind.
+ */
+@Timeout(300)
+class RestartRunTest {
+    @TempDir Path dir;
+
+    private static void assumeLaunched(String engine) {
+        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
+                && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
+    }
+
+    /** Waits until a checkpoint in {@code dir} is committed, then kills one of the job's JVMs with SIGKILL. */
+    private static void killAfterFirstCommit(Path dir, Process lpf) {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        try {
+            while (System.nanoTime() < deadline && lpf.isAlive()) {
+                boolean committed;
+                try (Stream<Path> s = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
+                    committed = s.anyMatch(d -> Files.exists(d.resolve("COMMITTED")));
+                }
+                if (committed) {
+                    List<ProcessHandle> ranks = lpf.descendants()
+                            .filter(h -> h.info().commandLine().map(c -> c.contains("--launched")
+                                    && c.contains("LpfCommand")).orElse(false)).toList();
+                    if (ranks.isEmpty()) throw new AssertionError("no JVM of the job found to kill");
+                    new ProcessBuilder("kill", "-9", Long.toString(ranks.getLast().pid())).start().waitFor();
+                    return;
+                }
+                Thread.sleep(50);
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("no checkpoint was committed in " + dir);
+    }
+
+    private void assertSurvivedAKill(String engine, String... layout) throws Exception {
+        assumeLaunched(engine);
+        List<String> args = new java.util.ArrayList<>(List.of("run", "--engine", engine));
+        args.addAll(List.of(layout));
+        args.addAll(List.of("--checkpoint-dir", dir.toString(), "--checkpoint-every", "200ms", "--restarts", "1",
+                "org.lpf4j.examples.PageRank", "12", "8", "8000"));
+        LpfJvm r = LpfJvm.run(240, List.of(), Map.of(), proc -> killAfterFirstCommit(dir, proc), args.toArray(String[]::new));
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("lpf run: the job failed (exit status"), r::both);
+        assertTrue(r.out().contains("restart 1 of 1 from the last complete checkpoint in " + dir), r::both);
+        assertTrue(r.err().contains("lpf4j cr: PageRank 12 8 8000 3 resumed from checkpoint "), r::both);
+        assertTrue(r.out().contains("PageRank, 8000 iterations") && r.out().contains("equal the sequential ones"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    @Test
+    void aRankKilledOnTheMpiEngineIsRestartedFromTheLastCheckpoint() throws Exception {
+        assertSurvivedAKill("mpi", "-p", "3");
+    }
+
+    @Test
+    void aNodeKilledOnTheHybridEngineIsRestartedFromTheLastCheckpoint() throws Exception {
+        assertSurvivedAKill("hybrid", "--nodes", "2", "-p", "4");
+    }
+
+    @Test
+    void aProcessThatThrowsOnTheThreadsEngineRollsBackInThisJvm() {
+        for (String[] module : List.of(new String[]{"--param", "lpf.cr=memory"},
+                new String[]{"--checkpoint-dir", dir.resolve("threads").toString()})) {
+            FailsOnce.RUNS.set(0);
+            List<String> args = new java.util.ArrayList<>(List.of("run", "--engine", "threads", "-p", "3", "--restarts", "2"));
+            args.addAll(List.of(module));
+            args.add(FailsOnce.class.getName());
+            Cli c = Cli.run(args.toArray(String[]::new)).expect(0);
+            long want = 199 * 200 / 2; // pid 0's sum of its steps, as in a run without failure
+            String out = c.out();
+            assertTrue(out.contains("lpf run: the section failed: ") && out.contains("injected at step 55")
+                    && out.contains("restart 1 of 2 from the last complete checkpoint"), out);
+            assertTrue(out.contains("sum " + want + ", resumed at "), out);
+            assertFalse(out.contains("resumed at -1"), "the retry resumed from a checkpoint: " + out);
+            assertEquals(2, FailsOnce.RUNS.get(), out);
+            Cli.assertNoLpfThreads();
+        }
+    }
+
+    @Test
+    void resumeRestartsAFinishedJobFromItsLastCheckpoint() {
+        FailsOnce.RUNS.set(1); // no failure
+        String d = dir.resolve("explicit").toString();
+        String fresh = Cli.run("run", "-p", "2", "--checkpoint-dir", d, FailsOnce.class.getName()).expect(0).out();
+        assertTrue(fresh.contains("sum 19900, resumed at -1"), fresh);
+        Cli again = Cli.run("run", "-p", "2", "--checkpoint-dir", d, "--resume", FailsOnce.class.getName()).expect(0);
+        assertTrue(again.out().matches("(?s).*sum 19900, resumed at [1-9][0-9]*\\n.*"), again.out());
+    }
+
+    @Test
+    void badCheckpointOptionsAreUsageErrors() throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        Cli.run("run", "-p", "2", "--checkpoint-dir", file.resolve("sub").toString(), FailsOnce.class.getName())
+                .expectError(UsageException.EXIT_CODE, "--checkpoint-dir");
+        Cli.run("run", "-p", "2", "--checkpoint-every", "10s", FailsOnce.class.getName())
+                .expectError(UsageException.EXIT_CODE, "--checkpoint-every needs a cr module that keeps checkpoints");
+        Cli.run("run", "-p", "2", "--checkpoint-dir", dir.toString(), "--checkpoint-every", "often", FailsOnce.class.getName())
+                .expectError(UsageException.EXIT_CODE, "--checkpoint-every=often: not a duration");
+        Cli.run("run", "-p", "2", "--resume", FailsOnce.class.getName())
+                .expectError(UsageException.EXIT_CODE, "--resume needs --checkpoint-dir");
+        Cli.run("run", "--restarts", "1", LaunchedRunTest.MainOnEveryRank.class.getName())
+                .expectError(UsageException.EXIT_CODE, "--restarts needs an org.lpf4j.Spmd program");
+    }
+}
