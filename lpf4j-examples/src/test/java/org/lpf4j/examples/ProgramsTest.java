@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The four BSP programs at p = 1 … 8 with small sizes: each program's own check passes, a run
+ * The BSP programs at p = 1 … 8 with small sizes: each program's own check passes, a run
  * repeated after {@code reset()} gives the same result, and the distributed results, collected
  * here, equal an independent sequential computation.
  */
@@ -236,6 +236,46 @@ class ProgramsTest {
         }
         assertEquals(1.0, total, 1e-9, "ranks sum to one");
         assertTrue(report(p, new PageRank(), "7", "4", "5").contains("equal the sequential ones"));
+    }
+
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void heatEqualsTheJacobiStepWrittenCellByCell(int p) {
+        int n = 19, steps = 25;
+        double[] got = new double[n * n];
+        Lpf.root().exec(p, ctx -> {
+            try (Heat.Instance run = Heat.prepare(ctx, n, steps)) {
+                run.run();
+                run.reset();
+                run.run();
+                run.check();
+                double[] r = run.rows();
+                synchronized (got) {
+                    System.arraycopy(r, 0, got, run.firstRow() * n, r.length);
+                }
+            }
+        });
+        // independent reference: walls by case analysis, the same evaluation order per cell
+        double[][] u = new double[n][n];
+        for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) u[i][j] = Heat.initial(n, i, j);
+        for (int s = 0; s < steps; s++) {
+            double[][] v = new double[n][n];
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                    double up = i == 0 ? Heat.HOT : u[i - 1][j], down = i == n - 1 ? 0 : u[i + 1][j];
+                    double left = j == 0 ? 0 : u[i][j - 1], right = j == n - 1 ? 0 : u[i][j + 1];
+                    v[i][j] = 0.25 * ((up + down) + (left + right));
+                }
+            }
+            u = v;
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                assertEquals(Double.doubleToRawLongBits(u[i][j]), Double.doubleToRawLongBits(got[i * n + j]),
+                        "cell (" + i + ", " + j + ") p=" + p);
+            }
+        }
+        assertTrue(report(p, new Heat(), "30", "12").contains("check ok"));
     }
 
     @Test
