@@ -31,7 +31,7 @@ import java.util.Optional;
  * <pre>{@code
  * try (Checkpoints cr = Checkpoints.init(ctx, "heat " + n)) {
  *     cr.protect("grid", grid);                       // a MemorySegment, registered or not
- *     Checkpoints.Value<Integer> step = cr.value("step", 0);
+ *     Checkpoints.Counter step = cr.counter("step", 0);  // or cr.value(name, serializable)
  *     cr.resume();                                    // a restart: grid and step are restored
  *     for (; step.get() < steps; step.set(step.get() + 1)) {
  *         ... puts ...; ctx.sync(); ... compute ...
@@ -116,6 +116,25 @@ public final class Checkpoints implements AutoCloseable {
 
         @Override
         public String toString() { return name + "=" + value; }
+    }
+
+    /**
+     * A {@code long} that survives with the checkpoints (an iteration counter), read and updated
+     * without allocation: what {@link #counter} declares.
+     */
+    public static final class Counter {
+        private final long[] cell = new long[1];
+
+        private Counter(long initial) { cell[0] = initial; }
+
+        /** @return the current value */
+        public long get() { return cell[0]; }
+
+        /** @param v the new value */
+        public void set(long v) { cell[0] = v; }
+
+        @Override
+        public String toString() { return Long.toString(cell[0]); }
     }
 
     private Checkpoints(Context ctx, String program, CheckpointModule module) {
@@ -220,6 +239,20 @@ public final class Checkpoints implements AutoCloseable {
         Value<T> v = new Value<>(name, initial);
         declare(name, null, v);
         return v;
+    }
+
+    /**
+     * Declares a {@code long} that must survive, e.g. the iteration count; unlike a
+     * {@link #value} it is read and set without allocation. Local; before {@link #resume}.
+     *
+     * @param name    a name unique among this object's declarations
+     * @param initial its value in a run that does not resume
+     * @return the counter
+     */
+    public Counter counter(String name, long initial) {
+        Counter c = new Counter(initial);
+        declare(name, MemorySegment.ofArray(c.cell), null);
+        return c;
     }
 
     private void declare(String name, MemorySegment segment, Value<?> value) {

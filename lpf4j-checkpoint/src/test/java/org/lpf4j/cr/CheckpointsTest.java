@@ -183,6 +183,20 @@ class CheckpointsTest {
     }
 
     @Test
+    void aCheckpointOfAnotherLpf4jVersionIsRefusedNamingBoth() throws IOException {
+        files();
+        RingJob first = new RingJob(2, 4, 12, 5, -1, -1);
+        first.pauseMillis = 3;
+        run(first, 2, 0);
+        long newest = committed().getLast();
+        Path mark = dir.resolve(String.format("cp-%010d/COMMITTED", newest));
+        Files.writeString(mark, Files.readString(mark).replace("lpf4j=" + PartFormat.LPF4J_VERSION, "lpf4j=0.0.9"));
+        Parameters.set("lpf.cr.files.resume", "true");
+        FatalException e = assertThrows(FatalException.class, () -> run(new RingJob(2, 4, 12, 5, -1, -1), 2, 0));
+        assertTrue(causes(e).contains("lpf4j 0.0.9 (this run: " + PartFormat.LPF4J_VERSION + ")"), causes(e));
+    }
+
+    @Test
     void aSegmentOfAnotherSizeIsRefusedNamingIt() {
         files();
         Parameters.set("lpf.cr.files.resume", "true");

@@ -32,8 +32,7 @@ import java.util.function.IntConsumer;
  * step's sync) and takes a checkpoint when one is due. BSP cost per step: local work 4·n·⌈n/p⌉
  * flops; h = 2 rows of n doubles per process (each sends and receives at most 2n doubles), so
  * {@code l + 16n·g}; plus, when a checkpoint is due, a copy of the owned rows. No allocation
- * per step in the program (the step counter is a boxed {@code Integer}: 16 bytes per step above
- * 127).
+ * per step (the step counter is a {@link Checkpoints.Counter}).
  *
  * <p><b>Checkpoints.</b> Each process declares the owned rows of both buffers (which one is
  * current follows from the step's parity) and the step counter. A restart restores them and
@@ -205,9 +204,9 @@ public final class Heat implements Spmd {
             try (Checkpoints cr = Checkpoints.init(ctx, "Heat " + n + " " + steps)) {
                 cr.protect("rows a", owned(a));
                 cr.protect("rows b", owned(b));
-                Checkpoints.Value<Integer> step = cr.value("step", 0);
-                if (cr.resume().isPresent()) resumedAt = step.get();
-                int t = step.get();
+                Checkpoints.Counter step = cr.counter("step", 0);
+                if (cr.resume().isPresent()) resumedAt = (int) step.get();
+                int t = (int) step.get();
                 double[] cur = t % 2 == 0 ? a : b, next = t % 2 == 0 ? b : a;
                 Memslot curSlot = t % 2 == 0 ? aSlot : bSlot, nextSlot = t % 2 == 0 ? bSlot : aSlot;
                 exchange(curSlot);

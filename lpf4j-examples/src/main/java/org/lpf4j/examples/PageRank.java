@@ -120,6 +120,8 @@ public final class PageRank implements Spmd {
         private final Rmat.Csr rows;
         private final double[] rank, z, partials;
         private final Memslot zSlot, partialsSlot;
+        /** Whether the last run threw: close() must not sync then (the section is failing; a sync would meet other requests). */
+        private boolean failed;
 
         Instance(Context ctx, int scale, int edgeFactor, int iterations, long seed) {
             if (iterations < 0) throw new IllegalArgumentException("PageRank: iterations " + iterations + " < 0");
@@ -162,14 +164,15 @@ public final class PageRank implements Spmd {
          * @param cr the checkpoints, or null for none
          */
         public void run(Checkpoints cr) {
+            failed = true;
             int n = hi - lo;
             java.util.Arrays.fill(rank, 1.0 / nv);
-            Checkpoints.Value<Integer> done = null;
+            Checkpoints.Counter done = null;
             int first = 0;
             if (cr != null) {
                 cr.protect("ranks", MemorySegment.ofArray(rank));
-                done = cr.value("iterations done", 0);
-                if (cr.resume().isPresent()) first = done.get();
+                done = cr.counter("iterations done", 0);
+                if (cr.resume().isPresent()) first = (int) done.get();
             }
             int[] rowPtr = rows.rowPtr(), col = rows.col(), deg = rows.outDeg();
             for (int it = first; it < iterations; it++) {
@@ -198,6 +201,7 @@ public final class PageRank implements Spmd {
                     cr.checkpoint();
                 }
             }
+            failed = false;
         }
 
         /** @return a copy of the ranks of this process's vertices {@code [firstVertex(), firstVertex() + length)} */
@@ -236,7 +240,7 @@ public final class PageRank implements Spmd {
 
         @Override
         public void close() {
-            ctx.sync();
+            if (!failed) ctx.sync();
             ctx.deregister(zSlot);
             ctx.deregister(partialsSlot);
         }
