@@ -100,6 +100,26 @@ class CheckpointsTest {
     }
 
     @Test
+    void noneIsTheDefaultAndFilesIsChosenOnceItsDirectoryIsSet() {
+        String[] chosen = new String[2];
+        java.util.function.IntConsumer pick = i -> Lpf.root().exec(1, ctx -> {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            try (Checkpoints cr = Checkpoints.init(ctx, "which")) {
+                chosen[i] = cr.module();
+                boolean took = cr.checkpointNow();
+                if (took != cr.module().equals("files")) throw new AssertionError(cr.module() + " took a checkpoint: " + took);
+            }
+        });
+        pick.accept(0);
+        Parameters.set("lpf.cr.files.dir", dir.toString());
+        pick.accept(1);
+        assertEquals("none", chosen[0], "no module asked for: none");
+        assertEquals("files", chosen[1], "a directory set selects files (priority 20)");
+    }
+
+    @Test
     void noneModuleTakesNothingAndAFailureIsFinal() {
         RingJob job = new RingJob(3, 2, 10, 2, 1, 4);
         FatalException e = assertThrows(FatalException.class, () -> run(job, 3, 0));
