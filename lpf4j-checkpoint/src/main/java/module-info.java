@@ -7,6 +7,7 @@
  */
 module org.lpf4j.cr {
     requires transitive org.lpf4j.core;
+    requires jdk.jfr;
     exports org.lpf4j.cr;
 
     provides org.lpf4j.spi.CrModule with org.lpf4j.cr.FilesCr, org.lpf4j.cr.MemoryCr;

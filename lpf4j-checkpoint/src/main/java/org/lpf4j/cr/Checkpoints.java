@@ -361,8 +361,11 @@ public final class Checkpoints implements AutoCloseable {
             throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": process 0 accepted checkpoint " + seq
                     + " but this process verified " + (part == null ? "none" : part.header().get("seq")));
         }
+        CheckpointEvent restored = new CheckpointEvent();
+        restored.begin();
         restore(part);
         long superstep = Long.parseLong(part.header().getOrDefault("superstep", "0"));
+        emit(restored, "restored", seq, superstep, part.bytes().byteSize());
         java.util.Arrays.fill(control, 0);
         if (pid == 0) {
             lastCommitted = seq;
@@ -538,8 +541,11 @@ public final class Checkpoints implements AutoCloseable {
         String description = "program=" + program + "\nnprocs=" + p + "\nlpf4j=" + PartFormat.LPF4J_VERSION + "\nseq="
                 + everyone + "\nsuperstep=" + (superstep == null ? "?" : superstep) + "\nwritten="
                 + java.time.Instant.now() + "\n";
+        CheckpointEvent committed = new CheckpointEvent();
+        committed.begin();
         try {
             store.commit(everyone, description);
+            emit(committed, "committed", seq, superstep == null ? -1 : superstep, description.length());
             lastCommitted = everyone;
             superstepOf.keySet().removeIf(s -> s <= seq);
             store.prune(settings.keep());
@@ -551,6 +557,8 @@ public final class Checkpoints implements AutoCloseable {
 
     /** Copies the declared state into the staging buffer and hands it to a writer thread. */
     private void take(long seq) {
+        CheckpointEvent taken = new CheckpointEvent();
+        taken.begin();
         awaitWrite();
         long superstep = ctx.superstep();
         if (pid == 0) superstepOf.put(seq, superstep);
@@ -575,16 +583,34 @@ public final class Checkpoints implements AutoCloseable {
         if (staging.byteSize() < size) staging = Arena.ofAuto().allocate(Math.max(size, staging.byteSize() * 2), 8);
         MemorySegment part = staging.asSlice(0, PartFormat.write(staging, header, data));
         CheckpointStore target = store;
+        emit(taken, "taken", seq, superstep, part.byteSize());
         writer = Thread.ofPlatform().daemon().name("lpf4j-cr-writer-pid-" + pid).start(() -> {
+            CheckpointEvent written = new CheckpointEvent();
+            written.begin();
             try {
                 target.write(seq, part);
                 lastGood = seq;
+                emit(written, "written", seq, superstep, part.byteSize());
             } catch (IOException | RuntimeException e) {
                 lastFailed = seq;
+                emit(written, "failed", seq, superstep, part.byteSize());
                 System.err.println("lpf4j cr: pid " + pid + " could not write its part of checkpoint " + seq + " of "
                         + program + " to " + target.where() + ": " + e + "; the job goes on without it");
             }
         });
+    }
+
+    private void emit(CheckpointEvent e, String step, long seq, long superstep, long bytes) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.step = step;
+        e.program = program;
+        e.pid = pid;
+        e.seq = seq;
+        e.superstep = superstep;
+        e.bytes = bytes;
+        e.where = store.where();
+        e.commit();
     }
 
     private static byte[] serialise(Value<?> v) {
