@@ -31,6 +31,12 @@ class RestartRunTest {
                 && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
     }
 
+    /** @return whether {@code h} is a JVM of the job (not mpirun, whose command line names the same class) */
+    static boolean isRankJvm(ProcessHandle h) {
+        return h.info().command().map(c -> c.endsWith("/java")).orElse(false)
+                && h.info().commandLine().map(c -> c.contains("--launched") && c.contains("LpfCommand")).orElse(false);
+    }
+
     /** Waits until a checkpoint in {@code dir} is committed, then kills one of the job's JVMs with SIGKILL. */
     private static void killAfterFirstCommit(Path dir, Process lpf) {
         long deadline = System.nanoTime() + 120_000_000_000L;
@@ -41,9 +47,7 @@ class RestartRunTest {
                     committed = s.anyMatch(d -> Files.exists(d.resolve("COMMITTED")));
                 }
                 if (committed) {
-                    List<ProcessHandle> ranks = lpf.descendants()
-                            .filter(h -> h.info().commandLine().map(c -> c.contains("--launched")
-                                    && c.contains("LpfCommand")).orElse(false)).toList();
+                    List<ProcessHandle> ranks = lpf.descendants().filter(RestartRunTest::isRankJvm).toList();
                     if (ranks.isEmpty()) throw new AssertionError("no JVM of the job found to kill");
                     new ProcessBuilder("kill", "-9", Long.toString(ranks.getLast().pid())).start().waitFor();
                     return;
