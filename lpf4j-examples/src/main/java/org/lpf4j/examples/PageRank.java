@@ -65,12 +65,14 @@ public final class PageRank implements Spmd {
         Instance instance = prepare(ctx, scale, edgeFactor, iterations, seed);
         try (instance; Checkpoints cr = Checkpoints.init(ctx, "PageRank " + scale + " " + edgeFactor + " " + iterations
                 + " " + seed)) {
+            long t0 = System.nanoTime();
             instance.run(cr);
+            double seconds = (System.nanoTime() - t0) / 1e9;
             String summary = instance.check();
             long digest = instance.digest();
             if (ctx.pid() == 0) {
-                Inputs.report(ctx.args().output(), summary + String.format("; digest of all ranks' bits %016x", digest)
-                        + System.lineSeparator());
+                Inputs.report(ctx.args().output(), summary + String.format("; digest of all ranks' bits %016x; the"
+                        + " iterations took %.3f s at pid 0", digest, seconds) + System.lineSeparator());
             }
         }
     }
