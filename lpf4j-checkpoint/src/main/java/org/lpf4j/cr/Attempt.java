@@ -32,11 +32,14 @@ final class Attempt {
 
     int number() { return number; }
 
+    /** @return the number of jobs whose memory checkpoints this attempt holds (for tests) */
+    static int outsideShelves() { return OUTSIDE.shelves.size(); }
+
     MemoryStore.Shelf shelf(CheckpointModule.Job job) {
         return shelves.computeIfAbsent(job.program() + "|" + job.nprocs(), k -> new MemoryStore.Shelf());
     }
 
-    /** Drops the memory checkpoints of a job that ended well outside {@link Restarts}. */
+    /** Outside {@link Restarts}: drops the memory checkpoints of a job (no retry can read them). */
     void forget(CheckpointModule.Job job) {
         if (this == OUTSIDE) shelves.remove(job.program() + "|" + job.nprocs());
     }

@@ -659,6 +659,8 @@ public final class Checkpoints implements AutoCloseable {
             // The context may be gone with a failed section; nothing left to release in it.
         } finally {
             if (store != null) store.close();
+            // Outside Restarts nothing can resume from the memory module's checkpoints: drop them.
+            if (pid == 0 && store instanceof MemoryStore) Attempt.current().forget(job);
         }
     }
 }

@@ -92,6 +92,7 @@ class CheckpointsTest {
         assertEquals(2, job.runs.get());
         assertRestoredBefore(job, 17);
         assertResult(job, p);
+        assertEquals(0, Attempt.outsideShelves(), "nothing kept in memory outside Restarts");
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(0, s.count(), "the memory module writes no file");
         } catch (IOException e) {
@@ -117,6 +118,15 @@ class CheckpointsTest {
         pick.accept(1);
         assertEquals("none", chosen[0], "no module asked for: none");
         assertEquals("files", chosen[1], "a directory set selects files (priority 20)");
+    }
+
+    @Test
+    void outsideRestartsTheMemoryModuleKeepsNothingAfterTheSection() {
+        Parameters.set("lpf.cr", "memory");
+        RingJob job = new RingJob(2, 3, 20, 4, -1, -1);
+        Lpf.root().exec(2, job);
+        assertResult(job, 2);
+        assertEquals(0, Attempt.outsideShelves(), "a job's memory checkpoints are dropped when it closes them");
     }
 
     @Test
