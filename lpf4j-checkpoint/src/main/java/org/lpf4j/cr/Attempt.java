@@ -15,15 +15,25 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Attempt {
     private static final ThreadLocal<Attempt> CURRENT = new ThreadLocal<>();
-    private static final Attempt OUTSIDE = new Attempt(0, new ConcurrentHashMap<>());
+    private static final Attempt OUTSIDE = new Attempt(0, false, new ConcurrentHashMap<>(), "");
 
     private final int number;
+    private final boolean resume;
     private final Map<String, MemoryStore.Shelf> shelves;
+    private final String runId;
 
-    Attempt(int number, Map<String, MemoryStore.Shelf> shelves) {
+    Attempt(int number, boolean resume, Map<String, MemoryStore.Shelf> shelves, String runId) {
         this.number = number;
+        this.resume = resume;
         this.shelves = shelves;
+        this.runId = runId;
     }
+
+    /** @return whether every attempt resumes, the first too (an explicit restart of a stopped job) */
+    boolean resume() { return resume; }
+
+    /** @return the id of the {@link Restarts} call this attempt belongs to ("" outside one) */
+    String runId() { return runId; }
 
     static Attempt current() {
         Attempt a = CURRENT.get();
@@ -53,18 +63,22 @@ final class Attempt {
         private static final long serialVersionUID = 1L;
         private final Spmd program;
         private final int number;
+        private final boolean resume;
+        private final String runId;
         private final transient Map<String, MemoryStore.Shelf> shelves;
 
-        Run(Spmd program, int number, Map<String, MemoryStore.Shelf> shelves) {
+        Run(Spmd program, int number, boolean resume, String runId, Map<String, MemoryStore.Shelf> shelves) {
             this.program = program;
             this.number = number;
+            this.resume = resume;
+            this.runId = runId;
             this.shelves = shelves;
         }
 
         @Override
         public void run(Context ctx) throws Exception {
             Attempt saved = CURRENT.get();
-            CURRENT.set(new Attempt(number, shelves != null ? shelves : OUTSIDE.shelves));
+            CURRENT.set(new Attempt(number, resume, shelves != null ? shelves : OUTSIDE.shelves, runId));
             try {
                 program.run(ctx);
             } finally {

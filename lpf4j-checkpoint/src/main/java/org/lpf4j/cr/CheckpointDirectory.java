@@ -48,6 +48,12 @@ public final class CheckpointDirectory {
         return seqs;
     }
 
+    /** @return the newest checkpoint begun, committed or not (0 if none) */
+    public long newestBegun() {
+        List<Long> all = all();
+        return all.isEmpty() ? 0 : all.get(0);
+    }
+
     /** @return every checkpoint directory's number, newest first */
     List<Long> all() {
         List<Long> seqs = new ArrayList<>();

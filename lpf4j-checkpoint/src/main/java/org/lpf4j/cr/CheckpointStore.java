@@ -79,6 +79,12 @@ public interface CheckpointStore extends AutoCloseable {
      */
     default boolean outsideRequest() { return false; }
 
+    /** Process 0 only: makes the next {@link #outsideRequest} answer true again (a request consumed when none could be taken). */
+    default void requestAgain() {}
+
+    /** Process 0 only, at the start of a job: forgets a request left over from an earlier job. */
+    default void discardOutsideRequest() {}
+
     /** Releases what the store holds open; committed checkpoints stay. */
     @Override
     default void close() {}

@@ -65,7 +65,9 @@ public final class Checkpoints implements AutoCloseable {
     /** Register slots {@link #init} needs beyond the program's own. */
     public static final int REGISTER_SLOTS = 1;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    private static final int DECISION = 0, ACCEPTED = 1;
+    private static final int DECISION = 0, ACCEPTED = 1, SETTLED = 1;
+    /** How long {@link #close} waits for a write in flight before it leaves it to its (daemon) thread. */
+    private static final long CLOSE_WAIT_MILLIS = 30_000;
 
     private final Context ctx;
     private final int pid, p;
@@ -74,7 +76,12 @@ public final class Checkpoints implements AutoCloseable {
     private final CheckpointStore store;
     private final CrSettings settings;
     private final CheckpointModule.Job job;
-    /** [0] decision of process 0, [1] accepted seq (resume), [2+2q] last part q wrote, [3+2q] last part q failed to write. */
+    /**
+     * [0] process 0's decision (the seq to take, 0: none; in resume the candidate, negative: refused);
+     * [1] at checkpoint points the highest seq process 0 has settled (committed or given up), in
+     * resume the accepted seq (or who refused); [2+2q] the last part q wrote; [3+2q] the lowest
+     * seq above the settled one whose part q failed to write (0: none).
+     */
     private final long[] control;
     private final MemorySegment controlSegment;
     private final Memslot controlSlot;
@@ -82,11 +89,15 @@ public final class Checkpoints implements AutoCloseable {
 
     private boolean resumed, closed;
     private long reportedGood, reportedFailed;
-    private volatile long lastGood, lastFailed;
+    private volatile long lastGood;
+    /** Seqs whose write failed at this process, oldest first (written by the writer thread; guarded by itself). */
+    private final long[] failures = new long[64];
+    private int failureCount;
     private Thread writer;
     private MemorySegment staging = MemorySegment.NULL;
-    // Process 0 only:
-    private long nextSeq, lastTakenNanos, lastCommitted, lastReportedFailure;
+    private final String runId;
+    // Process 0 only: the next seq to take, the highest seq settled (committed or given up), the last committed.
+    private long nextSeq, lastTakenNanos, settled, lastCommitted;
     private final Map<Long, Long> superstepOf = new LinkedHashMap<>();
 
     /** One declared piece of state. */
@@ -166,6 +177,15 @@ public final class Checkpoints implements AutoCloseable {
         }
         this.store = opened;
         this.controlSlot = slot;
+        String run = settings == null ? "" : settings.run();
+        this.runId = run.isEmpty() ? Attempt.current().runId() : run;
+        if (store != null && pid == 0) {
+            // Listing the store and starting its watcher happen here, so that a checkpoint point does no I/O.
+            nextSeq = store.nextSeq();
+            settled = nextSeq - 1;
+            store.discardOutsideRequest();
+            store.outsideRequest();
+        }
         this.lastTakenNanos = System.nanoTime();
     }
 
@@ -269,53 +289,75 @@ public final class Checkpoints implements AutoCloseable {
     /**
      * Restores the declared state from the newest complete, undamaged checkpoint if this run is a
      * restart (a {@link Restarts} retry, {@code lpf run --restarts}/{@code --resume}, or the
-     * module's {@code resume} parameter); otherwise leaves it alone. Collective; at most three
-     * syncs plus one per damaged checkpoint skipped. Process 0 prints one line to standard error
-     * saying what it restored and what it skipped.
+     * module's {@code resume} parameter); otherwise leaves it alone. A retry of {@code lpf run
+     * --restarts} or {@link Restarts} restores only checkpoints its own run made; an explicit
+     * restart ({@code --resume}) any of the same program. Collective; three syncs, plus two per
+     * damaged checkpoint skipped. Process 0 prints one line to standard error saying what it
+     * restored and what it skipped.
      *
      * @return what was restored, or empty when the run starts from the beginning
      * @throws IllegalStateException if the newest complete checkpoint was made by another program,
      *                               another p or another lpf4j version, or with other declarations:
-     *                               the message names what differs
+     *                               the message names what differs (at every process)
      */
     public Optional<Restored> resume() {
         if (resumed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": called twice");
         if (closed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": closed");
         resumed = true;
         Attempt attempt = Attempt.current();
-        boolean wanted = store != null && (attempt.number() > 0 || settings.resume());
+        boolean wanted = store != null && (attempt.number() > 0 || attempt.resume() || settings.resume());
         if (!wanted) return Optional.empty();
-        List<Long> candidates = pid == 0 ? store.committed() : List.of();
+        try {
+            return restoreNewestUsable(attempt);
+        } finally {
+            // Verdicts must not pass for write reports at the checkpoint points that follow.
+            java.util.Arrays.fill(control, 0);
+            reportedGood = reportedFailed = 0;
+        }
+    }
+
+    private Optional<Restored> restoreNewestUsable(Attempt attempt) {
+        boolean anyRun = settings.resume() || attempt.resume() || runId.isEmpty();
+        List<Long> candidates = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         if (pid == 0) {
-            long newest = candidates.isEmpty() ? 0 : candidates.get(0);
+            List<Long> committed = store.committed();
+            long newest = committed.isEmpty() ? 0 : committed.get(0);
             for (long s : store.incomplete()) {
                 if (s > newest) notes.add("checkpoint " + s + " is incomplete (the job ended while writing it): ignored");
             }
+            for (long c : committed) {
+                String run = fields(String.valueOf(store.description(c))).getOrDefault("run", "");
+                if (anyRun || run.equals(runId)) candidates.add(c);
+                else notes.add("checkpoint " + c + " was made by another run of the job: ignored by this retry");
+            }
         }
         int next = 0;
-        long accepted = 0, previousVerdict = 0;
+        long previousVerdict = 0;
         PartFormat.Decoded part = null;
+        String problem = null;
         while (true) {
             if (pid == 0) {
-                long candidate = 0;
+                long candidate = 0, accepted = 0;
                 if (previousVerdict == 1) {
                     accepted = candidates.get(next - 1);
+                } else if (previousVerdict >= 3) {
+                    candidate = -candidates.get(next - 1);
+                    accepted = previousVerdict - 3; // the pid that refused it
                 } else if (next < candidates.size()) {
                     candidate = candidates.get(next++);
-                    String refusal = refusal(store.description(candidate));
-                    if (refusal != null) candidate = -candidate;
+                    if (refusal(store.description(candidate)) != null) candidate = -candidate;
                 }
                 control[DECISION] = candidate;
                 control[ACCEPTED] = accepted;
                 for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 16);
             }
             ctx.sync();
-            if (control[ACCEPTED] > 0) break;
             long candidate = control[DECISION];
+            if (candidate == 0 && control[ACCEPTED] > 0) break;
             if (candidate == 0) {
                 if (pid == 0) {
-                    notes.add(candidates.isEmpty() ? "no complete checkpoint in " + store.where()
+                    notes.add(candidates.isEmpty() ? "no complete checkpoint of this run in " + store.where()
                             : "no usable checkpoint among " + candidates);
                     System.err.println("lpf4j cr: starting " + program + " from the beginning: " + String.join("; ", notes));
                 }
@@ -323,22 +365,22 @@ public final class Checkpoints implements AutoCloseable {
             }
             if (candidate < 0) {
                 String why = refusal(store.description(-candidate));
+                if (why == null) {
+                    why = problem != null ? problem : "pid " + control[ACCEPTED] + "'s part does not fit this run's "
+                            + "declarations (see its message)";
+                }
                 throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": checkpoint " + (-candidate) + " in "
-                        + store.where() + " cannot be restored by this run: " + (why != null ? why
-                        : "process 0 found that it was made by another job (see its message)"));
+                        + store.where() + " cannot be restored by this run: " + why);
             }
             long verdict;
-            String problem = null;
+            problem = null;
             try {
                 part = PartFormat.read(store.read(candidate), "part " + pid + " of checkpoint " + candidate + " in " + store.where());
                 problem = misfit(part, candidate);
-                verdict = problem == null ? 1 : 3;
+                verdict = problem == null ? 1 : 3 + pid;
             } catch (IOException e) {
                 problem = e.getMessage();
                 verdict = 2;
-            }
-            if (verdict == 3) {
-                throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": " + problem);
             }
             if (verdict == 2) System.err.println("lpf4j cr: pid " + pid + ": " + problem + ": trying an older checkpoint");
             control[2 + 2 * pid] = verdict;
@@ -347,11 +389,15 @@ public final class Checkpoints implements AutoCloseable {
             if (pid == 0) {
                 previousVerdict = 1;
                 for (int q = 0; q < p; q++) {
-                    if (control[2 + 2 * q] != 1) {
-                        previousVerdict = control[2 + 2 * q];
+                    long v = control[2 + 2 * q];
+                    if (v >= 3) {
+                        previousVerdict = v;
+                        break;
+                    }
+                    if (v != 1 && previousVerdict == 1) {
+                        previousVerdict = v;
                         notes.add("checkpoint " + candidate + " has a damaged or missing part at pid " + q
                                 + " (see its message): skipped");
-                        break;
                     }
                 }
             }
@@ -366,16 +412,13 @@ public final class Checkpoints implements AutoCloseable {
         restore(part);
         long superstep = Long.parseLong(part.header().getOrDefault("superstep", "0"));
         emit(restored, "restored", seq, superstep, part.bytes().byteSize());
-        java.util.Arrays.fill(control, 0);
         if (pid == 0) {
             lastCommitted = seq;
-            nextSeq = store.nextSeq();
             lastTakenNanos = System.nanoTime();
             System.err.println("lpf4j cr: " + program + " resumed from checkpoint " + seq + " (superstep " + superstep + ") in "
                     + store.where() + (attempt.number() > 0 ? ", restart " + attempt.number() : "")
                     + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
         }
-        reportedGood = reportedFailed = 0;
         return Optional.of(new Restored(seq, superstep, store.where(), attempt.number(), notes));
     }
 
@@ -407,6 +450,11 @@ public final class Checkpoints implements AutoCloseable {
         String refusal = refusal(fieldsText(part.header()));
         if (refusal != null) return where + ": part " + pid + ": " + refusal;
         if (!Integer.toString(pid).equals(part.header().get("pid"))) return where + ": part " + pid + " says pid " + part.header().get("pid");
+        String committedAt = fields(String.valueOf(store.description(seq))).get("superstep");
+        if (committedAt != null && !committedAt.equals(part.header().get("superstep"))) {
+            return where + ": part " + pid + " was taken at superstep " + part.header().get("superstep")
+                    + ", the commit mark says " + committedAt + " (a part of another run?)";
+        }
         List<String> differ = new ArrayList<>();
         if (part.entries().size() != entries.size()) {
             differ.add(part.entries().size() + " declarations (this run: " + entries.size() + ")");
@@ -489,18 +537,27 @@ public final class Checkpoints implements AutoCloseable {
             return false;
         }
         resumed = true; // declarations end here even without resume()
+        return point(force, true);
+    }
+
+    /**
+     * The checkpoint point: reports this process's writes, learns process 0's decision, lets
+     * process 0 commit; takes a checkpoint if {@code mayTake} and one is due.
+     */
+    private boolean point(boolean force, boolean mayTake) {
         long now = 0;
         if (pid == 0) {
-            if (nextSeq == 0) nextSeq = store.nextSeq();
             now = System.nanoTime();
-            boolean due = force || settings.everyNanos() > 0 && now - lastTakenNanos >= settings.everyNanos()
-                    || store.outsideRequest();
+            boolean asked = store.outsideRequest(); // consumed even when the interval is due too
+            boolean due = mayTake && (force || asked || settings.everyNanos() > 0 && now - lastTakenNanos >= settings.everyNanos());
+            if (asked && !mayTake) store.requestAgain();
             control[2] = lastGood;
-            control[3] = lastFailed;
+            control[3] = lowestFailureAbove(settled);
             control[DECISION] = due ? nextSeq : 0;
-            for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 8);
+            control[SETTLED] = settled;
+            for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 16);
         } else {
-            long good = lastGood, failed = lastFailed;
+            long good = lastGood, failed = lowestFailureAbove(control[SETTLED]);
             if (good != reportedGood || failed != reportedFailed) {
                 control[2 + 2 * pid] = good;
                 control[3 + 2 * pid] = failed;
@@ -512,6 +569,7 @@ public final class Checkpoints implements AutoCloseable {
         ctx.sync();
         long decision = control[DECISION];
         if (pid == 0) commitWhatIsWritten();
+        if (!mayTake) return false;
         if (decision <= 0) return false;
         take(decision);
         if (pid == 0) {
@@ -521,36 +579,76 @@ public final class Checkpoints implements AutoCloseable {
         return true;
     }
 
-    /** Process 0: commits the newest checkpoint every process reported written, and reports failed ones. */
-    private void commitWhatIsWritten() {
-        long everyone = Long.MAX_VALUE;
-        for (int q = 0; q < p; q++) everyone = Math.min(everyone, control[2 + 2 * q]);
-        for (int q = 0; q < p; q++) {
-            long failed = control[3 + 2 * q];
-            if (failed > lastReportedFailure) {
-                lastReportedFailure = failed;
-                System.err.println("lpf4j cr: checkpoint " + failed + " of " + program + " is not committed: pid " + q
-                        + " could not write its part (see its message); the newest complete checkpoint is "
-                        + (lastCommitted == 0 ? "none" : Long.toString(lastCommitted)));
+    /** @return the lowest seq above {@code floor} whose write failed at this process, 0 if none */
+    private long lowestFailureAbove(long floor) {
+        synchronized (failures) {
+            long lowest = 0;
+            for (int i = 0; i < failureCount; i++) {
+                long f = failures[i];
+                if (f > floor && (lowest == 0 || f < lowest)) lowest = f;
             }
-            if (failed == everyone) everyone = 0;
+            return lowest;
         }
-        if (everyone <= lastCommitted || everyone == Long.MAX_VALUE) return;
-        long seq = everyone;
-        Long superstep = superstepOf.get(everyone);
+    }
+
+    private void recordFailure(long seq) {
+        synchronized (failures) {
+            if (failureCount == failures.length) {
+                System.arraycopy(failures, 1, failures, 0, failures.length - 1);
+                failureCount--;
+            }
+            failures[failureCount++] = seq;
+        }
+    }
+
+    /**
+     * Process 0: commits the newest checkpoint that every process reported written with no failed
+     * write since the last settled one, and gives up (settles) a checkpoint some process failed to
+     * write, saying so. A report of a failure at or below the settled seq is stale (the process
+     * had not yet learnt the settled seq): nothing is committed until a fresh report comes.
+     */
+    private void commitWhatIsWritten() {
+        long everyone = Long.MAX_VALUE, failed = 0;
+        int failedAt = -1;
+        for (int q = 0; q < p; q++) {
+            everyone = Math.min(everyone, control[2 + 2 * q]);
+            long f = control[3 + 2 * q];
+            if (f == 0) continue;
+            if (f <= settled) return; // stale: wait for this process's next report
+            if (failed == 0 || f < failed) {
+                failed = f;
+                failedAt = q;
+            }
+        }
+        if (failed != 0 && failed <= everyone) {
+            if (failed - 1 > settled) commit(failed - 1);
+            System.err.println("lpf4j cr: checkpoint " + failed + " of " + program + " is not committed: pid " + failedAt
+                    + " could not write its part (see its message); the newest complete checkpoint is "
+                    + (lastCommitted == 0 ? "none" : Long.toString(lastCommitted)));
+            settled = failed;
+            long givenUp = failed;
+            superstepOf.keySet().removeIf(s -> s <= givenUp);
+        } else if (everyone > settled && everyone != Long.MAX_VALUE && (failed == 0 || everyone < failed)) {
+            commit(everyone);
+            settled = everyone;
+        }
+    }
+
+    private void commit(long seq) {
+        Long superstep = superstepOf.get(seq);
         String description = "program=" + program + "\nnprocs=" + p + "\nlpf4j=" + PartFormat.LPF4J_VERSION + "\nseq="
-                + everyone + "\nsuperstep=" + (superstep == null ? "?" : superstep) + "\nwritten="
+                + seq + "\nsuperstep=" + (superstep == null ? "?" : superstep) + "\nrun=" + runId + "\nwritten="
                 + java.time.Instant.now() + "\n";
         CheckpointEvent committed = new CheckpointEvent();
         committed.begin();
         try {
-            store.commit(everyone, description);
+            store.commit(seq, description);
             emit(committed, "committed", seq, superstep == null ? -1 : superstep, description.length());
-            lastCommitted = everyone;
+            lastCommitted = seq;
             superstepOf.keySet().removeIf(s -> s <= seq);
             store.prune(settings.keep());
         } catch (IOException | RuntimeException e) {
-            System.err.println("lpf4j cr: could not commit checkpoint " + everyone + " of " + program + " in "
+            System.err.println("lpf4j cr: could not commit checkpoint " + seq + " of " + program + " in "
                     + store.where() + ": " + e + "; the job goes on");
         }
     }
@@ -559,7 +657,7 @@ public final class Checkpoints implements AutoCloseable {
     private void take(long seq) {
         CheckpointEvent taken = new CheckpointEvent();
         taken.begin();
-        awaitWrite();
+        awaitWrite(0);
         long superstep = ctx.superstep();
         if (pid == 0) superstepOf.put(seq, superstep);
         Map<String, String> fields = new LinkedHashMap<>();
@@ -592,7 +690,7 @@ public final class Checkpoints implements AutoCloseable {
                 lastGood = seq;
                 emit(written, "written", seq, superstep, part.byteSize());
             } catch (IOException | RuntimeException e) {
-                lastFailed = seq;
+                recordFailure(seq);
                 emit(written, "failed", seq, superstep, part.byteSize());
                 System.err.println("lpf4j cr: pid " + pid + " could not write its part of checkpoint " + seq + " of "
                         + program + " to " + target.where() + ": " + e + "; the job goes on without it");
@@ -624,35 +722,62 @@ public final class Checkpoints implements AutoCloseable {
         return bytes.toByteArray();
     }
 
-    private void awaitWrite() {
+    /** Waits for the write in flight, at most {@code millis} (0: as long as it takes); false if it is still running. */
+    private boolean awaitWrite(long millis) {
         Thread w = writer;
-        if (w == null) return;
+        if (w == null) return true;
         boolean interrupted = false;
-        while (true) {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (w.isAlive()) {
             try {
-                w.join();
-                break;
+                if (millis == 0) w.join();
+                else w.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                if (millis != 0 && System.nanoTime() >= deadline) break;
             } catch (InterruptedException e) {
                 interrupted = true;
             }
         }
         if (interrupted) Thread.currentThread().interrupt();
+        if (w.isAlive()) return false;
         writer = null;
+        return true;
+    }
+
+    /**
+     * Makes the checkpoints taken so far complete: waits for this process's write, then one sync in
+     * which every process reports its writes and process 0 commits what all wrote. A checkpoint
+     * point does that only for the writes finished before it, so a program that wants its last
+     * checkpoint usable (an explicit restart of a finished job) calls this at the end. Takes no
+     * checkpoint. Collective.
+     */
+    public void flush() {
+        if (closed) throw new IllegalStateException("Checkpoints.flush at pid " + pid + ": closed");
+        if (store == null) {
+            ctx.sync();
+            return;
+        }
+        resumed = true;
+        awaitWrite(0);
+        point(false, false);
     }
 
     /** @return the newest checkpoint process 0 committed so far (0: none); meaningful at process 0 */
     public long lastCommitted() { return lastCommitted; }
 
     /**
-     * Waits for this process's last write, deregisters the control slot and closes the store.
+     * Waits for this process's last write (at most 30 s: a write stuck on a stalled file system is
+     * left to its daemon thread and reported), deregisters the control slot and closes the store.
      * Local (no sync), so it is safe in a {@code finally} of a failing process; a checkpoint whose
-     * commit was still pending stays uncommitted. Idempotent.
+     * commit was still pending stays uncommitted ({@link #flush} commits it). Idempotent.
      */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        awaitWrite();
+        if (!awaitWrite(CLOSE_WAIT_MILLIS)) {
+            System.err.println("lpf4j cr: pid " + pid + ": the write of a checkpoint of " + program + " to " + where()
+                    + " is still running after " + CLOSE_WAIT_MILLIS / 1000 + " s; closing without it");
+        }
         try {
             if (controlSlot != null) ctx.deregister(controlSlot);
         } catch (RuntimeException e) {

@@ -9,13 +9,17 @@ import java.util.Locale;
  *                   checkpoints then come only from the program or from outside)
  * @param keep       how many committed checkpoints to keep, at least 1
  * @param resume     whether {@link Checkpoints#resume} restores the newest usable checkpoint even
- *                   outside a {@link Restarts} retry (an explicit restart)
+ *                   outside a {@link Restarts} retry (an explicit restart), of any run of the program
+ * @param run        the id of this run of the job, written into its commit marks ("" for none: then
+ *                   the id of the {@link Restarts} call, if any); a retry restores only checkpoints
+ *                   with its own run's id
  */
-public record CrSettings(long everyNanos, int keep, boolean resume) {
+public record CrSettings(long everyNanos, int keep, boolean resume, String run) {
     /** Validates. */
     public CrSettings {
         if (everyNanos < 0) throw new IllegalArgumentException("CrSettings: everyNanos " + everyNanos + " < 0");
         if (keep < 1) throw new IllegalArgumentException("CrSettings: keep " + keep + " < 1");
+        java.util.Objects.requireNonNull(run, "CrSettings: run");
     }
 
     /**

@@ -62,16 +62,22 @@ final class FilesStore implements CheckpointStore {
     public void write(long seq, MemorySegment part) throws IOException {
         Path target = part(seq, job.pid());
         Files.createDirectories(target.getParent());
-        writeWhole(target, part.asByteBuffer());
+        writeWhole(target, part);
     }
 
-    /** Writes under a .tmp name, forces, renames; on failure nothing remains. */
-    private static void writeWhole(Path target, ByteBuffer bytes) throws IOException {
+    /**
+     * Writes under a .tmp name, forces the file, renames it and forces the directory (so that the
+     * name survives a crash of the host); on failure nothing remains.
+     */
+    private static void writeWhole(Path target, MemorySegment bytes) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                while (bytes.hasRemaining()) ch.write(bytes);
+                for (long at = 0; at < bytes.byteSize(); at += PartFormat.SLICE) {
+                    ByteBuffer slice = bytes.asSlice(at, Math.min(PartFormat.SLICE, bytes.byteSize() - at)).asByteBuffer();
+                    while (slice.hasRemaining()) ch.write(slice);
+                }
                 ch.force(true);
             }
             try {
@@ -79,6 +85,7 @@ final class FilesStore implements CheckpointStore {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
+            forceDirectory(target.getParent());
         } catch (IOException | RuntimeException e) {
             try {
                 Files.deleteIfExists(tmp);
@@ -86,6 +93,14 @@ final class FilesStore implements CheckpointStore {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    private static void forceDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Not every platform or file system lets a directory be forced; the files themselves were.
         }
     }
 
@@ -101,7 +116,7 @@ final class FilesStore implements CheckpointStore {
 
     @Override
     public void commit(long seq, String description) throws IOException {
-        writeWhole(seqDir(seq).resolve(COMMITTED), ByteBuffer.wrap(description.getBytes(StandardCharsets.UTF_8)));
+        writeWhole(seqDir(seq).resolve(COMMITTED), MemorySegment.ofArray(description.getBytes(StandardCharsets.UTF_8)));
     }
 
     @Override
@@ -147,12 +162,33 @@ final class FilesStore implements CheckpointStore {
         return requested.getAndSet(false);
     }
 
+    @Override
+    public void requestAgain() { requested.set(true); }
+
+    @Override
+    public void discardOutsideRequest() {
+        try {
+            Files.deleteIfExists(dir.resolve(REQUEST_FILE));
+        } catch (IOException e) {
+            // the watcher will see it then; one checkpoint too many is harmless
+        }
+    }
+
+    /**
+     * Starts the thread that looks for the request file. It holds the store only weakly, so that
+     * a store whose program never closed it stops being watched once it is collected.
+     */
     private void startWatcher() {
         Path request = dir.resolve(REQUEST_FILE);
+        java.lang.ref.WeakReference<FilesStore> self = new java.lang.ref.WeakReference<>(this);
+        AtomicBoolean flag = requested;
         watcher = Thread.ofPlatform().daemon().name("lpf4j-cr-request-watcher").start(() -> {
-            while (!closed) {
+            while (true) {
+                FilesStore store = self.get();
+                if (store == null || store.closed) return;
+                store = null;
                 try {
-                    if (Files.deleteIfExists(request)) requested.set(true);
+                    if (Files.deleteIfExists(request)) flag.set(true);
                     Thread.sleep(POLL_MILLIS);
                 } catch (InterruptedException e) {
                     return;

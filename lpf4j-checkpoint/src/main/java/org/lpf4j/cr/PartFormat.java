@@ -111,9 +111,14 @@ final class PartFormat {
         return total;
     }
 
+    /** The largest slice handed to a ByteBuffer API (which cannot address 2 GiB or more). */
+    static final long SLICE = 1L << 30;
+
     static long checksum(MemorySegment bytes) {
         CRC32C crc = new CRC32C();
-        crc.update(bytes.asByteBuffer());
+        for (long at = 0; at < bytes.byteSize(); at += SLICE) {
+            crc.update(bytes.asSlice(at, Math.min(SLICE, bytes.byteSize() - at)).asByteBuffer());
+        }
         return crc.getValue();
     }
 

@@ -54,13 +54,29 @@ public final class Restarts {
      */
     public static Outcome exec(Context ctx, int p, Spmd spmd, Args args, int restarts, boolean resume,
                                Consumer<String> report) {
+        return exec(ctx, p, spmd, args, restarts, resume, report, 0, java.util.UUID.randomUUID().toString());
+    }
+
+    /**
+     * {@link #exec(Context, int, Spmd, Args, int, boolean, Consumer)} as one attempt of a job whose
+     * earlier attempts ran elsewhere: what {@code lpf run} does in each JVM it launches again.
+     *
+     * @param firstAttempt the number of the first attempt made here (0: the job's first run)
+     * @param runId        the job's run id: retries restore only checkpoints it made
+     * @return how many retries it took here
+     */
+    public static Outcome exec(Context ctx, int p, Spmd spmd, Args args, int restarts, boolean resume,
+                               Consumer<String> report, int firstAttempt, String runId) {
         Objects.requireNonNull(spmd, "Restarts.exec: spmd is null");
+        Objects.requireNonNull(runId, "Restarts.exec: runId is null");
         if (restarts < 0) throw new IllegalArgumentException("Restarts.exec: restarts " + restarts + " < 0");
+        if (firstAttempt < 0) throw new IllegalArgumentException("Restarts.exec: firstAttempt " + firstAttempt + " < 0");
         Map<String, MemoryStore.Shelf> shelves = new ConcurrentHashMap<>();
         List<FatalException> failures = new ArrayList<>();
         for (int attempt = 0; ; attempt++) {
+            int number = firstAttempt + attempt;
             try {
-                ctx.exec(p, new Attempt.Run(spmd, attempt == 0 && resume ? 1 : attempt, shelves), args);
+                ctx.exec(p, new Attempt.Run(spmd, number, resume, runId, shelves), args);
                 return new Outcome(attempt, failures);
             } catch (FatalException e) {
                 failures.add(e);

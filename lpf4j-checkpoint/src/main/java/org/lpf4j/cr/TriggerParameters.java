@@ -12,6 +12,7 @@ final class TriggerParameters {
     private final Parameters.Parameter<String> every;
     private final Parameters.Parameter<Integer> keep;
     private final Parameters.Parameter<Boolean> resume;
+    private final Parameters.Parameter<String> run;
 
     TriggerParameters(ModuleParameters parameters, boolean withResume) {
         every = parameters.string("every", "0", "interval between checkpoints (lpf run --checkpoint-every), "
@@ -19,10 +20,12 @@ final class TriggerParameters {
         keep = parameters.integer("keep", 2, 1, 1_000_000, "how many complete checkpoints to keep");
         resume = withResume ? parameters.bool("resume", false, "restore the newest complete checkpoint at start "
                 + "(lpf run --resume); retries of lpf run --restarts restore it anyway") : null;
+        run = withResume ? parameters.string("run", "", "an id of this run of the job (lpf run sets one): its "
+                + "retries restore only checkpoints of their own run") : null;
     }
 
     CrSettings resolve() {
         return new CrSettings(CrSettings.parseDuration(every.key(), every.get()), keep.get(),
-                resume != null && resume.get());
+                resume != null && resume.get(), run == null ? "" : run.get().trim());
     }
 }

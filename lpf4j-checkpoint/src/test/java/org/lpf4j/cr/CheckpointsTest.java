@@ -130,6 +130,24 @@ class CheckpointsTest {
     }
 
     @Test
+    void aRetryRestoresOnlyItsOwnRunsCheckpointsAndAnExplicitResumeAnyRuns() {
+        files();
+        RingJob earlier = new RingJob(2, 3, 20, 5, -1, -1);
+        earlier.pauseMillis = 2;
+        run(earlier, 2, 0);
+        // This run fails at step 2, before its first checkpoint: its retry must not take the earlier run's.
+        RingJob failsEarly = new RingJob(2, 3, 20, 5, 1, 2);
+        List<String> report = run(failsEarly, 2, 1);
+        assertEquals(1, report.size(), report.toString());
+        assertEquals(-1, failsEarly.restoredAt.get(), "the retry started from the beginning");
+        assertResult(failsEarly, 2);
+        RingJob explicit = new RingJob(2, 3, 20, 5, -1, -1);
+        Restarts.exec(Lpf.root(), 2, explicit, Args.NONE, 0, true, s -> {});
+        assertTrue(explicit.restoredAt.get() > 0, "an explicit resume takes the newest of any run");
+        assertResult(explicit, 2);
+    }
+
+    @Test
     void noneModuleTakesNothingAndAFailureIsFinal() {
         RingJob job = new RingJob(3, 2, 10, 2, 1, 4);
         FatalException e = assertThrows(FatalException.class, () -> run(job, 3, 0));

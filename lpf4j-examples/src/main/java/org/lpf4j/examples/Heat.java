@@ -225,6 +225,7 @@ public final class Heat implements Spmd {
                     step.set(++t);
                     cr.checkpoint();
                 }
+                cr.flush(); // the last checkpoint complete: --resume of the finished job starts from it
                 result = cur;
             }
             failed = false;

@@ -207,6 +207,7 @@ public final class PageRank implements Spmd {
                     cr.checkpoint();
                 }
             }
+            if (cr != null) cr.flush(); // the last checkpoint complete: --resume of the finished job starts from it
             failed = false;
         }
 

@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
  * --checkpoint-dir DIR}) for a checkpoint now, as LAM's {@code lamcheckpoint} does, and waits until
  * it is committed (at most {@code --wait}); {@code --list} only lists the complete checkpoints.
  * The job takes it at its next checkpoint point and commits it at a later one, so the wait is a
- * few of the program's supersteps plus the write. Exit status 0 when a new checkpoint was
+ * few of the program's supersteps plus the write; the command reports the first checkpoint begun
+ * after the request that is committed. Exit status 0 when a new checkpoint was
  * committed (or listed), {@value ProgramFailure#EXIT_CODE} if none came in time.
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
@@ -51,8 +52,8 @@ public class CheckpointCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        List<Long> before = cd.committed();
-        long newest = before.isEmpty() ? 0 : before.get(0);
+        // A checkpoint begun before the request (an interval one still being written) is not the one asked for.
+        long newest = cd.newestBegun();
         try {
             cd.request();
         } catch (IOException e) {

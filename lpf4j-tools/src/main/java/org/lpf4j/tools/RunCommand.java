@@ -119,6 +119,14 @@ public class RunCommand implements Callable<Integer> {
             + "explicit restart of a job that stopped or finished)")
     boolean resume;
 
+    @Option(names = "--attempt", hidden = true, defaultValue = "0",
+            description = "set by lpf run on the processes it launches again: which attempt of the job this is")
+    int attempt;
+
+    @Option(names = "--run-id", hidden = true,
+            description = "set by lpf run on the processes it launches: the job's run id (retries restore only its checkpoints)")
+    String runId;
+
     @Option(names = "--profile", paramLabel = "DIR",
             description = "record every superstep of every process (compute, wait in sync, messages and bytes out and in,"
                     + " the time g and l predict); write DIR/supersteps.csv, DIR/timeline.png and .svg, and print the"
@@ -223,11 +231,11 @@ public class RunCommand implements Callable<Integer> {
             Args args = new Args(MemorySegment.NULL, output, new ArrayList<>(programArgs));
             FatalException failure = null;
             try {
-                if (restarts > 0 || resume) {
+                if (restarts > 0 || resume || attempt > 0 || checkpointDir != null) {
                     Restarts.exec(root, p, timing.wrap(program.perProcess()), args, restarts, resume, line -> {
                         out.println("lpf run: " + line);
                         out.flush();
-                    });
+                    }, attempt, runId());
                 } else {
                     root.exec(p, timing.wrap(program.perProcess()), args);
                 }
@@ -327,25 +335,26 @@ public class RunCommand implements Callable<Integer> {
 
     /**
      * Runs the job under the launcher; if it fails and {@code --restarts} allows, starts it again
-     * with {@code --resume}, so that it continues from the last complete checkpoint.
+     * as the next attempt of the same run, so that it continues from the last complete checkpoint
+     * that run made.
      */
     private int launchWithRestarts(ProcessLauncher launcher, PrintWriter out) {
         if (restarts > 0 && checkpointDir == null) {
             out.println("lpf run: note: --restarts without --checkpoint-dir: a restarted job starts from the beginning"
                     + " (on the " + selected().name() + " engine only the files module survives a lost JVM)");
         }
-        for (int attempt = 0; ; attempt++) {
-            int status = Launched.run(launcher, launch(procs, attempt > 0), out);
+        for (int k = 0; ; k++) {
+            int status = Launched.run(launcher, launch(procs, k), out);
             if (status == 0 || status == UsageException.EXIT_CODE) return status;
-            if (attempt >= restarts) {
+            if (k >= restarts) {
                 if (restarts > 0) {
-                    out.println("lpf run: the job failed " + (attempt + 1) + " times (exit status " + status
+                    out.println("lpf run: the job failed " + (k + 1) + " times (exit status " + status
                             + "); no restart left (--restarts " + restarts + ")");
                     out.flush();
                 }
                 return status;
             }
-            out.println("lpf run: the job failed (exit status " + status + "); restart " + (attempt + 1) + " of "
+            out.println("lpf run: the job failed (exit status " + status + "); restart " + (k + 1) + " of "
                     + restarts + (checkpointDir != null ? " from the last complete checkpoint in "
                     + checkpointDir.toAbsolutePath() : " from the beginning"));
             out.flush();
@@ -353,15 +362,22 @@ public class RunCommand implements Callable<Integer> {
     }
 
     /** What each launched process runs: this command again, without {@code -p} and with {@code --launched}. */
-    ProcessLauncher.Launch launch(int p) { return launch(p, false); }
+    ProcessLauncher.Launch launch(int p) { return launch(p, 0); }
 
-    private ProcessLauncher.Launch launch(int p, boolean retry) {
+    /** @return the job's run id: the one this process was launched with, else one made now (once) */
+    private String runId() {
+        if (runId == null) runId = java.util.UUID.randomUUID().toString();
+        return runId;
+    }
+
+    private ProcessLauncher.Launch launch(int p, int attemptNumber) {
         List<String> args = new ArrayList<>(List.of("run", "--launched"));
         args.addAll(engineOptions.asArguments());
         if (debug) args.add("--debug");
         if (checkpointDir != null) args.addAll(List.of("--checkpoint-dir", checkpointDir.toAbsolutePath().toString()));
         if (checkpointEvery != null) args.addAll(List.of("--checkpoint-every", checkpointEvery));
-        if (checkpointDir != null && (resume || retry)) args.add("--resume");
+        if (checkpointDir != null && resume) args.add("--resume");
+        if (checkpointDir != null) args.addAll(List.of("--run-id", runId(), "--attempt", Integer.toString(attemptNumber)));
         if (profile != null) args.addAll(List.of("--profile", profile.dir()));
         if (classPath != null) args.addAll(List.of("--class-path", classPath));
         args.add(className);
