@@ -15,12 +15,15 @@ final class MpiTransport implements Transport {
     private final long comm;
     private final RequestArray early, rest, consensus, barrier;
     private final int me;
+    /** How every wait completes: blocking in MPI, or polled under the section's sync deadline. */
+    private final SyncDeadline deadline;
     /** One message of the sparse way: the value (one long), sent from and received into native memory. */
     private final NativeBuffer notes = new NativeBuffer(), note = new NativeBuffer();
     private static final int TAG_NONZERO = 14;
 
-    MpiTransport(Mpi mpi, long comm, int ranks) {
+    MpiTransport(Mpi mpi, long comm, int ranks, SyncDeadline deadline) {
         this.mpi = mpi;
+        this.deadline = deadline;
         this.comm = comm;
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
@@ -65,14 +68,16 @@ final class MpiTransport implements Transport {
                 return;
             }
             // The others may need this core to make the progress this loop waits for (more ranks than cores).
-            if (!progressed) Thread.yield();
+            if (progressed) continue;
+            if (deadline.on()) deadline.idle();
+            else Thread.yield();
         }
     }
 
     private RequestArray batch(int batch) { return batch == EARLY ? early : rest; }
 
     @Override
-    public void alltoallLongs(MemorySegment out, MemorySegment in) { mpi.alltoallBytes(out.address(), in.address(), 8, comm); }
+    public void alltoallLongs(MemorySegment out, MemorySegment in) { deadline.alltoallBytes(out.address(), in.address(), 8); }
 
     @Override
     public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {
@@ -85,7 +90,7 @@ final class MpiTransport implements Transport {
     }
 
     @Override
-    public void complete(int batch) { batch(batch).waitAll(); }
+    public void complete(int batch) { deadline.complete(batch(batch)); }
 
     @Override
     public void close() {

@@ -74,6 +74,7 @@ final class RankGuard {
     private static OutputStream toGuard;
     private static Path ownDirectory;
     private static DeathLatch latch;
+    private static boolean saidGoodbye;
 
     private RankGuard() {}
 
@@ -129,10 +130,15 @@ final class RankGuard {
     }
 
     /**
-     * This JVM ends normally: its death is no longer to be recorded, the guard ends without a word,
+     * This JVM ends normally, or is about to be ended by the launcher after a sync deadline passed
+     * ({@link SyncDeadline}: being killed then is not a death to report): its death is no longer
+     * to be recorded, the guard ends without a word,
      * and the last of the host's ranks to end removes the directory (and the latch removed itself).
+     * Only the first call acts.
      */
-    private static synchronized void goodbye() {
+    static synchronized void goodbye() {
+        if (toGuard == null || saidGoodbye) return;
+        saidGoodbye = true;
         boolean last = latch == null || latch.ended();
         try {
             toGuard.write("bye\n".getBytes(StandardCharsets.US_ASCII));
@@ -211,7 +217,7 @@ final class RankGuard {
     }
 
     /** @return the host name (the kernel's, so no name service is asked) */
-    private static String hostName() {
+    static String hostName() {
         try {
             return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         } catch (IOException | RuntimeException e) {
