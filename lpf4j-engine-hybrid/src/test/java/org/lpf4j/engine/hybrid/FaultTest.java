@@ -102,6 +102,7 @@ class FaultTest {
             assertTrue(message.contains("(lpf.engine.mpi.syncTimeout=2000); node 1 (process id " + stopped[0] + " on host "), r::both);
             assertTrue(message.contains("is stopped by a signal (state T), e.g. kill -STOP"), r::both);
             assertFalse((r.out() + r.err()).contains("returned"), r::both);
+            assertFalse((r.out() + r.err()).contains("died while the job was running"), r::both);
             assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
         } finally {
             if (stopped[0] > 0) ProcessHandle.of(stopped[0]).ifPresent(ProcessHandle::destroyForcibly);

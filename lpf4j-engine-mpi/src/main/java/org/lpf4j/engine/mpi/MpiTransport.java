@@ -7,8 +7,9 @@ import java.lang.foreign.ValueLayout;
  * The {@link Transport} of MPI point-to-point calls on a section's communicator:
  * {@code MPI_Isend}/{@code MPI_Irecv} (split at 1 GiB), {@code MPI_Waitall} per batch,
  * {@code MPI_Alltoall} for dense meta-data, a nonblocking consensus ({@code MPI_Issend},
- * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. Allocates only when a batch
- * outgrows its request array.
+ * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. With the section's sync
+ * deadline on ({@link SyncDeadline}) every wait polls instead ({@code MPI_Testall},
+ * {@code MPI_Ialltoall}). Allocates only when a batch outgrows its request array.
  */
 final class MpiTransport implements Transport {
     private final Mpi mpi;

@@ -271,7 +271,7 @@ final class SyncDeadline implements AutoCloseable {
                 lowestArrived = lowest == me;
             }
         }
-        RankGuard.goodbye(); // this JVM may be killed by the launcher now: that is not a death to report
+        RankGuard.deadlinePassed(); // the launcher kills the missing ranks (maybe this one too): not deaths to report
         return new Passed(reason);
     }
 
