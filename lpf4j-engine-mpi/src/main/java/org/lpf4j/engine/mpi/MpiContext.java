@@ -489,16 +489,15 @@ final class MpiContext implements Context, NodeExchange {
         live("rehook");
         // A round of the parent first: everyone must be entering rehook (else the section fails).
         deadline.begin(superstep);
-        long all;
         try {
-            all = round(IN_REHOOK);
+            long all = round(IN_REHOOK);
+            if ((all & (ENDING | IN_SYNC)) != 0) {
+                endRound(REHOOKING, null);
+                throw fatal("rehook");
+            }
         } catch (SyncDeadline.Passed e) {
             passed(e);
             throw deadlineFatal = fatal("rehook");
-        }
-        if ((all & (ENDING | IN_SYNC)) != 0) {
-            endRound(REHOOKING, null);
-            throw fatal("rehook");
         }
         FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP, settings);
         if (f != null) throw f;
