@@ -82,7 +82,9 @@ public final class MpiEngine {
      * {@link FatalException} naming them, the superstep, this parameter and its value, and
      * whether a missing process is stopped by a signal (state T in {@code /proc}, e.g.
      * {@code kill -STOP}) when it runs on the same host. The job then ends: the processes that
-     * arrived leave without finalising MPI and the launcher kills the rest. So the value must
+     * arrived leave without finalising MPI and the launcher kills the rest (a program that hooked
+     * a section over its own communicator must not finalise MPI after such a failure either: the
+     * missing processes would never take part; {@code MPI_Abort} ends its job). So the value must
      * exceed the longest compute phase of any superstep of the program (plus the skew of the
      * processes' start): a process that computes longer is named as missing. Off by default: a
      * superstep may legitimately compute for hours. The hybrid engine's rounds between nodes

@@ -64,6 +64,7 @@ public final class FrozenMain {
         }
     }
 
+    /** @param args the mode ({@code stop} or {@code slow}) and the rank that stops or computes */
     public static void main(String[] args) {
         var root = Lpf.root();
         try {
