@@ -8,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -87,6 +88,7 @@ class FrozenTest {
             stoppedPid[0] = Long.parseLong(m.group(2));
             long took = end - Long.parseLong(m.group(3));
             assertTrue(took < DEADLINE + 8_000, () -> "the job ended " + took + " ms after the stop\n" + r.both());
+            assertNotEquals(0, r.exitCode(), () -> "a job that lost a rank fails: " + r.both());
             String both = r.out() + r.err();
             String named = "pid " + victim + " (process id " + m.group(2) + " on host ";
             assertTrue(both.contains(named), () -> "the stopped rank is named (" + named + "...): " + r.both());
