@@ -26,6 +26,12 @@ import java.util.Objects;
  * rank waits for sections and exits when rank 0's JVM ends). Call {@code Lpf.root()} early in
  * {@code main}.
  *
+ * <p>A node that never reaches a sync (its JVM stopped with {@code kill -STOP}, hung, or one of
+ * its threads in an endless loop) is caught between nodes by the MPI engine's sync deadline,
+ * {@link MpiEngine#SYNC_TIMEOUT} ({@code lpf.engine.mpi.syncTimeout}, off by default): every
+ * process of the nodes that arrived fails with a {@link FatalException} naming the node, and
+ * saying when it is stopped by a signal. There is no deadline among a node's own threads.
+ *
  * <p>A program that already uses MPI runs a section with {@link #init(long, int)} and
  * {@link org.lpf4j.Lpf#hook}: its communicator's ranks are the nodes.
  */

@@ -58,6 +58,9 @@ final class Link implements NodeRequests {
      */
     boolean round() { return exchange.sync(this); }
 
+    /** @return why the last {@link #round} threw when nodes did not reach it in time ({@code lpf.engine.mpi.syncTimeout}), or null */
+    String deadlineFailure() { return exchange.deadlineFailure(); }
+
     /** Local process {@code l}'s part after the round: the puts from other nodes to it, in the exchange's order. */
     void applyPuts(int l) { exchange.applyPuts(l, local.members[l].register); }
 

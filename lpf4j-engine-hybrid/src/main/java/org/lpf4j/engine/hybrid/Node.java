@@ -120,7 +120,9 @@ final class Node implements Participants {
         try {
             return link.round() ? SuperstepBarrier.QUEUED : 0;
         } catch (FatalException e) {
-            fail("another node ended the section: " + e.getMessage(), null);
+            String late = link.deadlineFailure(); // a node did not arrive: it did not end the section
+            fail(late != null ? who(local) + " waited in sync " + members[local].superstep() + " for the other nodes: "
+                    + Nodes.explain(late) : "another node ended the section: " + e.getMessage(), null);
             throw fatal(local);
         } catch (RuntimeException | Error e) {
             fail(who(local) + " could not exchange with the other nodes for its node: " + e, e);

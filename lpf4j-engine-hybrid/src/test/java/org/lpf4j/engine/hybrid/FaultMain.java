@@ -12,7 +12,8 @@ import org.lpf4j.Spmd;
  * <ul>
  *   <li>{@code throw}: it throws {@code IllegalStateException("planned failure")};</li>
  *   <li>{@code early}: it returns from its SPMD function;</li>
- *   <li>{@code kill}: it SIGKILLs its own JVM (the node).</li>
+ *   <li>{@code kill}: it SIGKILLs its own JVM (the node);</li>
+ *   <li>{@code stop}: it stops its own JVM with {@code kill -STOP} (prints {@code OSPID <os pid>} first).</li>
  * </ul>
  * It prints {@code FAILING pid p at <epoch ms>} first; rank 0 prints {@code FATAL at <epoch ms>: <message>}
  * when exec throws {@link FatalException}, and the cause.
@@ -39,6 +40,12 @@ public final class FaultMain {
                     case "kill" -> {
                         new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
                         Thread.sleep(60_000);
+                    }
+                    case "stop" -> {
+                        long pid = ProcessHandle.current().pid();
+                        System.out.println("OSPID " + pid);
+                        System.out.flush();
+                        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
                     }
                     default -> throw new IllegalArgumentException(mode);
                 }

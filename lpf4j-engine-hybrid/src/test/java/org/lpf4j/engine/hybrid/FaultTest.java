@@ -16,14 +16,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Failures on 2 nodes (JVMs) × 2 threads: pid 3 (node 1, thread 1) throws, returns early, or
  * SIGKILLs its JVM while the others sync. Each ends the whole job within 5 s with an error naming
  * the pid and node (for the kill: Open MPI names the node's rank), and leaves no process behind.
+ * With {@code lpf.engine.mpi.syncTimeout}, a node stopped by {@code kill -STOP} ends the job soon
+ * after the deadline, named as stopped by a signal, under both launchers.
  */
 class FaultTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final Pattern FAILING = Pattern.compile("FAILING pid 3 at (\\d+)");
     private static final Pattern FATAL = Pattern.compile("FATAL at (\\d+): (.*)");
 
-    private static MpiJob.Result run(String mode) {
-        return MpiJob.openMpi().jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=2",
+    private static MpiJob.Result run(String mode) { return run(MpiJob.openMpi(), mode); }
+
+    private static MpiJob.Result run(MpiJob job, String mode) {
+        return job.jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=2",
                 "-Dlpf.engine.hybrid.probeMillis=20").run(2, TIMEOUT, FaultMain.class, mode);
     }
 
@@ -69,5 +73,39 @@ class FaultTest {
         assertNotEquals(0, r.exitCode(), r::both);
         assertTrue((r.out() + r.err()).contains("rank 1"), () -> "the launcher names the dead node's rank: " + r.both());
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
+    void aStoppedNodeEndsTheOpenMpiJobNamingIt() { stoppedNode(MpiJob.openMpi()); }
+
+    @Test
+    void aStoppedNodeEndsTheMpichJobNamingIt() { stoppedNode(MpiJob.mpich()); }
+
+    /** Node 1's JVM stops itself (pid 3, its thread 1, calls {@code kill -STOP}); the deadline is 2 s. */
+    private static void stoppedNode(MpiJob job) {
+        long[] stopped = {-1};
+        try {
+            MpiJob.Result r = run(job.jvm("-Dlpf.engine.mpi.syncTimeout=2000"), "stop");
+            long end = System.currentTimeMillis();
+            assertFalse(r.timedOut(), r::both);
+            Matcher failing = FAILING.matcher(r.out()), os = Pattern.compile("OSPID (\\d+)").matcher(r.out());
+            assertTrue(failing.find() && os.find(), r::both);
+            stopped[0] = Long.parseLong(os.group(1));
+            long took = end - Long.parseLong(failing.group(1));
+            assertTrue(took < 2_000 + 8_000, () -> "the job ended " + took + " ms after the stop\n" + r.both());
+            Matcher fatal = FATAL.matcher(r.out());
+            assertTrue(fatal.find(), r::both);
+            String message = fatal.group(2);
+            assertTrue(message.contains("exec(p=4) on the hybrid engine"), r::both);
+            assertTrue(message.contains("waited in sync "), r::both);
+            assertTrue(message.contains("for the other nodes: node 1 of 2 did not reach sync "), r::both);
+            assertTrue(message.contains("(lpf.engine.mpi.syncTimeout=2000); node 1 (process id " + stopped[0] + " on host "), r::both);
+            assertTrue(message.contains("is stopped by a signal (state T), e.g. kill -STOP"), r::both);
+            assertFalse((r.out() + r.err()).contains("returned"), r::both);
+            assertFalse((r.out() + r.err()).contains("died while the job was running"), r::both);
+            assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+        } finally {
+            if (stopped[0] > 0) ProcessHandle.of(stopped[0]).ifPresent(ProcessHandle::destroyForcibly);
+        }
     }
 }

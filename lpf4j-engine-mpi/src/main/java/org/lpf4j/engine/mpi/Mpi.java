@@ -110,6 +110,8 @@ public final class Mpi {
         static final MethodHandle TESTALL = instance.fn("MPI_Testall", JAVA_INT, P, P, P);
         static final MethodHandle IPROBE = instance.fn("MPI_Iprobe", JAVA_INT, JAVA_INT, H, P, P);
         static final MethodHandle RECV = instance.fn("MPI_Recv", P, JAVA_INT, H, JAVA_INT, JAVA_INT, H, P);
+        static final MethodHandle IALLREDUCE = instance.fn("MPI_Iallreduce", P, P, JAVA_INT, H, H, H, P);
+        static final MethodHandle IALLTOALL = instance.fn("MPI_Ialltoall", P, JAVA_INT, H, P, JAVA_INT, H, H, P);
     }
 
     /**
@@ -380,6 +382,34 @@ public final class Mpi {
             throw rethrow("MPI_Allreduce", t);
         }
         if (rc != 0) throw failed("MPI_Allreduce(count=" + count + ")", rc);
+    }
+
+    /**
+     * {@code MPI_Iallreduce} of {@code count} longs, buffers by address; the request handle is
+     * written at {@code request}. Allocates nothing.
+     */
+    public void iallreduceLongs(long send, long recv, int count, long op, long comm, long request) {
+        int rc;
+        try {
+            rc = (int) SyncPath.IALLREDUCE.invokeExact(send, recv, count, c.longType(), op, comm, request);
+        } catch (Throwable t) {
+            throw rethrow("MPI_Iallreduce", t);
+        }
+        if (rc != 0) throw failed("MPI_Iallreduce(count=" + count + ")", rc);
+    }
+
+    /**
+     * {@code MPI_Ialltoall} of {@code count} bytes per pair, buffers by address; the request handle
+     * is written at {@code request}. Allocates nothing.
+     */
+    public void ialltoallBytes(long send, long recv, int count, long comm, long request) {
+        int rc;
+        try {
+            rc = (int) SyncPath.IALLTOALL.invokeExact(send, count, c.byteType(), recv, count, c.byteType(), comm, request);
+        } catch (Throwable t) {
+            throw rethrow("MPI_Ialltoall", t);
+        }
+        if (rc != 0) throw failed("MPI_Ialltoall(count=" + count + ")", rc);
     }
 
     /** @return {@code MPI_SUM} */

@@ -79,6 +79,11 @@ final class MpiContext implements Context, NodeExchange {
     /** JFR superstep events; messages in are not counted here (-1). */
     private final SuperstepRecorder flight = new SuperstepRecorder("mpi");
     private boolean ended;
+    /** Whether the section failed because processes did not reach a sync in time: its collectives can never complete. */
+    private boolean deadlinePassed;
+    /** What this context threw when the deadline passed (not a cause of its own at pid 0). */
+    private FatalException deadlineFatal;
+    private final SyncDeadline deadline;
     private String failure;
     private final List<Throwable> causes = new ArrayList<>();
 
@@ -99,8 +104,9 @@ final class MpiContext implements Context, NodeExchange {
         this.engineKey = engineKey;
         this.objects = objects;
         this.combiners = new CombinerTable(nprocs, objects);
-        this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs), pid, nprocs, combiners);
         this.settings = settings;
+        this.deadline = new SyncDeadline(mpi, comm, pid, nprocs, settings.syncTimeoutMillis());
+        this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs, deadline), pid, nprocs, combiners);
         this.countsFit = settings.countsInRound(nprocs);
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
@@ -266,6 +272,7 @@ final class MpiContext implements Context, NodeExchange {
     private RuntimeException exchangeRound(NodeRequests requests) {
         if (ended) throw fatal("sync");
         hadMessages = false;
+        deadline.begin(superstep);
         try {
             int queued = exchange.count(requests);
             boolean counts = countsInRound();
@@ -281,6 +288,9 @@ final class MpiContext implements Context, NodeExchange {
             // Column pid of the received matrix: what each process sends here.
             return counts ? exchange.run(requests, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
                     : exchange.run(requests, settings.sparse(nprocs, maxDegree(all)));
+        } catch (SyncDeadline.Passed e) {
+            passed(e);
+            throw deadlineFatal = fatal("sync");
         } finally {
             register.capacity().applyAtSync();
             queueCapacity.applyAtSync();
@@ -322,7 +332,7 @@ final class MpiContext implements Context, NodeExchange {
             long row = 8L * (1 + (long) pid * nprocs);
             for (int d = 0; d < nprocs; d++) buf.set(ValueLayout.JAVA_LONG, row + 8L * d, counted ? exchange.outBytes(d) : 0);
         }
-        mpi.allreduceLongs(buf.address(), buf.address() + 8L * n, n, mpi.opBor(), comm);
+        deadline.allreduceLongs(buf.address(), buf.address() + 8L * n, n, mpi.opBor());
         return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
 
@@ -333,14 +343,37 @@ final class MpiContext implements Context, NodeExchange {
      * @param threw what the SPMD function threw, or null if it returned
      */
     void finish(Throwable threw) {
-        if (!ended) {
-            round(ENDING);
-            endRound(threw == null ? RETURNED : THREW, threw);
-            if (failure != null) lateRound(null); // everyone makes it after a failure
-        } else if (failure != null) {
-            lateRound(threw instanceof FatalException ? null : threw);
+        if (deadlinePassed) {
+            if (pid == 0 && threw != null && threw != deadlineFatal) causes.add(threw); // a layered engine's own report
+            return;
+        }
+        deadline.begin(superstep);
+        try {
+            if (!ended) {
+                round(ENDING);
+                endRound(threw == null ? RETURNED : THREW, threw);
+                if (failure != null) lateRound(null); // everyone makes it after a failure
+            } else if (failure != null) {
+                lateRound(threw instanceof FatalException ? null : threw);
+            }
+        } catch (SyncDeadline.Passed e) {
+            passed(e);
+            if (pid == 0 && threw != null && !(threw instanceof FatalException)) causes.add(threw);
         }
     }
+
+    /**
+     * The section failed by its sync deadline: no collective of it can complete any more, so no
+     * end round follows; the reason names the processes that did not arrive.
+     */
+    private void passed(SyncDeadline.Passed e) {
+        ended = true;
+        deadlinePassed = true;
+        failure = e.getMessage();
+    }
+
+    @Override
+    public String deadlineFailure() { return deadlinePassed ? failure : null; }
 
     /**
      * After a failed section every process ends with this round, so that what a process threw
@@ -350,7 +383,7 @@ final class MpiContext implements Context, NodeExchange {
         MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
         out.fill((byte) 0);
         out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
-        mpi.allreduceLongs(out, in, nprocs, mpi.opMax(), comm);
+        deadline.allreduceLongs(out.address(), in.address(), nprocs, mpi.opMax());
         long[] status = in.toArray(ValueLayout.JAVA_LONG);
         if (late != null) {
             if (pid == 0) causes.add(late);
@@ -367,7 +400,7 @@ final class MpiContext implements Context, NodeExchange {
         MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
         out.fill((byte) 0);
         out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
-        mpi.allreduceLongs(out, in, nprocs, mpi.opMax(), comm);
+        deadline.allreduceLongs(out.address(), in.address(), nprocs, mpi.opMax());
         long[] status = in.toArray(ValueLayout.JAVA_LONG);
         if (mine == THREW && threw != null) {
             if (pid == 0) causes.add(threw);
@@ -455,17 +488,28 @@ final class MpiContext implements Context, NodeExchange {
         Objects.requireNonNull(args, "rehook: args");
         live("rehook");
         // A round of the parent first: everyone must be entering rehook (else the section fails).
-        long all = round(IN_REHOOK);
-        if ((all & (ENDING | IN_SYNC)) != 0) {
-            endRound(REHOOKING, null);
-            throw fatal("rehook");
+        deadline.begin(superstep);
+        try {
+            long all = round(IN_REHOOK);
+            if ((all & (ENDING | IN_SYNC)) != 0) {
+                endRound(REHOOKING, null);
+                throw fatal("rehook");
+            }
+        } catch (SyncDeadline.Passed e) {
+            passed(e);
+            throw deadlineFatal = fatal("rehook");
         }
         FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP, settings);
         if (f != null) throw f;
     }
 
-    /** Frees the communicator and the buffers. */
+    /**
+     * Frees the communicator and the buffers; after a passed sync deadline nothing (MPI may still
+     * write into them: the job is ending).
+     */
     void close() {
+        if (deadlinePassed) return;
+        deadline.close();
         exchange.close();
         carried.close();
         arena.close();

@@ -73,9 +73,32 @@ public final class MpiEngine {
             PREFIX + "sparseFrom", 64, 1, 1 << 24,
             "smallest section (processes) in which countExchange=auto may exchange counts the sparse way");
 
+    /**
+     * {@code lpf.engine.mpi.syncTimeout} (ms, default 0: none): a deadline on the wait in a sync.
+     * A process that has waited this long in one sync (from its entry; the clock starts again
+     * whenever every other process is found waiting in a sync too, so a long data exchange does
+     * not count) asks the others which of them wait in a sync as well; those that do not answer
+     * within a second have not arrived, and every process that did fails with a
+     * {@link FatalException} naming them, the superstep, this parameter and its value, and
+     * whether a missing process is stopped by a signal (state T in {@code /proc}, e.g.
+     * {@code kill -STOP}) when it runs on the same host. The job then ends: the processes that
+     * arrived leave without finalising MPI and the launcher kills the rest (a program that hooked
+     * a section over its own communicator must not finalise MPI after such a failure either: the
+     * missing processes would never take part; {@code MPI_Abort} ends its job). So the value must
+     * exceed the longest compute phase of any superstep of the program (plus the skew of the
+     * processes' start): a process that computes longer is named as missing. Off by default: a
+     * superstep may legitimately compute for hours. The hybrid engine's rounds between nodes
+     * follow the same deadline. While it is on, a sync waits by polling nonblocking MPI calls
+     * instead of blocking in MPI (docs/performance.md). Every rank of a job must use the same
+     * value (the start-up agreement checks it).
+     */
+    public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = ParameterRegistry.global().integer(
+            PREFIX + "syncTimeout", 0, 0, Integer.MAX_VALUE,
+            "ms a process waits in a sync before the processes that did not arrive are named and the job fails (0: forever)");
+
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM);
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
     }
 
     /**

@@ -167,6 +167,11 @@ final class MpiRuntime {
     /** Runs a root {@code exec}: ships the function to ranks 1..n-1 and runs pid 0 here. */
     synchronized void exec(int p, Spmd spmd, Args args) {
         if (stopped) throw new IllegalStateException("exec(p=" + p + "): the MPI engine has been shut down");
+        String expired = SyncDeadline.expired();
+        if (expired != null) {
+            throw new FatalException("exec(p=" + p + "): the MPI engine cannot run another section: an earlier one failed"
+                    + " because " + expired, null);
+        }
         inSection = true;
         try {
             run(p, spmd, args);
@@ -229,10 +234,13 @@ final class MpiRuntime {
     /**
      * Rank 0's JVM is ending: release the other ranks, then finalize. If the JVM ends in the middle
      * of a section (System.exit inside an SPMD function), MPI is in use by that section's thread:
-     * then nothing is sent, rank 0 exits without finalizing, and the launcher ends the job.
+     * then nothing is sent, rank 0 exits without finalizing, and the launcher ends the job. The same
+     * after a section failed by its sync deadline ({@link SyncDeadline}): a rank that did not arrive
+     * would never take part in the finalisation.
      */
     void stop() {
         if (inSection) return;
+        if (SyncDeadline.expired() != null) return; // a rank that did not arrive would never take part: the launcher ends the job
         synchronized (this) {
             stopNow();
         }
@@ -282,9 +290,26 @@ final class MpiRuntime {
                         MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, payload, 0, length);
                     }
                     runShipped(n, payload);
+                    if (SyncDeadline.expired() != null) leaveAfterDeadline();
                 }
             }
         }
+    }
+
+    /**
+     * The section failed by its sync deadline: this rank arrived, others did not, and MPI can end
+     * neither cleanly nor run another section. If pid 0 was among the missing, nobody else reports,
+     * so the lowest rank that arrived prints the reason; then every rank that arrived leaves with
+     * status 1 without finalising (after a pause, so that pid 0's own report comes out first), and
+     * the launcher kills the ranks that did not arrive.
+     */
+    private void leaveAfterDeadline() {
+        if (SyncDeadline.firstMissing() && SyncDeadline.lowestArrived()) {
+            System.err.println("lpf4j mpi: rank " + rank + ": the section failed: " + SyncDeadline.expired());
+            System.err.flush();
+        }
+        LockSupport.parkNanos(2_000_000_000L);
+        System.exit(1);
     }
 
     private void runShipped(int n, byte[] payload) {

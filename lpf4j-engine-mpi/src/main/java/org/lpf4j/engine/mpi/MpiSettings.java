@@ -12,12 +12,13 @@ package org.lpf4j.engine.mpi;
  * @param probeNanos        the time budget of one probe measurement ({@link MpiEngine#PROBE_MILLIS})
  * @param countExchange     how counts that do not travel in the round are exchanged ({@link MpiEngine#COUNT_EXCHANGE})
  * @param sparseFrom        the smallest section in which {@code auto} may take the sparse way ({@link MpiEngine#SPARSE_FROM})
+ * @param syncTimeoutMillis the deadline on the wait in a sync, 0 for none ({@link MpiEngine#SYNC_TIMEOUT})
  */
-record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom) {
+record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom, int syncTimeoutMillis) {
     /** @return the current values of the engine's parameters */
     static MpiSettings resolve() {
         return new MpiSettings(MpiEngine.COUNTS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L,
-                MpiEngine.COUNT_EXCHANGE.get(), MpiEngine.SPARSE_FROM.get());
+                MpiEngine.COUNT_EXCHANGE.get(), MpiEngine.SPARSE_FROM.get(), MpiEngine.SYNC_TIMEOUT.get());
     }
 
     /**
@@ -43,6 +44,7 @@ record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange,
     /** @return the settings the ranks of one job must share, as the agreement compares them */
     String agreementText() {
         return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "="
-                + countExchange + ", " + MpiEngine.SPARSE_FROM.key() + "=" + sparseFrom;
+                + countExchange + ", " + MpiEngine.SPARSE_FROM.key() + "=" + sparseFrom + ", " + MpiEngine.SYNC_TIMEOUT.key() + "="
+                + syncTimeoutMillis;
     }
 }

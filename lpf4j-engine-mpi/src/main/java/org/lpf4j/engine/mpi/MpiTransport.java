@@ -7,20 +7,24 @@ import java.lang.foreign.ValueLayout;
  * The {@link Transport} of MPI point-to-point calls on a section's communicator:
  * {@code MPI_Isend}/{@code MPI_Irecv} (split at 1 GiB), {@code MPI_Waitall} per batch,
  * {@code MPI_Alltoall} for dense meta-data, a nonblocking consensus ({@code MPI_Issend},
- * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. Allocates only when a batch
- * outgrows its request array.
+ * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. With the section's sync
+ * deadline on ({@link SyncDeadline}) every wait polls instead ({@code MPI_Testall},
+ * {@code MPI_Ialltoall}). Allocates only when a batch outgrows its request array.
  */
 final class MpiTransport implements Transport {
     private final Mpi mpi;
     private final long comm;
     private final RequestArray early, rest, consensus, barrier;
     private final int me;
+    /** How every wait completes: blocking in MPI, or polled under the section's sync deadline. */
+    private final SyncDeadline deadline;
     /** One message of the sparse way: the value (one long), sent from and received into native memory. */
     private final NativeBuffer notes = new NativeBuffer(), note = new NativeBuffer();
     private static final int TAG_NONZERO = 14;
 
-    MpiTransport(Mpi mpi, long comm, int ranks) {
+    MpiTransport(Mpi mpi, long comm, int ranks, SyncDeadline deadline) {
         this.mpi = mpi;
+        this.deadline = deadline;
         this.comm = comm;
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
@@ -65,14 +69,16 @@ final class MpiTransport implements Transport {
                 return;
             }
             // The others may need this core to make the progress this loop waits for (more ranks than cores).
-            if (!progressed) Thread.yield();
+            if (progressed) continue;
+            if (deadline.on()) deadline.idle();
+            else Thread.yield();
         }
     }
 
     private RequestArray batch(int batch) { return batch == EARLY ? early : rest; }
 
     @Override
-    public void alltoallLongs(MemorySegment out, MemorySegment in) { mpi.alltoallBytes(out.address(), in.address(), 8, comm); }
+    public void alltoallLongs(MemorySegment out, MemorySegment in) { deadline.alltoallBytes(out.address(), in.address(), 8); }
 
     @Override
     public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {
@@ -85,7 +91,7 @@ final class MpiTransport implements Transport {
     }
 
     @Override
-    public void complete(int batch) { batch(batch).waitAll(); }
+    public void complete(int batch) { deadline.complete(batch(batch)); }
 
     @Override
     public void close() {

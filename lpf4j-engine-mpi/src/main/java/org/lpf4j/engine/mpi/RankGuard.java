@@ -55,6 +55,12 @@ final class RankGuard {
     /** The winner's file in the directory. */
     static final String FIRST = "first";
     /**
+     * The file a rank that arrived writes into the directory when a sync deadline passed
+     * ({@link SyncDeadline}): the ranks that did not arrive are then killed by the launcher, which
+     * is the reported end of the job, not a death to report; every guard that wakes stays silent.
+     */
+    static final String DEADLINE = "deadline";
+    /**
      * $1 the message, $2 the election directory, $3 "file" (write the message into the winner's
      * file) or "print" (create it, then print the message on standard error). Without the
      * directory (another host, or removed) a guard prints. $4 the {@link DeathLatch}'s set id, $5 its
@@ -62,6 +68,8 @@ final class RankGuard {
      * rank the latch names reports without an election; one whose latch names another rank is silent.
      */
     private static final String SCRIPT = "read -r line; [ \"$line\" = bye ] && exit 0; first=;"
+            // After a sync deadline the ranks that arrived reported the job's end; the launcher killed the rest.
+            + " [ -f \"$2/" + DEADLINE + "\" ] && exit 0;"
             // With a latch: the kernel recorded the first death; only that rank's guard speaks.
             + " if [ -n \"$4\" ]; then"
             + " won=$(ipcs -s -i \"$4\" 2>/dev/null | while read -r n v rest; do [ \"$n\" = \"$5\" ] && echo \"$v\"; done);"
@@ -74,6 +82,9 @@ final class RankGuard {
     private static OutputStream toGuard;
     private static Path ownDirectory;
     private static DeathLatch latch;
+    private static boolean saidGoodbye;
+    /** The directory this rank's guard reports into, or null without a guard. */
+    private static Path reportDirectory;
 
     private RankGuard() {}
 
@@ -115,6 +126,7 @@ final class RankGuard {
                     launchingSide ? "file" : "print", latch == null ? "" : Integer.toString(latch.id()),
                     latch == null ? "" : Integer.toString(latch.result()),
                     latch == null ? "" : Integer.toString(latch.mark())));
+            reportDirectory = dir;
             Process guard = new ProcessBuilder(cmd)
                     .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
@@ -129,10 +141,29 @@ final class RankGuard {
     }
 
     /**
+     * A sync deadline passed in a section of this rank, which arrived ({@link SyncDeadline}): the
+     * section's failure names the ranks that did not, and the launcher will kill them (and maybe
+     * this one). No guard of this host reports those kills as deaths ({@link #DEADLINE}).
+     */
+    static synchronized void deadlinePassed() {
+        if (reportDirectory != null) {
+            try {
+                Files.writeString(reportDirectory.resolve(DEADLINE), "", StandardCharsets.US_ASCII);
+            } catch (IOException | RuntimeException e) {
+                // no marker: a guard may report a killed rank as died, which it also is
+            }
+        }
+        goodbye();
+    }
+
+    /**
      * This JVM ends normally: its death is no longer to be recorded, the guard ends without a word,
      * and the last of the host's ranks to end removes the directory (and the latch removed itself).
+     * Only the first call acts.
      */
-    private static synchronized void goodbye() {
+    static synchronized void goodbye() {
+        if (toGuard == null || saidGoodbye) return;
+        saidGoodbye = true;
         boolean last = latch == null || latch.ended();
         try {
             toGuard.write("bye\n".getBytes(StandardCharsets.US_ASCII));
@@ -144,6 +175,7 @@ final class RankGuard {
             try {
                 Files.deleteIfExists(ownDirectory.resolve(DeathLatch.KEY_FILE));
                 Files.deleteIfExists(ownDirectory.resolve(FIRST));
+                Files.deleteIfExists(ownDirectory.resolve(DEADLINE));
                 Files.deleteIfExists(ownDirectory);
             } catch (IOException e) {
                 // another rank of the job removed it, or a guard is writing: left for the next job's start
@@ -174,6 +206,7 @@ final class RankGuard {
                 try {
                     Files.deleteIfExists(d.resolve(DeathLatch.KEY_FILE));
                     Files.deleteIfExists(d.resolve(FIRST));
+                    Files.deleteIfExists(d.resolve(DEADLINE));
                     Files.deleteIfExists(d);
                 } catch (IOException e) {
                     // not ours, or removed meanwhile
@@ -211,7 +244,7 @@ final class RankGuard {
     }
 
     /** @return the host name (the kernel's, so no name service is asked) */
-    private static String hostName() {
+    static String hostName() {
         try {
             return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         } catch (IOException | RuntimeException e) {

@@ -27,7 +27,10 @@
  *       {@code MPI_Iprobe} and sleep up to 1 ms between polls, so idle ranks leave the cores free.</li>
  *   <li>{@code MpiContext}: one process of a section over its own duplicated communicator, on the
  *       engine kit (slot register, staged capacities, argument rules, probe harness).
- *       {@code Exchange}: the data phase of a sync. {@code Sections}: running a process's part of a
+ *       {@code Exchange}: the data phase of a sync. {@code SyncDeadline}: with
+ *       {@code lpf.engine.mpi.syncTimeout} on, every wait of a sync polls nonblocking calls and
+ *       names the processes that do not reach the sync in time (they are asked on a reserved tag;
+ *       a stopped one is recognised in {@code /proc}). {@code Sections}: running a process's part of a
  *       section, nested sections (on the threads engine in this JVM with the caller's share of the
  *       job as freeP, else one process over {@code MPI_COMM_SELF}).</li>
  *   <li>{@link org.lpf4j.engine.mpi.MpiLauncher}: the command lines ({@code mpirun} of Open MPI,

@@ -39,6 +39,18 @@ class ConformanceTest {
                 .run(4, TIMEOUT, ConformanceMain.class), 90);
     }
 
+    /**
+     * The suite with the sync deadline on ({@code lpf.engine.mpi.syncTimeout}): every wait of a
+     * sync polls nonblocking calls, here through each way of exchanging counts (the round up to
+     * 1 process, then {@code MPI_Ialltoall} or the consensus from sections of 3). A correct
+     * program never meets a generous deadline. One Open MPI job of 4 ranks, p = 1 … 4.
+     */
+    @Test
+    void openMpiFourRanksWithTheSyncDeadline() {
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine.mpi.syncTimeout=60000", "-Dlpf.engine.mpi.countsInRoundUpTo=1",
+                "-Dlpf.engine.mpi.sparseFrom=3", "-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class), 90);
+    }
+
     @Test
     void mpichEightRanks() {
         MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.engine.mpi.countsInRoundUpTo=2", "-Dlpf.engine.mpi.countExchange=sparse")

@@ -28,14 +28,14 @@ class CountExchangeRuleTest {
 
     @Test
     void autoIsSparseWhenEveryProcessSendsToAtMostAQuarterInALargeEnoughSection() {
-        MpiSettings auto = new MpiSettings(4, 1, "auto", 8);
+        MpiSettings auto = new MpiSettings(4, 1, "auto", 8, 0);
         assertTrue(auto.sparse(8, 1), "a ring at p = 8");
         assertTrue(auto.sparse(16, 3));
         assertFalse(auto.sparse(16, 7), "a bound of 7 of 16");
         assertFalse(auto.sparse(8, 7), "a total exchange");
         assertFalse(auto.sparse(5, 1), "a section below sparseFrom");
-        assertFalse(new MpiSettings(4, 1, "auto", 64).sparse(16, 1));
-        assertTrue(new MpiSettings(4, 1, "sparse", 64).sparse(8, 7));
-        assertFalse(new MpiSettings(4, 1, "dense", 1).sparse(8, 1));
+        assertFalse(new MpiSettings(4, 1, "auto", 64, 0).sparse(16, 1));
+        assertTrue(new MpiSettings(4, 1, "sparse", 64, 0).sparse(8, 7));
+        assertFalse(new MpiSettings(4, 1, "dense", 1, 0).sparse(8, 1));
     }
 }

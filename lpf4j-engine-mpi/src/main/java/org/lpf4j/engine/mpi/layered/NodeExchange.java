@@ -37,6 +37,13 @@ public interface NodeExchange {
     /** Copies the replies to the gets in {@code gets} (one local process's list, as {@link #sync} saw it) to their destinations. */
     void applyReplies(RequestList gets, NodeRequests requests);
 
+    /**
+     * @return after a {@link #sync} threw because processes did not reach it within
+     *         {@code lpf.engine.mpi.syncTimeout}: the reason, naming them by pid (the ranks of the
+     *         section); otherwise null
+     */
+    String deadlineFailure();
+
     /** @return whether MPI lets any thread of the rank call {@link #sync} (one at a time), not only the first */
     boolean anyThreadMaySync();
 

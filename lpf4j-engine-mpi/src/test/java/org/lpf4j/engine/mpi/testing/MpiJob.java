@@ -169,6 +169,16 @@ public final class MpiJob {
      * job whose every process that used them is gone (a live job's set always names a live rank).
      */
     private static void removeOrphanedSets(java.util.Set<String> before) {
+        for (String id : orphanedSetsSince(before)) command("ipcrm", "-s", id);
+    }
+
+    /**
+     * @param before the sets that existed before a job ({@link #semaphoreSets})
+     * @return the sets made since whose every process that used them is gone: left behind by a
+     *         job that ended (a set of a job still running, another test's say, names a live rank)
+     */
+    public static java.util.Set<String> orphanedSetsSince(java.util.Set<String> before) {
+        java.util.Set<String> orphans = new java.util.HashSet<>();
         for (String id : semaphoreSets()) {
             if (before.contains(id)) continue;
             java.util.regex.Matcher row = SEMAPHORE_ROW.matcher(command("ipcs", "-s", "-i", id));
@@ -177,8 +187,9 @@ public final class MpiJob {
                 long pid = Long.parseLong(row.group(1));
                 if (pid != 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) orphaned = false;
             }
-            if (orphaned) command("ipcrm", "-s", id);
+            if (orphaned) orphans.add(id);
         }
+        return orphans;
     }
 
     /** A set in {@code ipcs -s} (key, id), and a semaphore's row in {@code ipcs -s -i} (its last pid last). */

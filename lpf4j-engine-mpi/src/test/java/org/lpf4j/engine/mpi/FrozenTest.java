@@ -1,0 +1,110 @@
+package org.lpf4j.engine.mpi;
+
+import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sync deadline ({@code lpf.engine.mpi.syncTimeout}): a rank stopped with {@code kill -STOP}
+ * in the middle of a put + sync loop ends the job soon after the deadline, under both launchers,
+ * with a {@code FatalException} that names the rank as stopped by a signal (not as "returned
+ * early"), and leaves no process behind; a rank that computes longer than the deadline is named
+ * as late; without a deadline a slow rank fails nothing.
+ */
+class FrozenTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    private static final Pattern STOPPING = Pattern.compile("STOPPING rank (\\d+) pid (\\d+) at (\\d+)");
+    private static final Pattern SLOW = Pattern.compile("SLOW rank (\\d+) at (\\d+)");
+    private static final int DEADLINE = 2_000;
+
+    @Test
+    void aStoppedRankEndsTheOpenMpiJobNamingIt() {
+        MpiJob.Result r = stopped(MpiJob.openMpi(), 3, 1);
+        assertTrue(r.out().contains("FATAL exec(p=3) failed: pid 1 of 3 did not reach sync "), r::both);
+    }
+
+    @Test
+    void aStoppedRankEndsTheMpichJobNamingIt() {
+        MpiJob.Result r = stopped(MpiJob.mpich(), 4, 3);
+        assertTrue(r.out().contains("FATAL exec(p=4) failed: pid 3 of 4 did not reach sync "), r::both);
+    }
+
+    @Test
+    void aStoppedRankZeroIsNamedByTheLowestRankThatArrived() {
+        MpiJob.Result r = stopped(MpiJob.openMpi(), 2, 0);
+        assertTrue(r.err().contains("lpf4j mpi: rank 1: the section failed: pid 0 of 2 did not reach sync "), r::both);
+    }
+
+    @Test
+    void aRankComputingLongerThanTheDeadlineIsNamedAsLate() {
+        MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.mpi.syncTimeout=500").run(2, TIMEOUT, FrozenMain.class, "slow", "1");
+        long end = System.currentTimeMillis();
+        assertFalse(r.timedOut(), r::both);
+        Matcher m = SLOW.matcher(r.out());
+        assertTrue(m.find(), r::both);
+        long took = end - Long.parseLong(m.group(2));
+        assertTrue(took < 500 + 6_000, () -> "the job ended " + took + " ms after rank 1 began to compute\n" + r.both());
+        assertTrue(r.out().contains("FATAL exec(p=2) failed: pid 1 of 2 did not reach sync 22 within 500 ms while pid 0 waited"
+                + " there (lpf.engine.mpi.syncTimeout=500); pid 1 (process id "), r::both);
+        assertTrue(r.out().contains(") did not arrive within 500 ms (state "), r::both);
+        assertFalse(r.out().contains("stopped by a signal"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
+    void withoutADeadlineASlowRankFailsNothing() {
+        MpiJob.Result r = MpiJob.openMpi().run(2, TIMEOUT, FrozenMain.class, "slow", "1");
+        assertFalse(r.timedOut(), r::both);
+        assertTrue(r.out().contains("NO FAILURE"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
+    void aGenerousDeadlineLetsASlowRankBe() {
+        MpiJob.Result r = MpiJob.mpich().jvm("-Dlpf.engine.mpi.syncTimeout=10000").run(3, TIMEOUT, FrozenMain.class, "slow", "2");
+        assertFalse(r.timedOut(), r::both);
+        assertTrue(r.out().contains("NO FAILURE"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    /** Runs the put + sync loop on {@code p} ranks with the deadline; rank {@code victim} stops itself. */
+    static MpiJob.Result stopped(MpiJob job, int p, int victim) {
+        long[] stoppedPid = {-1};
+        java.util.Set<String> setsBefore = MpiJob.semaphoreSets();
+        try {
+            MpiJob.Result r = job.jvm("-Dlpf.engine.mpi.syncTimeout=" + DEADLINE).run(p, TIMEOUT, FrozenMain.class, "stop",
+                    Integer.toString(victim));
+            long end = System.currentTimeMillis();
+            assertFalse(r.timedOut(), r::both);
+            Matcher m = STOPPING.matcher(r.out());
+            assertTrue(m.find(), r::both);
+            stoppedPid[0] = Long.parseLong(m.group(2));
+            long took = end - Long.parseLong(m.group(3));
+            assertTrue(took < DEADLINE + 8_000, () -> "the job ended " + took + " ms after the stop\n" + r.both());
+            assertNotEquals(0, r.exitCode(), () -> "a job that lost a rank fails: " + r.both());
+            String both = r.out() + r.err();
+            String named = "pid " + victim + " (process id " + m.group(2) + " on host ";
+            assertTrue(both.contains(named), () -> "the stopped rank is named (" + named + "...): " + r.both());
+            assertTrue(both.contains("is stopped by a signal (state T), e.g. kill -STOP"), r::both);
+            assertTrue(both.contains("(lpf.engine.mpi.syncTimeout=" + DEADLINE + ")"), r::both);
+            assertFalse(both.contains("returned early"), r::both);
+            assertFalse(both.contains("died while the job was running"), () -> "the launcher's kill of the stopped rank is"
+                    + " not reported as a death: " + r.both());
+            assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+            // Other jobs on the machine make sets too: only those no live process uses are left behind.
+            java.util.Set<String> left = MpiJob.orphanedSetsSince(setsBefore);
+            assertTrue(left.isEmpty(), () -> "semaphore sets left behind: " + left);
+            return r;
+        } finally {
+            // MpiJob kills the job's processes; the stopped JVM is SIGKILLed here too, in case.
+            if (stoppedPid[0] > 0) ProcessHandle.of(stoppedPid[0]).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+}
