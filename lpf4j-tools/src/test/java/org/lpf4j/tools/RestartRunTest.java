@@ -38,7 +38,10 @@ class RestartRunTest {
     }
 
     /** Waits until a checkpoint in {@code dir} is committed, then kills one of the job's JVMs with SIGKILL. */
-    private static void killAfterFirstCommit(Path dir, Process lpf) {
+    private static void killAfterFirstCommit(Path dir, Process lpf) { signalAfterFirstCommit(dir, lpf, "-9"); }
+
+    /** Waits until a checkpoint in {@code dir} is committed, then sends one of the job's JVMs {@code signal}; returns its pid. */
+    private static long signalAfterFirstCommit(Path dir, Process lpf, String signal) {
         long deadline = System.nanoTime() + 120_000_000_000L;
         try {
             while (System.nanoTime() < deadline && lpf.isAlive()) {
@@ -48,9 +51,10 @@ class RestartRunTest {
                 }
                 if (committed) {
                     List<ProcessHandle> ranks = lpf.descendants().filter(RestartRunTest::isRankJvm).toList();
-                    if (ranks.isEmpty()) throw new AssertionError("no JVM of the job found to kill");
-                    new ProcessBuilder("kill", "-9", Long.toString(ranks.getLast().pid())).start().waitFor();
-                    return;
+                    if (ranks.isEmpty()) throw new AssertionError("no JVM of the job found to signal");
+                    long pid = ranks.getLast().pid();
+                    new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor();
+                    return pid;
                 }
                 Thread.sleep(50);
             }
@@ -97,6 +101,28 @@ class RestartRunTest {
         // MPICH's oversubscribed ranks wait by polling and yielding: a sync costs far more than under
         // Open MPI on a loaded 2-core machine, so the job is shorter.
         assertSurvivedAKill("mpi", 1500, "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12");
+    }
+
+    @Test
+    void aFrozenRankIsDetectedByTheSyncDeadlineAndTheJobRestarted() throws Exception {
+        assumeLaunched("mpi");
+        long[] stopped = {0};
+        LpfJvm r;
+        try {
+            r = LpfJvm.run(240, List.of(), Map.of(), proc -> stopped[0] = signalAfterFirstCommit(dir, proc, "-STOP"),
+                    "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.syncTimeout=2000",
+                    "--checkpoint-dir", dir.toString(), "--checkpoint-every", "200ms", "--restarts", "1",
+                    "org.lpf4j.examples.PageRank", "12", "8", "8000");
+        } finally {
+            if (stopped[0] != 0) ProcessHandle.of(stopped[0]).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.err().contains("is stopped by a signal (state T)"), r::both);
+        assertTrue(r.out().contains("restart 1 of 1 from the last complete checkpoint in " + dir), r::both);
+        assertTrue(r.err().contains("resumed from checkpoint "), r::both);
+        assertTrue(r.out().contains("equal the sequential ones"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
     @Test
