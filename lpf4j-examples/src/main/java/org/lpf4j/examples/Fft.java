@@ -26,7 +26,8 @@ import java.lang.foreign.MemorySegment;
  *     memory), its output multiplied by the twiddles {@code ω_n^{s·k1}} on its way out.</li>
  * <li>All-to-all ({@link Collectives#alltoall}): block t (b values) of every process to process
  *     t; h = (n/P)(P−1)/P complex numbers of 16 bytes.</li>
- * <li>b local FFTs of length P, one per k1 ({@link LocalFft#batch}, in place).</li>
+ * <li>b local FFTs of length P, one per k1 ({@link LocalFft#batch}, in place; the process's own
+ *     block is read where step 1 left it).</li>
  * </ol>
  *
  * <p>BSP cost: one communication superstep (plus the sync that ends the run), local work
@@ -166,11 +167,10 @@ public final class Fft implements Spmd {
                 local.forward(work, 0, recv, 0, null);
             } else if (active) {
                 local.forward(work, 0, send, 0, twiddle);
-                System.arraycopy(send, 2 * s * b, recv, 2 * s * b, 2 * b);
                 coll.alltoall(sendSlot, recvSlot, 16L * b);
             }
             ctx.sync();
-            if (active && procs > 1) across.batch(recv, 0, b);
+            if (active && procs > 1) across.batch(recv, 0, b, send, s); // its own block from send
         }
 
         /** @return the number of processes computing (P) */

@@ -263,8 +263,21 @@ public final class LocalFft {
      * @param off   the first complex number
      * @param count the number of sequences, ≥ 1
      */
-    public void batch(double[] a, int off, int count) {
-        int g = Math.min(COLUMNS, count), width = 2 * g, row = 2 * count;
+    public void batch(double[] a, int off, int count) { batch(a, off, count, a, 0); }
+
+    /**
+     * {@link #batch(double[], int, int)} with the input's row {@code row} (the values j = row)
+     * read from {@code other} at the same positions instead of from a; the output goes to a.
+     * (The BSP FFT's own block stays where its local FFT wrote it, and is not copied first.)
+     *
+     * @param a     interleaved complex numbers
+     * @param off   the first complex number
+     * @param count the number of sequences, ≥ 1
+     * @param other where row {@code row} of the input lies
+     * @param row   that row, 0 ≤ row &lt; m
+     */
+    public void batch(double[] a, int off, int count, double[] other, int row) {
+        int g = Math.min(COLUMNS, count), width = 2 * g, stride = 2 * count;
         if (batchScratch == null || batchScratch.length < 2 * g * m) {
             batchScratch = new double[2 * g * m];
             batchRev = bitReversal(m);
@@ -273,10 +286,10 @@ public final class LocalFft {
         double[] s = batchScratch;
         int[] rev = batchRev;
         for (int q = 0; q < count; q += g) {
-            int w = 2 * Math.min(g, count - q), col = 2 * (off + q);
-            for (int j = 0; j < m; j++) System.arraycopy(a, col + j * row, s, rev[j] * w, w);
+            int w = Math.min(width, 2 * (count - q)), col = 2 * (off + q);
+            for (int j = 0; j < m; j++) System.arraycopy(j == row ? other : a, col + j * stride, s, rev[j] * w, w);
             fftOfRows(s, m, w / 2, batchTw);
-            for (int k = 0; k < m; k++) System.arraycopy(s, k * w, a, col + k * row, w);
+            for (int k = 0; k < m; k++) System.arraycopy(s, k * w, a, col + k * stride, w);
         }
     }
 

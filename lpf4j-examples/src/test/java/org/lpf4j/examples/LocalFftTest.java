@@ -114,23 +114,35 @@ class LocalFftTest {
                 double[] a = random(off + m * count, 400 + m * count);
                 double[] orig = a.clone();
                 new LocalFft(m).batch(a, off, count);
-                for (int q = 0; q < count; q++) {
-                    double[] column = new double[2 * m];
-                    for (int j = 0; j < m; j++) {
-                        column[2 * j] = orig[2 * (off + q + j * count)];
-                        column[2 * j + 1] = orig[2 * (off + q + j * count) + 1];
-                    }
-                    double[] want = naive(column, -1);
-                    for (int k = 0; k < m; k++) {
-                        int at = 2 * (off + q + k * count);
-                        assertEquals(want[2 * k], a[at], tol(m), "batch m=" + m + " count=" + count + " q=" + q + " k=" + k);
-                        assertEquals(want[2 * k + 1], a[at + 1], tol(m));
-                    }
+                checkBatch(orig, a, m, count, off);
+                // with one row of the input elsewhere: a holds garbage there
+                int row = (m * 7 + count) % m;
+                double[] other = new double[a.length], b = orig.clone();
+                for (int i = 2 * (off + row * count); i < 2 * (off + (row + 1) * count); i++) {
+                    other[i] = orig[i];
+                    b[i] = 1e6;
                 }
-                assertEquals(orig[0], a[0]);
-                assertEquals(orig[3], a[3]);
+                new LocalFft(m).batch(b, off, count, other, row);
+                checkBatch(orig, b, m, count, off);
             }
         }
+    }
+
+    private static void checkBatch(double[] orig, double[] a, int m, int count, int off) {
+        for (int q = 0; q < count; q++) {
+            double[] column = new double[2 * m];
+            for (int j = 0; j < m; j++) {
+                column[2 * j] = orig[2 * (off + q + j * count)];
+                column[2 * j + 1] = orig[2 * (off + q + j * count) + 1];
+            }
+            double[] want = naive(column, -1);
+            for (int k = 0; k < m; k++) {
+                int at = 2 * (off + q + k * count);
+                assertEquals(want[2 * k], a[at], tol(m), "batch m=" + m + " count=" + count + " q=" + q + " k=" + k);
+                assertEquals(want[2 * k + 1], a[at + 1], tol(m));
+            }
+        }
+        for (int i = 0; i < 2 * off; i++) assertEquals(orig[i], a[i], "before the offset");
     }
 
     @Test
