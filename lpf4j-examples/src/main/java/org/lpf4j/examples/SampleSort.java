@@ -15,7 +15,8 @@ import java.util.Arrays;
  * part in a local array ({@link Instance#sorted()}).
  *
  * <ol>
- * <li>Local sort of the n/p values; p regular samples; <b>allgather</b> of the samples
+ * <li>Local sort of the n/p values (by their top bits into buckets, then each bucket by
+ *     {@code Arrays.sort}); p regular samples; <b>allgather</b> of the samples
  *     (collectives library): h = p(p−1) words.</li>
  * <li>Every process sorts the p² samples and picks the same p−1 splitters; it cuts its sorted
  *     block into p buckets by binary search; <b>alltoall</b> (collectives library) of each
@@ -99,11 +100,13 @@ public final class SampleSort implements Spmd {
     /** One process's part of a prepared sample sort. */
     public static final class Instance implements BspRun {
         private static final int RECORD = 6; // count, fingerprint 1, fingerprint 2, first, last, sorted
+        /** Bits of the local sort's distribution pass, and the block size from which it is used. */
+        private static final int RADIX_BITS = 10, RADIX_MIN = 1 << 16;
         private final Context ctx;
         private final long n, seed, keys;
         private final int p, s;
         private final long[] input, data, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
-        private final int[] runStart, mergeStart;
+        private final int[] runStart, mergeStart, bucketStart = new int[1 << RADIX_BITS];
         private final Collectives coll;
         private final Memslot dataSlot, samplesSlot, allSamplesSlot, ctrlSlot, recvCtrlSlot, checkMineSlot,
                 checkAllSlot;
@@ -163,7 +166,7 @@ public final class SampleSort implements Spmd {
         @Override
         public void run() {
             int m = data.length;
-            Arrays.sort(data);
+            localSort();
             // superstep 1: regular samples to everyone
             for (int j = 0; j < p; j++) samples[j] = m == 0 ? Long.MAX_VALUE : data[(int) ((long) j * m / p)];
             System.arraycopy(samples, 0, allSamples, s * p, p);
@@ -199,6 +202,46 @@ public final class SampleSort implements Spmd {
             outLength = (int) total;
             result = merge();
         }
+
+        /**
+         * Sorts {@code data}: values in blocks of at least {@value #RADIX_MIN} are first
+         * distributed by their top {@value #RADIX_BITS} bits (sign flipped, so in signed order)
+         * into {@code tmp}, by a counting pass and a scattering pass; each bucket (about 5000
+         * values for the benchmark's 5·10^6 per process) is then sorted by {@code Arrays.sort}
+         * while it sits in cache, and the result copied back. On uniform random longs this sorts
+         * 5·10^6 values in about 47 ms of CPU against 58 for one {@code Arrays.sort} of the whole
+         * block (2.5·10^6: 22 against 27); 8 and 12 bits were slower. Values sharing their top
+         * bits (few distinct keys) land in one bucket and cost one extra pass.
+         */
+        private void localSort() {
+            int m = data.length;
+            if (m < RADIX_MIN) {
+                Arrays.sort(data);
+                return;
+            }
+            int[] start = bucketStart;
+            Arrays.fill(start, 0);
+            for (int i = 0; i < m; i++) start[bucket(data[i])]++;
+            int sum = 0;
+            for (int b = 0; b < start.length; b++) {
+                int c = start[b];
+                start[b] = sum;
+                sum += c;
+            }
+            // after the scatter, start[b] is the end of bucket b
+            for (int i = 0; i < m; i++) {
+                long v = data[i];
+                tmp[start[bucket(v)]++] = v;
+            }
+            int from = 0;
+            for (int b = 0; b < start.length; b++) {
+                Arrays.sort(tmp, from, start[b]);
+                from = start[b];
+            }
+            System.arraycopy(tmp, 0, data, 0, m);
+        }
+
+        private static int bucket(long v) { return (int) (v >>> (64 - RADIX_BITS)) ^ (1 << (RADIX_BITS - 1)); }
 
         /** @return the first index in {@code [from, to)} whose value exceeds {@code key} */
         private static int upperBound(long[] a, int from, int to, long key) {

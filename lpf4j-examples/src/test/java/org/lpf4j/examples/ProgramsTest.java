@@ -35,46 +35,39 @@ class ProgramsTest {
         return output.getString(0);
     }
 
+    /**
+     * Runs sample sort twice (the second time after {@code reset()}), checks it, and compares the
+     * collected parts with {@code Arrays.sort} of the input.
+     */
+    static void assertSampleSortEqualsArraysSort(int p, long n, long seed, long keys) {
+        long[][] parts = new long[p][];
+        Lpf.root().exec(p, ctx -> {
+            try (SampleSort.Instance run = SampleSort.prepare(ctx, n, seed, keys)) {
+                run.run();
+                run.reset();
+                run.run();
+                run.check();
+                parts[ctx.pid()] = run.sorted();
+            }
+        });
+        long[] expected = new long[(int) n];
+        for (int i = 0; i < n; i++) expected[i] = SampleSort.value(seed, i, keys);
+        Arrays.sort(expected);
+        long[] got = Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray();
+        assertArrayEquals(expected, got, "n=" + n + " p=" + p + " keys=" + keys);
+    }
+
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sampleSortEqualsArraysSort(int p) {
-        for (long n : new long[] {0, 1, 5, 37, 4000}) {
-            long[][] parts = new long[p][];
-            Lpf.root().exec(p, ctx -> {
-                try (SampleSort.Instance run = SampleSort.prepare(ctx, n, 11)) {
-                    run.run();
-                    run.reset();
-                    run.run();
-                    run.check();
-                    parts[ctx.pid()] = run.sorted();
-                }
-            });
-            long[] expected = new long[(int) n];
-            for (int i = 0; i < n; i++) expected[i] = SampleSort.value(11, i);
-            Arrays.sort(expected);
-            long[] got = Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray();
-            assertArrayEquals(expected, got, "n=" + n + " p=" + p);
-        }
+        for (long n : new long[] {0, 1, 5, 37, 4000}) assertSampleSortEqualsArraysSort(p, n, 11, 0);
         assertTrue(report(p, new SampleSort(), "3000").contains("sequential check: equal"));
     }
 
     @Test
     void sampleSortWithManyEqualKeysStillSorts() {
         // one key: every value lands in one bucket, which grows that receiver's arrays; 3 keys: uneven buckets
-        for (long keys : new long[] {1, 3}) {
-            long[][] parts = new long[4][];
-            Lpf.root().exec(4, ctx -> {
-                try (SampleSort.Instance run = SampleSort.prepare(ctx, 5000, 1, keys)) {
-                    run.run();
-                    run.check();
-                    parts[ctx.pid()] = run.sorted();
-                }
-            });
-            long[] expected = new long[5000];
-            for (int i = 0; i < 5000; i++) expected[i] = SampleSort.value(1, i, keys);
-            Arrays.sort(expected);
-            assertArrayEquals(expected, Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray(), "keys=" + keys);
-        }
+        for (long keys : new long[] {1, 3}) assertSampleSortEqualsArraysSort(4, 5000, 1, keys);
     }
 
     @ParameterizedTest(name = "p={0}")

@@ -8,12 +8,14 @@ import java.util.SplittableRandom;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 /**
- * Sample sort's merge from both ends against sorting the concatenation: runs of every length
- * 0 … 12 (one empty, one used up long before the other, odd and even totals), few and many
- * distinct keys (ties across the runs), at offsets inside a larger array whose other entries
- * must stay untouched.
+ * Sample sort's local steps. The merge from both ends against sorting the concatenation: runs
+ * of every length 0 … 12 (one empty, one used up long before the other, odd and even totals),
+ * few and many distinct keys (ties across the runs), at offsets inside a larger array whose
+ * other entries must stay untouched. The local sort through buckets (blocks of 2^16 values and
+ * more): the whole program against {@code Arrays.sort}, with random keys (negative and
+ * positive, all buckets) and with few or small keys (all sharing their top bits: one bucket).
  */
-class SampleSortMergeTest {
+class SampleSortLocalTest {
 
     @Test
     void mergesLikeSortingTheConcatenation() {
@@ -48,6 +50,13 @@ class SampleSortMergeTest {
             Arrays.sort(want);
             SampleSort.Instance.mergeRuns(src, 0, n1, n, got);
             assertArrayEquals(want, got, "n1=" + n1);
+        }
+    }
+
+    @Test
+    void sortsLargeBlocksThroughBuckets() {
+        for (int p : new int[] {1, 3}) {
+            for (long keys : new long[] {0, 3, 1L << 20}) ProgramsTest.assertSampleSortEqualsArraysSort(p, 400_000, 9, keys);
         }
     }
 }
