@@ -111,8 +111,8 @@ public final class Fft implements Spmd {
         private final boolean active;
         /** The input; its copy, the local FFT's workspace; the all-to-all's source and target. */
         private final double[] input, work, send, recv;
-        /** ω_n^{s·k1}, k1 &lt; n1; null at pid 0 (all 1). */
-        private final double[] twiddle;
+        /** The factors ω_n^{s·k1}, k1 &lt; n1, of the local FFT's output; null at pid 0 (all 1). */
+        private final LocalFft.Twist twiddle;
         private final LocalFft local, across;
         private final Collectives coll;
         private final Memslot sendSlot, recvSlot;
@@ -139,13 +139,8 @@ public final class Fft implements Spmd {
             work = input.clone();
             send = new double[procs > 1 ? 2 * mine : 0];
             recv = new double[2 * mine];
-            twiddle = s == 0 ? null : new double[2 * mine];
-            for (int k1 = 0; twiddle != null && k1 < mine; k1++) {
-                double angle = -2 * Math.PI * (((long) s * k1) % n) / n;
-                twiddle[2 * k1] = Math.cos(angle);
-                twiddle[2 * k1 + 1] = Math.sin(angle);
-            }
             local = active ? new LocalFft(n1) : null;
+            twiddle = active && s > 0 ? local.twist(s, n) : null;
             across = new LocalFft(procs);
             ctx.resizeMemoryRegister(3);
             ctx.resizeMessageQueue(2L * procs);

@@ -161,26 +161,58 @@ public final class LocalFft {
      * @param dstOff its first complex number
      */
     public void forward(double[] src, int srcOff, double[] dst, int dstOff) {
-        forward(src, srcOff, dst, dstOff, null);
+        forward(src, srcOff, dst, dstOff, (Twist) null);
     }
 
     /**
-     * {@link #forward(double[], int, double[], int)} with the output multiplied by
-     * {@code post[k]} (interleaved, m complex numbers) on its way out, at no extra pass.
+     * The factors ω_n^(e·k), k &lt; m, by which {@link #forward(double[], int, double[], int, Twist)}
+     * multiplies its output (the BSP FFT's twiddles ω_n^(s·k1)). With k = k1 + m1·k2 the factor
+     * is ω_n^(e·k1)·ω_n^(e·m1·k2): the first is folded into the column pass's twiddles (one
+     * product per row and column group), the second applied in the row pass (one table value per
+     * output chunk), so the twist costs one complex product per value and two tables of m1 and
+     * m2 values, not a pass over a table of m values.
+     */
+    public final class Twist {
+        private final double[] low, high;
+
+        private Twist(long e, long n) {
+            low = new double[2 * m1];
+            high = new double[2 * m2];
+            for (int k = 0; k < m1; k++) omega(low, k, e * k, n);
+            for (int k = 0; k < m2; k++) omega(high, k, e * m1 % n * k, n);
+        }
+
+        private static void omega(double[] table, int index, long e, long n) {
+            double angle = -2 * Math.PI * (double) Math.floorMod(e, n) / n;
+            table[2 * index] = Math.cos(angle);
+            table[2 * index + 1] = Math.sin(angle);
+        }
+    }
+
+    /**
+     * @param e the exponent's factor
+     * @param n the root's order, ≥ 1 (e·max(m1, m2)·m1 must fit in a long)
+     * @return the factors ω_n^(e·k) = e^(−2πi·e·k/n), k &lt; m, for this plan
+     */
+    public Twist twist(long e, long n) { return new Twist(e, n); }
+
+    /**
+     * {@link #forward(double[], int, double[], int)} with the output multiplied by the twist's
+     * factors on its way out, at no extra pass.
      *
      * @param src    interleaved complex input, destroyed
      * @param srcOff its first complex number
-     * @param dst    interleaved complex output: {@code X[k]·post[k]}
+     * @param dst    interleaved complex output: {@code X[k]·ω_n^(e·k)}
      * @param dstOff its first complex number
-     * @param post   the factors, or null for none
+     * @param twist  the factors (from {@link #twist} of this plan), or null for none
      */
-    public void forward(double[] src, int srcOff, double[] dst, int dstOff, double[] post) {
-        columns(src, 2 * srcOff);
-        rows(src, 2 * srcOff, dst, 2 * dstOff, post);
+    public void forward(double[] src, int srcOff, double[] dst, int dstOff, Twist twist) {
+        columns(src, 2 * srcOff, twist == null ? null : twist.low);
+        rows(src, 2 * srcOff, dst, 2 * dstOff, twist == null ? null : twist.high);
     }
 
-    /** Pass 1: FFTs of length m1 down the columns, times ω_m^(j2·k1), in place. */
-    private void columns(double[] a, int base) {
+    /** Pass 1: FFTs of length m1 down the columns, times ω_m^(j2·k1) (and by[k1] if not null), in place. */
+    private void columns(double[] a, int base, double[] by) {
         double[] s = scratch;
         int g = g1, row = 2 * m2, width = 2 * g, lowMask = (1 << lowBits) - 1;
         for (int j2 = 0; j2 < m2; j2 += g) {
@@ -191,6 +223,11 @@ public final class LocalFft {
                 int e = j2 * k1, hi = 2 * (e >>> lowBits), lo = 2 * (e & lowMask);
                 double hr = highTw[hi], hIm = highTw[hi + 1], lr = lowTw[lo], lIm = lowTw[lo + 1];
                 double wr = hr * lr - hIm * lIm, wi = hr * lIm + hIm * lr;
+                if (by != null) {
+                    double br = by[2 * k1], bi = by[2 * k1 + 1], nr = wr * br - wi * bi;
+                    wi = wr * bi + wi * br;
+                    wr = nr;
+                }
                 double dr = stepTw[2 * k1], di = stepTw[2 * k1 + 1];
                 int from = k1 * width, to = col + k1 * row;
                 for (int c = 0; c < width; c += 2) {
@@ -206,11 +243,11 @@ public final class LocalFft {
     }
 
     /**
-     * Pass 2: FFTs of length m2 along the rows, written transposed into dst (times post[k] if
-     * post is not null). The gather reads the group's rows four complex numbers (a cache line)
-     * at a time.
+     * Pass 2: FFTs of length m2 along the rows, written transposed into dst (output k2 times
+     * by[k2] if by is not null). The gather reads the group's rows four complex numbers (a cache
+     * line) at a time.
      */
-    private void rows(double[] a, int base, double[] dst, int dstBase, double[] post) {
+    private void rows(double[] a, int base, double[] dst, int dstBase, double[] by) {
         double[] s = scratch;
         int g = g2, row = 2 * m2, width = 2 * g, out = 2 * m1;
         for (int k1 = 0; k1 < m1; k1 += g) {
@@ -240,11 +277,12 @@ public final class LocalFft {
             fftOfRows(s, m2, g, stageTw);
             for (int k2 = 0; k2 < m2; k2++) {
                 int to = dstBase + 2 * k1 + k2 * out;
-                if (post == null) {
+                if (by == null) {
                     System.arraycopy(s, k2 * width, dst, to, width);
                 } else {
-                    for (int c = 0, x = k2 * width, t = 2 * k1 + k2 * out; c < width; c += 2) {
-                        double re = s[x + c], im = s[x + c + 1], wr = post[t + c], wi = post[t + c + 1];
+                    double wr = by[2 * k2], wi = by[2 * k2 + 1];
+                    for (int c = 0, x = k2 * width; c < width; c += 2) {
+                        double re = s[x + c], im = s[x + c + 1];
                         dst[to + c] = Math.fma(re, wr, -im * wi);
                         dst[to + c + 1] = Math.fma(re, wi, im * wr);
                     }

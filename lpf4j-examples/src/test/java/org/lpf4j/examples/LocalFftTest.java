@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The local FFT kernel against the plain O(m²) DFT, written here from the definition: every
  * length 2^0 … 2^12 (odd and even log2 m, so both the radix-2 first stage and the all-radix-4
  * path, and every split m = m1·m2 of the four-step form), both directions, all three call forms
- * (in place, out of place, out of place with factors), the batch form, and long lengths at
+ * (in place, out of place, out of place with a twist), the batch form, and long lengths at
  * sampled frequencies.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -91,18 +91,22 @@ class LocalFftTest {
     }
 
     @Test
-    void factorsMultiplyTheOutput() {
-        for (int bits : new int[] {0, 1, 5, 6, 9, 10}) {
+    void aTwistMultipliesTheOutputByPowersOfARoot() {
+        for (int bits : new int[] {0, 1, 2, 5, 6, 9, 10}) {
             int m = 1 << bits;
-            double[] x = random(m, 200 + bits), post = random(m, 300 + bits);
-            double[] dft = naive(x, -1), want = new double[2 * m];
-            for (int k = 0; k < m; k++) {
-                want[2 * k] = dft[2 * k] * post[2 * k] - dft[2 * k + 1] * post[2 * k + 1];
-                want[2 * k + 1] = dft[2 * k] * post[2 * k + 1] + dft[2 * k + 1] * post[2 * k];
+            for (long[] en : new long[][] {{1, 2L * m}, {3, 4L * m}, {5, 8L * m}, {-1, m}, {7, 3}}) {
+                long e = en[0], n = en[1];
+                double[] x = random(m, 200 + bits), dft = naive(x, -1), want = new double[2 * m];
+                for (int k = 0; k < m; k++) {
+                    double angle = -2 * Math.PI * Math.floorMod(e * k, n) / n, c = Math.cos(angle), s = Math.sin(angle);
+                    want[2 * k] = dft[2 * k] * c - dft[2 * k + 1] * s;
+                    want[2 * k + 1] = dft[2 * k] * s + dft[2 * k + 1] * c;
+                }
+                LocalFft plan = new LocalFft(m);
+                double[] got = new double[2 * m];
+                plan.forward(x.clone(), 0, got, 0, plan.twist(e, n));
+                assertClose(want, got, 0, 2 * tol(m), "twist e=" + e + " n=" + n + ", m=" + m);
             }
-            double[] got = new double[2 * m];
-            new LocalFft(m).forward(x.clone(), 0, got, 0, post);
-            assertClose(want, got, 0, 2 * tol(m), "with factors, m=" + m);
         }
     }
 
