@@ -26,8 +26,8 @@ package org.lpf4j.examples;
  * contiguous loop. Complex products use {@link Math#fma} (one multiply and one fused
  * multiply-add per real part): the additions, not the multiplications, bound a radix-4
  * butterfly, and the fused form moves half of them to the multiply units (about 15% less time
- * per stage here). The scratch block (at most 1 MiB) stays in the L2 cache, so the data crosses
- * main memory twice instead of log2 m times.
+ * per stage here). The scratch block (at most 2 MiB, this machine's L2) stays in cache, so the
+ * data crosses main memory twice instead of log2 m times.
  *
  * <p><b>Tables</b> (computed once, in the constructor, with {@code Math.cos}/{@code Math.sin}):
  * the radix-4 twiddles ω_{4L}^k, ω_{4L}^{2k}, ω_{4L}^{3k} of every stage L, stored in butterfly
@@ -43,12 +43,13 @@ package org.lpf4j.examples;
  */
 public final class LocalFft {
     /**
-     * Columns transformed together in pass 1 (and by {@link #batch}): 32 complex numbers, 512
-     * bytes of each row per visit; the scratch block then holds 1 MiB for m = 2^22, half this
-     * machine's L2. Measured against 16 and 64 at m = 2^20 … 2^22: 16 is 5–10% slower, 64 no faster.
+     * Columns transformed together in pass 1 (and by {@link #batch}): 64 complex numbers, 1 KiB
+     * of each row per visit; the scratch block then holds up to 2 MiB (m = 2^22). Measured in
+     * CPU time against 16, 32 and 128 at m = 2^20 … 2^22 (rows 16 or 32): 16 is 10–20% slower,
+     * 32 2–5%, 128 no faster.
      */
-    static final int COLUMNS = 32;
-    /** Rows transformed together in pass 2: 16 (8 and 32 were 5–10% slower at m = 2^22). */
+    static final int COLUMNS = 64;
+    /** Rows transformed together in pass 2: 16 (8 was 10% slower; 32 within ±3%). */
     static final int ROWS = 16;
 
     private final int m, m1, m2, g1, g2, lowBits;
