@@ -255,7 +255,8 @@ public final class LocalFft {
             int first = base + k1 * row;
             if (m2 >= 4) {
                 for (int j2 = 0; j2 < m2; j2 += 4) {
-                    int x0 = rev2[j2] * width, x1 = rev2[j2 + 1] * width, x2 = rev2[j2 + 2] * width, x3 = rev2[j2 + 3] * width;
+                    int x0 = rev2[j2] * width, x1 = rev2[j2 + 1] * width;
+                    int x2 = rev2[j2 + 2] * width, x3 = rev2[j2 + 3] * width;
                     for (int c = 0, from = first + 2 * j2; c < width; c += 2, from += row) {
                         s[x0 + c] = a[from];
                         s[x0 + c + 1] = a[from + 1];

@@ -33,7 +33,8 @@ class SampleSortLocalTest {
             System.arraycopy(src, a, want, a, b - a);
             Arrays.sort(want, a, b);
             SampleSort.Instance.mergeRuns(src, a, mid, b, got);
-            assertArrayEquals(want, got, () -> Arrays.toString(src) + " runs [" + a + ", " + mid + ") [" + mid + ", " + b + ")");
+            assertArrayEquals(want, got,
+                    () -> Arrays.toString(src) + " runs [" + a + ", " + mid + ") [" + mid + ", " + b + ")");
         }
     }
 
@@ -56,7 +57,9 @@ class SampleSortLocalTest {
     @Test
     void sortsLargeBlocksThroughBuckets() {
         for (int p : new int[] {1, 3}) {
-            for (long keys : new long[] {0, 3, 1L << 20}) ProgramsTest.assertSampleSortEqualsArraysSort(p, 400_000, 9, keys);
+            for (long keys : new long[] {0, 3, 1L << 20}) {
+                ProgramsTest.assertSampleSortEqualsArraysSort(p, 400_000, 9, keys);
+            }
         }
     }
 }
