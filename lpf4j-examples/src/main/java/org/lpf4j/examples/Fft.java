@@ -34,7 +34,8 @@ import java.lang.foreign.MemorySegment;
  * (n/P)·log2(n/P) + b·P·log2 P = (n/P)·log2 n radix-2-equivalent butterflies and n/P twiddle
  * products (none at pid 0, whose twiddles are 1); at P = 1 the superstep is empty and the local
  * FFT writes straight into the output;
- * {@code l + 16·(n/P)·(P−1)/P·g}. Allocates nothing per run.
+ * {@code l + 16·(n/P)·(P−1)/P·g}. Allocates nothing per run after the first (which allocates
+ * the batch's scratch block, 64·P complex numbers).
  *
  * <p>Input: {@link #input(long, long) x[j]} has real and imaginary parts uniform in [−1, 1).
  * The check compares every output value with a sequential FFT ({@link LocalFft}) of the whole input

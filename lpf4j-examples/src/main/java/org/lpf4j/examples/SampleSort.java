@@ -106,6 +106,12 @@ public final class SampleSort implements Spmd {
         private final long n, seed, keys;
         private final int p, s;
         private final long[] input, data, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
+        /**
+         * The sorted block, which the other processes read: {@code data} itself, or, when the
+         * local sort goes through buckets (decided from n/p, so alike on every process), a
+         * second array the buckets are scattered into, which saves copying them back.
+         */
+        private final long[] sortedBlock;
         private final int[] runStart, mergeStart, bucketStart = new int[1 << RADIX_BITS];
         private final Collectives coll;
         private final Memslot dataSlot, samplesSlot, allSamplesSlot, ctrlSlot, recvCtrlSlot, checkMineSlot,
@@ -130,6 +136,7 @@ public final class SampleSort implements Spmd {
             input = new long[m];
             for (int i = 0; i < m; i++) input[i] = value(seed, lo + i, keys);
             data = input.clone();
+            sortedBlock = n / p >= RADIX_MIN ? new long[m] : data;
             samples = new long[p];
             allSamples = new long[p * p];
             splitters = new long[Math.max(0, p - 1)];
@@ -147,7 +154,7 @@ public final class SampleSort implements Spmd {
             ctx.resizeMessageQueue(4L * p);
             ctx.sync();
             coll = Collectives.init(ctx, 1, 0, Math.max(8L * p, 8L * RECORD));
-            dataSlot = ctx.registerGlobal(MemorySegment.ofArray(data));
+            dataSlot = ctx.registerGlobal(MemorySegment.ofArray(sortedBlock));
             samplesSlot = ctx.registerLocal(MemorySegment.ofArray(samples));
             allSamplesSlot = ctx.registerGlobal(MemorySegment.ofArray(allSamples));
             ctrlSlot = ctx.registerGlobal(MemorySegment.ofArray(ctrl));
@@ -166,9 +173,9 @@ public final class SampleSort implements Spmd {
         @Override
         public void run() {
             int m = data.length;
-            localSort();
+            long[] sorted = localSort();
             // superstep 1: regular samples to everyone
-            for (int j = 0; j < p; j++) samples[j] = m == 0 ? Long.MAX_VALUE : data[(int) ((long) j * m / p)];
+            for (int j = 0; j < p; j++) samples[j] = m == 0 ? Long.MAX_VALUE : sorted[(int) ((long) j * m / p)];
             System.arraycopy(samples, 0, allSamples, s * p, p);
             coll.allgather(samplesSlot, allSamplesSlot, 8L * p, true);
             ctx.sync();
@@ -178,7 +185,7 @@ public final class SampleSort implements Spmd {
             for (int j = 1; j < p; j++) splitters[j - 1] = allSamples[j * p + rho - 1];
             int start = 0;
             for (int k = 0; k < p; k++) {
-                int end = k == p - 1 ? m : upperBound(data, start, m, splitters[k]);
+                int end = k == p - 1 ? m : upperBound(sorted, start, m, splitters[k]);
                 ctrl[2 * k] = start;
                 ctrl[2 * k + 1] = end - start;
                 start = end;
@@ -195,7 +202,7 @@ public final class SampleSort implements Spmd {
             for (int k = 0; k < p; k++) runStart[k + 1] = runStart[k] + (int) recvCtrl[2 * k + 1];
             for (int k = 0; k < p; k++) {
                 long count = recvCtrl[2 * k + 1];
-                if (k == s) System.arraycopy(data, (int) recvCtrl[2 * k], out, runStart[k], (int) count);
+                if (k == s) System.arraycopy(sorted, (int) recvCtrl[2 * k], out, runStart[k], (int) count);
                 else if (count > 0) ctx.get(k, dataSlot, 8 * recvCtrl[2 * k], outSlot, 8L * runStart[k], 8 * count);
             }
             ctx.sync();
@@ -204,20 +211,24 @@ public final class SampleSort implements Spmd {
         }
 
         /**
-         * Sorts {@code data}: values in blocks of at least {@value #RADIX_MIN} are first
-         * distributed by their top {@value #RADIX_BITS} bits (sign flipped, so in signed order)
-         * into {@code tmp}, by a counting pass and a scattering pass; each bucket (about 5000
-         * values for the benchmark's 5·10^6 per process) is then sorted by {@code Arrays.sort}
-         * while it sits in cache, and the result copied back. On uniform random longs this sorts
+         * Sorts {@code data} into {@link #sortedBlock}: when n/p is at least {@value #RADIX_MIN}
+         * the values are first distributed by their top {@value #RADIX_BITS} bits (sign flipped,
+         * so in signed order) into {@code sortedBlock}, by a counting pass and a scattering pass;
+         * each bucket (about 5000 values for the benchmark's 5·10^6 per process) is then sorted
+         * by {@code Arrays.sort} while it sits in cache. On uniform random longs this sorts
          * 5·10^6 values in about 47 ms of CPU against 58 for one {@code Arrays.sort} of the whole
          * block (2.5·10^6: 22 against 27); 8 and 12 bits were slower. Values sharing their top
-         * bits (few distinct keys) land in one bucket and cost one extra pass.
+         * bits (few distinct keys) land in one bucket and cost one extra pass. (Otherwise
+         * {@code data} is sorted in place.)
+         *
+         * @return the sorted block ({@link #sortedBlock})
          */
-        private void localSort() {
+        private long[] localSort() {
             int m = data.length;
-            if (m < RADIX_MIN) {
+            long[] to = sortedBlock;
+            if (to == data) {
                 Arrays.sort(data);
-                return;
+                return data;
             }
             int[] start = bucketStart;
             Arrays.fill(start, 0);
@@ -231,14 +242,14 @@ public final class SampleSort implements Spmd {
             // after the scatter, start[b] is the end of bucket b
             for (int i = 0; i < m; i++) {
                 long v = data[i];
-                tmp[start[bucket(v)]++] = v;
+                to[start[bucket(v)]++] = v;
             }
             int from = 0;
             for (int b = 0; b < start.length; b++) {
-                Arrays.sort(tmp, from, start[b]);
+                Arrays.sort(to, from, start[b]);
                 from = start[b];
             }
-            System.arraycopy(tmp, 0, data, 0, m);
+            return to;
         }
 
         private static int bucket(long v) { return (int) (v >>> (64 - RADIX_BITS)) ^ (1 << (RADIX_BITS - 1)); }
