@@ -22,19 +22,23 @@ import java.lang.foreign.MemorySegment;
  * k2 = 0 … P−1, stored at {@code out[k2·b + q]}.
  *
  * <ol>
- * <li>Local FFT of length n1 of the n1 values (radix 2, {@link Radix2Fft}), then the twiddles
- *     {@code ω_n^{s·k1}}.</li>
+ * <li>Local FFT of length n1 of the n1 values ({@link LocalFft}: radix 4, two passes over
+ *     memory), its output multiplied by the twiddles {@code ω_n^{s·k1}} on its way out.</li>
  * <li>All-to-all ({@link Collectives#alltoall}): block t (b values) of every process to process
  *     t; h = (n/P)(P−1)/P complex numbers of 16 bytes.</li>
- * <li>b local FFTs of length P, one per k1.</li>
+ * <li>b local FFTs of length P, one per k1 ({@link LocalFft#batch}, in place; the process's own
+ *     block is read where step 1 left it).</li>
  * </ol>
  *
  * <p>BSP cost: one communication superstep (plus the sync that ends the run), local work
- * (n/P)·log2(n/P) + (b)·P·log2 P = (n/P)·log2 n butterflies and n/P twiddle products;
- * {@code l + 16·(n/P)·(P−1)/P·g}. Allocates nothing per run.
+ * (n/P)·log2(n/P) + b·P·log2 P = (n/P)·log2 n radix-2-equivalent butterflies and n/P twiddle
+ * products (none at pid 0, whose twiddles are 1); at P = 1 the superstep is empty and the local
+ * FFT writes straight into the output;
+ * {@code l + 16·(n/P)·(P−1)/P·g}. Allocates nothing per run after the first (which allocates
+ * the batch's scratch block, 64·P complex numbers).
  *
  * <p>Input: {@link #input(long, long) x[j]} has real and imaginary parts uniform in [−1, 1).
- * The check compares every output value with a sequential radix-2 FFT of the whole input
+ * The check compares every output value with a sequential FFT ({@link LocalFft}) of the whole input
  * (computed on every process, O(n log n)); the tests also compare with the plain DFT.
  *
  * <p>Symbols: n (default {@value #DEFAULT_N}), seed (default {@value #DEFAULT_SEED}).
@@ -106,10 +110,13 @@ public final class Fft implements Spmd {
         private final long seed;
         private final int n, procs, s, n1, b;
         private final boolean active;
-        private final double[] input, work, recv, twiddle, small;
-        private final Radix2Fft local, across;
+        /** The input; its copy, the local FFT's workspace; the all-to-all's source and target. */
+        private final double[] input, work, send, recv;
+        /** The factors ω_n^{s·k1}, k1 &lt; n1, of the local FFT's output; null at pid 0 (all 1). */
+        private final LocalFft.Twist twiddle;
+        private final LocalFft local, across;
         private final Collectives coll;
-        private final Memslot workSlot, recvSlot;
+        private final Memslot sendSlot, recvSlot;
 
         Instance(Context ctx, long n, long seed) {
             if (n < 1 || Long.bitCount(n) != 1 || n > (1L << 30)) {
@@ -131,21 +138,16 @@ public final class Fft implements Spmd {
                 input[2 * j1 + 1] = 2 * Inputs.uniform(seed, 2 * j + 1) - 1;
             }
             work = input.clone();
+            send = new double[procs > 1 ? 2 * mine : 0];
             recv = new double[2 * mine];
-            twiddle = new double[2 * mine];
-            for (int k1 = 0; k1 < mine; k1++) {
-                double angle = -2 * Math.PI * (((long) s * k1) % n) / n;
-                twiddle[2 * k1] = Math.cos(angle);
-                twiddle[2 * k1 + 1] = Math.sin(angle);
-            }
-            small = new double[2 * procs];
-            local = active ? new Radix2Fft(n1) : null;
-            across = new Radix2Fft(procs);
+            local = active ? new LocalFft(n1) : null;
+            twiddle = active && s > 0 ? local.twist(s, n) : null;
+            across = new LocalFft(procs);
             ctx.resizeMemoryRegister(3);
             ctx.resizeMessageQueue(2L * procs);
             ctx.sync();
             coll = Collectives.initStrided(ctx, 0, procs, 1, 1, 0, 16L * b);
-            workSlot = ctx.registerGlobal(MemorySegment.ofArray(work));
+            sendSlot = ctx.registerGlobal(MemorySegment.ofArray(send));
             recvSlot = ctx.registerGlobal(MemorySegment.ofArray(recv));
             ctx.sync();
         }
@@ -157,30 +159,14 @@ public final class Fft implements Spmd {
 
         @Override
         public void run() {
-            if (active) {
-                local.forward(work, 0);
-                for (int k = 0; k < n1; k++) {
-                    double re = work[2 * k], im = work[2 * k + 1], wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
-                    work[2 * k] = re * wr - im * wi;
-                    work[2 * k + 1] = re * wi + im * wr;
-                }
-                System.arraycopy(work, 2 * s * b, recv, 2 * s * b, 2 * b);
-                coll.alltoall(workSlot, recvSlot, 16L * b);
+            if (active && procs == 1) {
+                local.forward(work, 0, recv, 0, null);
+            } else if (active) {
+                local.forward(work, 0, send, 0, twiddle);
+                coll.alltoall(sendSlot, recvSlot, 16L * b);
             }
             ctx.sync();
-            if (active) {
-                for (int q = 0; q < b; q++) {
-                    for (int j2 = 0; j2 < procs; j2++) {
-                        small[2 * j2] = recv[2 * (j2 * b + q)];
-                        small[2 * j2 + 1] = recv[2 * (j2 * b + q) + 1];
-                    }
-                    across.forward(small, 0);
-                    for (int k2 = 0; k2 < procs; k2++) {
-                        recv[2 * (k2 * b + q)] = small[2 * k2];
-                        recv[2 * (k2 * b + q) + 1] = small[2 * k2 + 1];
-                    }
-                }
-            }
+            if (active && procs > 1) across.batch(recv, 0, b, send, s); // its own block from send
         }
 
         /** @return the number of processes computing (P) */
@@ -204,7 +190,7 @@ public final class Fft implements Spmd {
         @Override
         public String check() {
             double[] x = wholeInput(n, seed);
-            new Radix2Fft(n).forward(x, 0);
+            new LocalFft(n).forward(x, 0);
             double tol = 1e-12 * n * (Integer.numberOfTrailingZeros(n) + 1) + 1e-12;
             double worst = 0;
             int count = active ? n1 : 0;
@@ -227,7 +213,7 @@ public final class Fft implements Spmd {
         public void close() {
             ctx.sync();
             coll.close();
-            ctx.deregister(workSlot);
+            ctx.deregister(sendSlot);
             ctx.deregister(recvSlot);
         }
     }

@@ -35,46 +35,39 @@ class ProgramsTest {
         return output.getString(0);
     }
 
+    /**
+     * Runs sample sort twice (the second time after {@code reset()}), checks it, and compares the
+     * collected parts with {@code Arrays.sort} of the input.
+     */
+    static void assertSampleSortEqualsArraysSort(int p, long n, long seed, long keys) {
+        long[][] parts = new long[p][];
+        Lpf.root().exec(p, ctx -> {
+            try (SampleSort.Instance run = SampleSort.prepare(ctx, n, seed, keys)) {
+                run.run();
+                run.reset();
+                run.run();
+                run.check();
+                parts[ctx.pid()] = run.sorted();
+            }
+        });
+        long[] expected = new long[(int) n];
+        for (int i = 0; i < n; i++) expected[i] = SampleSort.value(seed, i, keys);
+        Arrays.sort(expected);
+        long[] got = Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray();
+        assertArrayEquals(expected, got, "n=" + n + " p=" + p + " keys=" + keys);
+    }
+
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sampleSortEqualsArraysSort(int p) {
-        for (long n : new long[] {0, 1, 5, 37, 4000}) {
-            long[][] parts = new long[p][];
-            Lpf.root().exec(p, ctx -> {
-                try (SampleSort.Instance run = SampleSort.prepare(ctx, n, 11)) {
-                    run.run();
-                    run.reset();
-                    run.run();
-                    run.check();
-                    parts[ctx.pid()] = run.sorted();
-                }
-            });
-            long[] expected = new long[(int) n];
-            for (int i = 0; i < n; i++) expected[i] = SampleSort.value(11, i);
-            Arrays.sort(expected);
-            long[] got = Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray();
-            assertArrayEquals(expected, got, "n=" + n + " p=" + p);
-        }
+        for (long n : new long[] {0, 1, 5, 37, 4000}) assertSampleSortEqualsArraysSort(p, n, 11, 0);
         assertTrue(report(p, new SampleSort(), "3000").contains("sequential check: equal"));
     }
 
     @Test
     void sampleSortWithManyEqualKeysStillSorts() {
         // one key: every value lands in one bucket, which grows that receiver's arrays; 3 keys: uneven buckets
-        for (long keys : new long[] {1, 3}) {
-            long[][] parts = new long[4][];
-            Lpf.root().exec(4, ctx -> {
-                try (SampleSort.Instance run = SampleSort.prepare(ctx, 5000, 1, keys)) {
-                    run.run();
-                    run.check();
-                    parts[ctx.pid()] = run.sorted();
-                }
-            });
-            long[] expected = new long[5000];
-            for (int i = 0; i < 5000; i++) expected[i] = SampleSort.value(1, i, keys);
-            Arrays.sort(expected);
-            assertArrayEquals(expected, Arrays.stream(parts).flatMapToLong(Arrays::stream).toArray(), "keys=" + keys);
-        }
+        for (long keys : new long[] {1, 3}) assertSampleSortEqualsArraysSort(4, 5000, 1, keys);
     }
 
     @ParameterizedTest(name = "p={0}")
@@ -128,7 +121,7 @@ class ProgramsTest {
     void fftEqualsThePlainDft(int p) {
         for (int n : new int[] {1, 2, 16, 64, 256}) {
             double[] x = Fft.wholeInput(n, 5);
-            double[] want = Radix2Fft.dft(x);
+            double[] want = LocalFft.dft(x);
             double[] got = new double[2 * n];
             boolean[] seen = new boolean[n];
             Lpf.root().exec(p, ctx -> {
@@ -169,29 +162,10 @@ class ProgramsTest {
     }
 
     @Test
-    void radix2MatchesTheDft() {
-        double[] x = Fft.wholeInput(32, 9);
-        double[] want = Radix2Fft.dft(x);
-        new Radix2Fft(32).forward(x, 0);
-        for (int i = 0; i < x.length; i++) assertEquals(want[i], x[i], 1e-10);
-    }
-
-    @Test
-    void longLengthsUseTheSixStepFormAndMatchTheDft() {
-        for (int m : new int[] {1 << 14, 1 << 15}) {
-            double[] x = Fft.wholeInput(m, 3);
-            double[] y = x.clone();
-            new Radix2Fft(m).forward(y, 0);
-            java.util.SplittableRandom random = new java.util.SplittableRandom(m);
-            for (int t = 0; t < 40; t++) {
-                int k = t < 4 ? new int[] {0, 1, m / 2, m - 1}[t] : random.nextInt(m);
-                double[] want = Radix2Fft.dftAt(x, k);
-                assertEquals(want[0], y[2 * k], 1e-8, "re X[" + k + "] m=" + m);
-                assertEquals(want[1], y[2 * k + 1], 1e-8, "im X[" + k + "] m=" + m);
-            }
-        }
-        // and inside the BSP FFT: local length 2^14 at p = 2, checked against the whole sequential transform
+    void fftWithLongLocalLengthsMatchesTheSequentialFft() {
+        // local length 2^14 at p = 2 and 2^13 at p = 4, checked against the whole sequential transform
         assertTrue(report(2, new Fft(), "32768").contains("of the sequential FFT"));
+        assertTrue(report(4, new Fft(), "32768").contains("of the sequential FFT"));
     }
 
     @ParameterizedTest(name = "p={0}")

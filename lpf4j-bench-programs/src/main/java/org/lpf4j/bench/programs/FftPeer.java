@@ -2,7 +2,7 @@ package org.lpf4j.bench.programs;
 
 import org.jtransforms.fft.DoubleFFT_1D;
 import org.lpf4j.examples.Fft;
-import org.lpf4j.examples.Radix2Fft;
+import org.lpf4j.examples.LocalFft;
 import pl.edu.icm.jlargearrays.ConcurrencyUtils;
 
 import java.util.concurrent.ExecutorService;
@@ -45,7 +45,7 @@ final class FftPeer implements Peer {
     @Override
     public void check() {
         for (int k : new int[] {0, 1, n / 2, n - 1}) {
-            double[] want = Radix2Fft.dftAt(input, k);
+            double[] want = LocalFft.dftAt(input, k);
             double re = want[0], im = want[1];
             double err = Math.hypot(work[2 * k] - re, work[2 * k + 1] - im);
             if (!(err <= 1e-9 * n)) {
