@@ -744,7 +744,7 @@ public final class Checkpoints implements AutoCloseable {
     }
 
     /**
-     * Makes the checkpoints taken so far complete: waits for this process's write, then one sync in
+     * Makes the checkpoints taken so far complete: waits for this process's write, then two syncs in
      * which every process reports its writes and process 0 commits what all wrote. A checkpoint
      * point does that only for the writes finished before it, so a program that wants its last
      * checkpoint usable (an explicit restart of a finished job) calls this at the end. Takes no
@@ -758,6 +758,9 @@ public final class Checkpoints implements AutoCloseable {
         }
         resumed = true;
         awaitWrite(0);
+        // Two points: a process may report against a settled seq process 0 has since moved past;
+        // the first point tells it the new one, the second brings its fresh report.
+        point(false, false);
         point(false, false);
     }
 
