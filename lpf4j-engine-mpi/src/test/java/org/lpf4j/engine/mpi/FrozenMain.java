@@ -19,8 +19,8 @@ import java.lang.foreign.MemorySegment;
  *   <li>{@code slow}: it computes (sleeps) 2 s before its next sync (prints
  *       {@code SLOW rank r at <epoch ms>} first); every rank ends after 40 supersteps.</li>
  * </ul>
- * Rank 0 prints {@code NO FAILURE}, or {@code FATAL <message>} if exec throws {@link FatalException},
- * and returns normally either way.
+ * Rank 0 prints {@code NO FAILURE} and returns, or prints {@code FATAL <message>} if exec throws
+ * {@link FatalException} and exits with status 3.
  */
 public final class FrozenMain {
     private FrozenMain() {}
@@ -72,6 +72,10 @@ public final class FrozenMain {
             System.out.println("NO FAILURE");
         } catch (FatalException e) {
             System.out.println("FATAL " + e.getMessage());
+            System.out.flush();
+            // As a failed program does (lpf run exits with its failure status): the job's status must not
+            // depend on whether the launcher saw the other ranks' status 1 before it cleaned them up.
+            System.exit(3);
         }
     }
 }
