@@ -64,7 +64,6 @@ import java.util.Optional;
 public final class Checkpoints implements AutoCloseable {
     /** Register slots {@link #init} needs beyond the program's own. */
     public static final int REGISTER_SLOTS = 1;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final int DECISION = 0, ACCEPTED = 1, SETTLED = 1;
     /** How long {@link #close} waits for a write in flight before it leaves it to its (daemon) thread. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
@@ -83,7 +82,6 @@ public final class Checkpoints implements AutoCloseable {
      * seq above the settled one whose part q failed to write (0: none).
      */
     private final long[] control;
-    private final MemorySegment controlSegment;
     private final Memslot controlSlot;
     private final List<Entry> entries = new ArrayList<>();
 
@@ -157,13 +155,12 @@ public final class Checkpoints implements AutoCloseable {
         this.job = new CheckpointModule.Job(program, p, pid);
         this.settings = module == null ? null : module.settings();
         this.control = new long[2 + 2 * p];
-        this.controlSegment = MemorySegment.ofArray(control);
         CheckpointStore opened = null;
         Memslot slot;
         try {
             if (module != null) opened = module.open(job);
             try {
-                slot = ctx.registerGlobal(controlSegment);
+                slot = ctx.registerGlobal(MemorySegment.ofArray(control));
             } catch (IllegalStateException e) {
                 throw new IllegalStateException("Checkpoints.init at pid " + pid + " of " + p + ": cannot register its "
                         + "control slot: " + e.getMessage() + ". Checkpoints.init needs " + REGISTER_SLOTS
@@ -327,7 +324,7 @@ public final class Checkpoints implements AutoCloseable {
                 if (s > newest) notes.add("checkpoint " + s + " is incomplete (the job ended while writing it): ignored");
             }
             for (long c : committed) {
-                String run = fields(String.valueOf(store.description(c))).getOrDefault("run", "");
+                String run = commitMark(c).getOrDefault("run", "");
                 if (anyRun || run.equals(runId)) candidates.add(c);
                 else notes.add("checkpoint " + c + " was made by another run of the job: ignored by this retry");
             }
@@ -346,7 +343,7 @@ public final class Checkpoints implements AutoCloseable {
                     accepted = previousVerdict - 3; // the pid that refused it
                 } else if (next < candidates.size()) {
                     candidate = candidates.get(next++);
-                    if (refusal(store.description(candidate)) != null) candidate = -candidate;
+                    if (refusal(commitMark(candidate)) != null) candidate = -candidate;
                 }
                 control[DECISION] = candidate;
                 control[ACCEPTED] = accepted;
@@ -364,7 +361,7 @@ public final class Checkpoints implements AutoCloseable {
                 return Optional.empty();
             }
             if (candidate < 0) {
-                String why = refusal(store.description(-candidate));
+                String why = refusal(commitMark(-candidate));
                 if (why == null) {
                     why = problem != null ? problem : "pid " + control[ACCEPTED] + "'s part does not fit this run's "
                             + "declarations (see its message)";
@@ -422,10 +419,24 @@ public final class Checkpoints implements AutoCloseable {
         return Optional.of(new Restored(seq, superstep, store.where(), attempt.number(), notes));
     }
 
-    /** @return why a checkpoint with this commit description does not belong to this job, or null if it does */
-    private String refusal(String description) {
-        if (description == null) return "its commit mark cannot be read";
-        Map<String, String> d = fields(description);
+    /** @return the fields of checkpoint {@code seq}'s commit mark, empty if it cannot be read */
+    private Map<String, String> commitMark(long seq) {
+        String text = store.description(seq);
+        return text == null ? Map.of() : PartFormat.fields(text);
+    }
+
+    /** @return the fields that say which job made a checkpoint (of a part's header and of a commit mark) */
+    private Map<String, String> jobFields() {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("program", program);
+        f.put("nprocs", Integer.toString(p));
+        f.put("lpf4j", PartFormat.LPF4J_VERSION);
+        return f;
+    }
+
+    /** @return why a checkpoint with these job fields does not belong to this job, or null if it does */
+    private String refusal(Map<String, String> d) {
+        if (d.isEmpty()) return "its commit mark cannot be read";
         List<String> differ = new ArrayList<>();
         if (!program.equals(d.get("program"))) differ.add("program '" + d.get("program") + "' (this run: '" + program + "')");
         if (!Integer.toString(p).equals(d.get("nprocs"))) differ.add("p = " + d.get("nprocs") + " (this run: " + p + ")");
@@ -435,22 +446,13 @@ public final class Checkpoints implements AutoCloseable {
         return differ.isEmpty() ? null : "it was made by " + String.join(", ", differ);
     }
 
-    private static Map<String, String> fields(String text) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String line : text.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) m.put(line.substring(0, eq), line.substring(eq + 1));
-        }
-        return m;
-    }
-
     /** @return what in this verified part does not fit this run's declarations, or null */
     private String misfit(PartFormat.Decoded part, long seq) {
         String where = "checkpoint " + seq + " in " + store.where();
-        String refusal = refusal(fieldsText(part.header()));
+        String refusal = refusal(part.header());
         if (refusal != null) return where + ": part " + pid + ": " + refusal;
         if (!Integer.toString(pid).equals(part.header().get("pid"))) return where + ": part " + pid + " says pid " + part.header().get("pid");
-        String committedAt = fields(String.valueOf(store.description(seq))).get("superstep");
+        String committedAt = commitMark(seq).get("superstep");
         if (committedAt != null && !committedAt.equals(part.header().get("superstep"))) {
             return where + ": part " + pid + " was taken at superstep " + part.header().get("superstep")
                     + ", the commit mark says " + committedAt + " (a part of another run?)";
@@ -473,12 +475,6 @@ public final class Checkpoints implements AutoCloseable {
         }
         return differ.isEmpty() ? null : where + ": part " + pid + " does not fit this run's declarations: "
                 + String.join(", ", differ);
-    }
-
-    private static String fieldsText(Map<String, String> header) {
-        StringBuilder b = new StringBuilder();
-        header.forEach((k, v) -> b.append(k).append('=').append(v).append('\n'));
-        return b.toString();
     }
 
     private void restore(PartFormat.Decoded part) {
@@ -636,9 +632,12 @@ public final class Checkpoints implements AutoCloseable {
 
     private void commit(long seq) {
         Long superstep = superstepOf.get(seq);
-        String description = "program=" + program + "\nnprocs=" + p + "\nlpf4j=" + PartFormat.LPF4J_VERSION + "\nseq="
-                + seq + "\nsuperstep=" + (superstep == null ? "?" : superstep) + "\nrun=" + runId + "\nwritten="
-                + java.time.Instant.now() + "\n";
+        Map<String, String> mark = jobFields();
+        mark.put("seq", Long.toString(seq));
+        mark.put("superstep", superstep == null ? "?" : superstep.toString());
+        mark.put("run", runId);
+        mark.put("written", java.time.Instant.now().toString());
+        String description = PartFormat.lines(mark);
         CheckpointEvent committed = new CheckpointEvent();
         committed.begin();
         try {
@@ -660,13 +659,10 @@ public final class Checkpoints implements AutoCloseable {
         awaitWrite(0);
         long superstep = ctx.superstep();
         if (pid == 0) superstepOf.put(seq, superstep);
-        Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("program", program);
-        fields.put("nprocs", Integer.toString(p));
+        Map<String, String> fields = jobFields();
         fields.put("pid", Integer.toString(pid));
         fields.put("seq", Long.toString(seq));
         fields.put("superstep", Long.toString(superstep));
-        fields.put("lpf4j", PartFormat.LPF4J_VERSION);
         List<PartFormat.Entry> declared = new ArrayList<>();
         MemorySegment[] data = new MemorySegment[entries.size()];
         for (int i = 0; i < entries.size(); i++) {

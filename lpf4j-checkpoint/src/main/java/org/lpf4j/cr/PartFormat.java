@@ -32,7 +32,7 @@ final class PartFormat {
     private static final long MAGIC_LPF = littleEndian("LPF4JCP1");
     static final int TOTAL = 8, HEADER_LENGTH = 16, ENTRIES = 20, HEADER = 24;
     /** The lpf4j version written into every part and commit mark. */
-    static final String LPF4J_VERSION = "0.1.0";
+    static final String LPF4J_VERSION = TriggerParameters.VERSION.toString();
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -73,16 +73,31 @@ final class PartFormat {
         return n + 8;
     }
 
-    /** @return the header text for these fields and entries */
-    static byte[] header(Map<String, String> fields, List<Entry> entries) {
+    /** @return the fields as lines {@code key=value}: the text of a part's header and of a commit mark */
+    static String lines(Map<String, String> fields) {
         StringBuilder b = new StringBuilder();
         fields.forEach((k, v) -> b.append(k).append('=').append(v).append('\n'));
+        return b.toString();
+    }
+
+    /** @return the fields of a text of lines {@code key=value} ({@link #lines}), in their order; other lines are skipped */
+    static Map<String, String> fields(String text) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) m.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+        return m;
+    }
+
+    /** @return the header text for these fields and entries */
+    static byte[] header(Map<String, String> fields, List<Entry> entries) {
+        Map<String, String> all = new LinkedHashMap<>(fields);
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
-            b.append("entry.").append(i).append('=').append(e.kind()).append(':').append(e.length()).append(':')
-                    .append(e.name()).append('\n');
+            all.put("entry." + i, e.kind() + ":" + e.length() + ":" + e.name());
         }
-        return b.toString().getBytes(StandardCharsets.UTF_8);
+        return lines(all).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -145,19 +160,15 @@ final class PartFormat {
         int count = part.get(INT, ENTRIES);
         if (headerLength < 0 || count < 0 || HEADER + pad(headerLength) > size - 8) throw new Damaged(what + " has a bad header");
         String text = new String(part.asSlice(HEADER, headerLength).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-        Map<String, String> fields = new LinkedHashMap<>();
+        Map<String, String> fields = fields(text);
         List<Entry> entries = new ArrayList<>();
-        for (String line : text.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq < 0) continue;
-            String key = line.substring(0, eq), value = line.substring(eq + 1);
-            if (key.startsWith("entry.")) {
-                String[] f = value.split(":", 3);
-                if (f.length != 3) throw new Damaged(what + " has a bad entry line: " + line);
-                entries.add(new Entry(f[2], f[0], Long.parseLong(f[1])));
-            } else {
-                fields.put(key, value);
-            }
+        for (var it = fields.entrySet().iterator(); it.hasNext(); ) {
+            var field = it.next();
+            if (!field.getKey().startsWith("entry.")) continue;
+            String[] f = field.getValue().split(":", 3);
+            if (f.length != 3) throw new Damaged(what + " has a bad entry line: " + field.getKey() + "=" + field.getValue());
+            entries.add(new Entry(f[2], f[0], Long.parseLong(f[1])));
+            it.remove();
         }
         if (entries.size() != count) throw new Damaged(what + " lists " + entries.size() + " entries, expects " + count);
         long[] offsets = new long[count];

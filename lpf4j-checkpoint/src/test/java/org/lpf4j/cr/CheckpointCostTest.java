@@ -38,28 +38,23 @@ class CheckpointCostTest {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int p = 3;
         AtomicLongArray bytes = new AtomicLongArray(p), supersteps = new AtomicLongArray(p);
-        Lpf.root().exec(p, ctx -> {
-            ctx.resizeMemoryRegister(Checkpoints.REGISTER_SLOTS);
-            ctx.resizeMessageQueue(Checkpoints.queueEntries(p));
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "cost")) {
-                Checkpoints.Counter step = cr.counter("step", 0);
-                cr.protect("data", MemorySegment.ofArray(new double[64]));
-                cr.resume();
-                for (int i = 0; i < WARM; i++) {
-                    step.set(step.get() + 1);
-                    cr.checkpoint();
-                }
-                long s0 = ctx.superstep();
-                long before = mx.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < MEASURED; i++) {
-                    step.set(step.get() + 1);
-                    cr.checkpoint();
-                }
-                bytes.set(ctx.pid(), mx.getCurrentThreadAllocatedBytes() - before);
-                supersteps.set(ctx.pid(), ctx.superstep() - s0);
+        Lpf.root().exec(p, WithCheckpoints.spmd("cost", (ctx, cr) -> {
+            Checkpoints.Counter step = cr.counter("step", 0);
+            cr.protect("data", MemorySegment.ofArray(new double[64]));
+            cr.resume();
+            for (int i = 0; i < WARM; i++) {
+                step.set(step.get() + 1);
+                cr.checkpoint();
             }
-        });
+            long s0 = ctx.superstep();
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < MEASURED; i++) {
+                step.set(step.get() + 1);
+                cr.checkpoint();
+            }
+            bytes.set(ctx.pid(), mx.getCurrentThreadAllocatedBytes() - before);
+            supersteps.set(ctx.pid(), ctx.superstep() - s0);
+        }));
         for (int q = 0; q < p; q++) {
             assertEquals(MEASURED, supersteps.get(q), "one superstep per checkpoint point at pid " + q);
             // Seen: 0 to about 1 KiB in all, sporadically (below the library: the engine's waiting, the JIT);

@@ -103,16 +103,11 @@ class CheckpointsTest {
     @Test
     void noneIsTheDefaultAndFilesIsChosenOnceItsDirectoryIsSet() {
         String[] chosen = new String[2];
-        java.util.function.IntConsumer pick = i -> Lpf.root().exec(1, ctx -> {
-            ctx.resizeMemoryRegister(1);
-            ctx.resizeMessageQueue(1);
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "which")) {
-                chosen[i] = cr.module();
-                boolean took = cr.checkpointNow();
-                if (took != cr.module().equals("files")) throw new AssertionError(cr.module() + " took a checkpoint: " + took);
-            }
-        });
+        java.util.function.IntConsumer pick = i -> Lpf.root().exec(1, WithCheckpoints.spmd("which", (ctx, cr) -> {
+            chosen[i] = cr.module();
+            boolean took = cr.checkpointNow();
+            if (took != cr.module().equals("files")) throw new AssertionError(cr.module() + " took a checkpoint: " + took);
+        }));
         pick.accept(0);
         Parameters.set("lpf.cr.files.dir", dir.toString());
         pick.accept(1);
@@ -249,29 +244,19 @@ class CheckpointsTest {
         files();
         Parameters.set("lpf.cr.files.resume", "true");
         // Same program name, other state size: the declarations differ.
-        Restarts.exec(Lpf.root(), 2, ctx -> {
-            ctx.resizeMemoryRegister(1);
-            ctx.resizeMessageQueue(4);
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "sized")) {
-                cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[4]));
-                cr.resume();
-                cr.checkpointNow();
-                for (int i = 0; i < 30; i++) {
-                    Thread.sleep(2);
-                    cr.checkpoint();
-                }
+        Restarts.exec(Lpf.root(), 2, WithCheckpoints.spmd("sized", (ctx, cr) -> {
+            cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[4]));
+            cr.resume();
+            cr.checkpointNow();
+            for (int i = 0; i < 30; i++) {
+                Thread.sleep(2);
+                cr.checkpoint();
             }
-        }, Args.NONE, 0, false, s -> {});
-        FatalException e = assertThrows(FatalException.class, () -> Restarts.exec(Lpf.root(), 2, ctx -> {
-            ctx.resizeMemoryRegister(1);
-            ctx.resizeMessageQueue(4);
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "sized")) {
-                cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[5]));
-                cr.resume();
-            }
-        }, Args.NONE, 0, false, s -> {}));
+        }), Args.NONE, 0, false, s -> {});
+        FatalException e = assertThrows(FatalException.class, () -> Restarts.exec(Lpf.root(), 2, WithCheckpoints.spmd("sized", (ctx, cr) -> {
+            cr.protect("a", java.lang.foreign.MemorySegment.ofArray(new long[5]));
+            cr.resume();
+        }), Args.NONE, 0, false, s -> {}));
         assertTrue(causes(e).contains("segment 'a' has 32 bytes (this run: 40)"), causes(e));
     }
 
@@ -304,47 +289,37 @@ class CheckpointsTest {
         files();
         Parameters.set("lpf.cr.files.every", "40ms");
         Parameters.set("lpf.cr.files.keep", "1000");
-        Lpf.root().exec(2, ctx -> {
-            ctx.resizeMemoryRegister(1);
-            ctx.resizeMessageQueue(4);
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "interval")) {
-                cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
-                cr.resume();
-                int taken = 0;
-                long t0 = System.nanoTime();
-                for (int i = 0; i < 60; i++) { // the same number of points on every process
-                    Thread.sleep(5);
-                    if (cr.checkpoint()) taken++;
-                }
-                long elapsedMillis = (System.nanoTime() - t0) / 1_000_000;
-                if (taken < 3 || taken > elapsedMillis / 40 + 1) {
-                    throw new AssertionError("a 40 ms interval over " + elapsedMillis + " ms took " + taken);
-                }
+        Lpf.root().exec(2, WithCheckpoints.spmd("interval", (ctx, cr) -> {
+            cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
+            cr.resume();
+            int taken = 0;
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 60; i++) { // the same number of points on every process
+                Thread.sleep(5);
+                if (cr.checkpoint()) taken++;
             }
-        });
+            long elapsedMillis = (System.nanoTime() - t0) / 1_000_000;
+            if (taken < 3 || taken > elapsedMillis / 40 + 1) {
+                throw new AssertionError("a 40 ms interval over " + elapsedMillis + " ms took " + taken);
+            }
+        }));
         Parameters.set("lpf.cr.files.every", "0");
         int[] taken = new int[1];
-        Lpf.root().exec(2, ctx -> {
-            ctx.resizeMemoryRegister(1);
-            ctx.resizeMessageQueue(4);
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "outside")) {
-                cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
-                cr.resume();
-                for (int i = 0; i < 20; i++) {
-                    Thread.sleep(10);
-                    if (cr.checkpoint() && ctx.pid() == 0) taken[0]++;
-                }
-                if (ctx.pid() == 0) Files.writeString(dir.resolve(FilesStore.REQUEST_FILE), "");
-                boolean got = false;
-                for (int i = 0; !got && i < 500; i++) { // the decision is process 0's: all leave together
-                    Thread.sleep(10);
-                    got = cr.checkpoint();
-                }
-                if (got && ctx.pid() == 0) taken[0]++;
+        Lpf.root().exec(2, WithCheckpoints.spmd("outside", (ctx, cr) -> {
+            cr.protect("x", java.lang.foreign.MemorySegment.ofArray(new long[1]));
+            cr.resume();
+            for (int i = 0; i < 20; i++) {
+                Thread.sleep(10);
+                if (cr.checkpoint() && ctx.pid() == 0) taken[0]++;
             }
-        });
+            if (ctx.pid() == 0) Files.writeString(dir.resolve(FilesStore.REQUEST_FILE), "");
+            boolean got = false;
+            for (int i = 0; !got && i < 500; i++) { // the decision is process 0's: all leave together
+                Thread.sleep(10);
+                got = cr.checkpoint();
+            }
+            if (got && ctx.pid() == 0) taken[0]++;
+        }));
         assertEquals(1, taken[0], "no checkpoint without a request, one after it");
         assertFalse(Files.exists(dir.resolve(FilesStore.REQUEST_FILE)), "the request is consumed");
     }

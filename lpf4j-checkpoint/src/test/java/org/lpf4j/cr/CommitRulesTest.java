@@ -51,11 +51,8 @@ class CommitRulesTest {
     @Test
     void aFailureIsNeverMaskedByALaterOneAtAnotherProcess() {
         int p = 3;
-        Lpf.root().exec(p, ctx -> {
-            ctx.resizeMemoryRegister(Checkpoints.REGISTER_SLOTS);
-            ctx.resizeMessageQueue(Checkpoints.queueEntries(p));
-            ctx.sync();
-            try (Arena arena = Arena.ofShared(); Checkpoints cr = Checkpoints.init(ctx, "mask")) {
+        Lpf.root().exec(p, WithCheckpoints.spmd("mask", (ctx, cr) -> {
+            try (Arena arena = Arena.ofShared()) {
                 // pid 2's part is large, so its writes finish after the others'.
                 cr.protect("data", ctx.pid() == 2 ? arena.allocate(32L << 20, 8) : MemorySegment.ofArray(new long[8]));
                 cr.resume();
@@ -77,7 +74,7 @@ class CommitRulesTest {
                 }
                 cr.flush();
             }
-        });
+        }));
         assertEveryCommittedCheckpointIsWhole(p);
         List<Long> committed = new CheckpointDirectory(dir).committed();
         assertFalse(committed.contains(1L) || committed.contains(2L), committed.toString());
@@ -87,19 +84,14 @@ class CommitRulesTest {
     @Test
     void aResumeThatFindsNothingUsableLeavesNoVerdictToBeTakenForAWriteReport() throws Exception {
         int p = 3;
-        Lpf.root().exec(p, ctx -> {
-            ctx.resizeMemoryRegister(Checkpoints.REGISTER_SLOTS);
-            ctx.resizeMessageQueue(Checkpoints.queueEntries(p));
-            ctx.sync();
-            try (Checkpoints cr = Checkpoints.init(ctx, "stale")) {
-                cr.protect("data", MemorySegment.ofArray(new long[8]));
-                cr.resume();
-                for (int i = 0; i < 4; i++) {
-                    cr.checkpointNow();
-                    cr.flush(); // each one committed
-                }
+        Lpf.root().exec(p, WithCheckpoints.spmd("stale", (ctx, cr) -> {
+            cr.protect("data", MemorySegment.ofArray(new long[8]));
+            cr.resume();
+            for (int i = 0; i < 4; i++) {
+                cr.checkpointNow();
+                cr.flush(); // each one committed
             }
-        });
+        }));
         assertEquals(List.of(4L, 3L, 2L, 1L), new CheckpointDirectory(dir).committed());
         Files.delete(dir.resolve("cp-0000000001/COMMITTED"));
         Files.delete(dir.resolve("cp-0000000002/COMMITTED"));
@@ -107,18 +99,13 @@ class CommitRulesTest {
         Files.delete(dir.resolve("cp-0000000004/part-1.lpfcp"));
         Parameters.set("lpf.cr.files.resume", "true");
         long[] committedAfterOnePoint = new long[1];
-        Lpf.root().exec(p, ctx -> {
-            ctx.resizeMemoryRegister(Checkpoints.REGISTER_SLOTS);
-            ctx.resizeMessageQueue(Checkpoints.queueEntries(p));
-            ctx.sync();
-            try (Arena arena = Arena.ofShared(); Checkpoints cr = Checkpoints.init(ctx, "stale")) {
-                cr.protect("data", MemorySegment.ofArray(new long[8]));
-                if (cr.resume().isPresent()) throw new AssertionError("nothing usable to resume from");
-                cr.checkpointNow();
-                cr.checkpoint();
-                if (ctx.pid() == 0) committedAfterOnePoint[0] = cr.lastCommitted();
-            }
-        });
+        Lpf.root().exec(p, WithCheckpoints.spmd("stale", (ctx, cr) -> {
+            cr.protect("data", MemorySegment.ofArray(new long[8]));
+            if (cr.resume().isPresent()) throw new AssertionError("nothing usable to resume from");
+            cr.checkpointNow();
+            cr.checkpoint();
+            if (ctx.pid() == 0) committedAfterOnePoint[0] = cr.lastCommitted();
+        }));
         assertTrue(committedAfterOnePoint[0] == 0 || committedAfterOnePoint[0] == 5,
                 "only this run's checkpoint 5 may be committed, not " + committedAfterOnePoint[0]);
         List<Long> committed = new CheckpointDirectory(dir).committed();
