@@ -27,4 +27,15 @@ public final class CoreParameters {
      */
     public static final Parameters.Parameter<String> PROBE_CACHE_DIR = Parameters.string("lpf.probe.cacheDir", "",
             "directory of the probe cache (empty: $XDG_CACHE_HOME/lpf4j, else ~/.cache/lpf4j)");
+
+    /**
+     * How engines copy a request's bytes, {@code lpf.copy}: {@code auto} (copies of at least
+     * {@link org.lpf4j.spi.kit.BulkCopy#NATIVE_FROM} bytes between native segments go to the C
+     * library's {@code memmove} when the core module has native access, every other copy is
+     * {@code MemorySegment.copy}) or {@code java} (always {@code MemorySegment.copy}).
+     */
+    public static final Parameters.Parameter<String> COPY = Parameters.choice("lpf.copy", "auto",
+            java.util.List.of("auto", "java"),
+            "how engines copy request bytes: auto (large native copies by the C library's memmove when native"
+                    + " access is enabled), java (always MemorySegment.copy)");
 }

@@ -197,7 +197,7 @@ final class HybridContext implements Context {
                 MemorySegment dst = checkedDestination(node.base + s, from.slotAfterBarrier(r), dstOffset, size);
                 MsgAttr combining = from.attrAfterBarrier(r);
                 if (combining == null) {
-                    MemorySegment.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                    node.copier.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 } else {
                     RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                 }
@@ -216,7 +216,7 @@ final class HybridContext implements Context {
             if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
                 throw RequestChecks.remoteGetTooFar(pid, node.base + owner, slot, srcOffset, size, src);
             }
-            MemorySegment.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
+            node.copier.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
         }
         if (remote.gets > 0) link.applyReplies(local);
     }

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.spi.CoreParameters;
+
 import java.io.Serializable;
 
 /**
@@ -13,9 +15,14 @@ import java.io.Serializable;
  * @param probeMillis probe budget per measurement
  * @param sharers     node JVMs on rank 0's host (from the launcher, ≥ 1): their threads share its cores
  */
-record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers)
+record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers, String copy)
         implements Serializable {
     private static final long serialVersionUID = 1L;
+
+    /** Settings that copy with {@code lpf.copy}'s default (tests). */
+    HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers) {
+        this(threads, perRank, spin, yield, probeMillis, sharers, "auto");
+    }
 
     /**
      * @param ranksOnThisHost how many MPI ranks share rank 0's host (from the launcher), ≥ 1
@@ -32,7 +39,8 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
         int t = threads > 0 ? threads : HybridEngine.THREADS.get();
         if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
         return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
-                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost));
+                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost),
+                CoreParameters.COPY.get());
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.FatalException;
+import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.engine.threads.kit.Participants;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
@@ -31,6 +32,8 @@ final class Node implements Participants {
     final int t, base;
     final Link link;
     final HybridSettings settings;
+    /** How the node's processes copy node-local requests ({@code lpf.copy}). */
+    final BulkCopy copier;
     private final ThreadsPolicy policy;
     final SuperstepBarrier barrier;
     final HybridContext[] members;
@@ -68,6 +71,7 @@ final class Node implements Participants {
         this.base = layout.first()[node];
         this.link = link;
         this.settings = settings;
+        this.copier = BulkCopy.of(settings.copy());
         // Waiting is chosen for every thread on this host, not only this JVM's (spinning as if each
         // thread had a core slows the others' JVMs). CPU spreading sees only this node's threads:
         // where other node JVMs already fill the host's cores, moving ours apart only puts each

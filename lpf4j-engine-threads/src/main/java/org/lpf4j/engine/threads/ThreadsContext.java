@@ -12,6 +12,7 @@ import org.lpf4j.SyncAttr;
 import org.lpf4j.engine.threads.kit.QueuePair;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -43,6 +44,8 @@ final class ThreadsContext implements Context {
     private final int freeP;
     private final Args args;
     private final boolean root;
+    /** How this process copies the requests it executes ({@code lpf.copy}). */
+    private final BulkCopy copier;
 
     /** This process's memory register (global and local slots, staged capacity). */
     final SlotRegister register = new SlotRegister();
@@ -62,6 +65,7 @@ final class ThreadsContext implements Context {
 
     ThreadsContext(Team team, int pid, int freeP, Args args, boolean root) {
         this.team = team;
+        this.copier = team.settings.copy();
         this.pid = pid;
         this.nprocs = team.p;
         this.freeP = freeP;
@@ -166,7 +170,7 @@ final class ThreadsContext implements Context {
                 MemorySegment src = from.sourceAfterBarrier(r);
                 try {
                     if (combining == null) {
-                        MemorySegment.copy(src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
+                        copier.copy(src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                     } else {
                         RequestChecks.combine(combining, src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
                     }
@@ -192,7 +196,7 @@ final class ThreadsContext implements Context {
             }
             MemorySegment dst = own.getDestination(g);
             try {
-                MemorySegment.copy(src, srcOffset, dst, own.getDstOffset(g), size);
+                copier.copy(src, srcOffset, dst, own.getDstOffset(g), size);
             } catch (IllegalStateException e) { // a closed Arena
                 throw freed("get by pid " + pid + " from pid " + owner, slot, srcOffset, size, src, owner, dst, pid, e);
             }

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.threads;
 
+import org.lpf4j.spi.kit.BulkCopy;
+
 /**
  * The threads engine's parameters, resolved once when a root context or a hook group is made
  * (so sections, barriers and probes never read global parameters on their paths). Immutable.
@@ -13,19 +15,27 @@ package org.lpf4j.engine.threads;
  * @param hookTimeoutMillis how long the members of a hook wait for the missing ones (0: forever)
  * @param syncTimeoutMillis how long processes waiting in a sync wait for the missing ones (0: forever)
  * @param spread      whether processes that find themselves on one CPU move apart (while p <= cores)
+ * @param copy        how a sync copies request bytes ({@code lpf.copy})
  */
 record ThreadsSettings(int procs, int spin, int yield, int probeMillis, String barrier, int maxProcs,
-                       int hookTimeoutMillis, int syncTimeoutMillis, boolean spread) {
+                       int hookTimeoutMillis, int syncTimeoutMillis, boolean spread, BulkCopy copy) {
+    /** Settings that copy with {@code lpf.copy}'s current value (tests). */
+    ThreadsSettings(int procs, int spin, int yield, int probeMillis, String barrier, int maxProcs,
+                    int hookTimeoutMillis, int syncTimeoutMillis, boolean spread) {
+        this(procs, spin, yield, probeMillis, barrier, maxProcs, hookTimeoutMillis, syncTimeoutMillis, spread, BulkCopy.resolve());
+    }
+
     /** @return the current values of the engine's parameters */
     static ThreadsSettings resolve() {
         return new ThreadsSettings(ThreadsEngine.PROCS.get(), ThreadsEngine.SPIN.get(), ThreadsEngine.YIELD.get(),
                 ThreadsEngine.PROBE_MILLIS.get(), ThreadsEngine.BARRIER.get(), ThreadsEngine.MAX_PROCS.get(),
-                ThreadsEngine.HOOK_TIMEOUT.get(), ThreadsEngine.SYNC_TIMEOUT.get(), ThreadsEngine.SPREAD.get());
+                ThreadsEngine.HOOK_TIMEOUT.get(), ThreadsEngine.SYNC_TIMEOUT.get(), ThreadsEngine.SPREAD.get(),
+                BulkCopy.resolve());
     }
 
     /** @return these settings with a machine size of at least {@code n} */
     ThreadsSettings withProcsAtLeast(int n) {
         return n <= procs ? this : new ThreadsSettings(n, spin, yield, probeMillis, barrier,
-                Math.max(n, maxProcs), hookTimeoutMillis, syncTimeoutMillis, spread);
+                Math.max(n, maxProcs), hookTimeoutMillis, syncTimeoutMillis, spread, copy);
     }
 }

@@ -20,6 +20,12 @@ public final class Workloads {
     public static final String PUT_1MIB = "1 MiB put to next pid + sync";
     /** Name of the copy row, the denominator of the bandwidth ratio. */
     public static final String COPY_1MIB = "MemorySegment.copy 1 MiB, 1 thread";
+    /** Name of the copy row where every process copies at once: the machine's limit for p copies. */
+    public static final String COPY_1MIB_AT_ONCE = "MemorySegment.copy 1 MiB, every process at once";
+    /** Name of the 64 KiB copy row, the denominator of the total exchange's bandwidth ratio. */
+    public static final String COPY_64KIB = "MemorySegment.copy 64 KiB, 1 thread";
+    /** Name of the total exchange row of 64 KiB blocks. */
+    public static final String EXCHANGE_64KIB = "64 KiB blocks to every pid + sync";
     /** Name of the raw reference of the sync rows: what the machine's cores take to hand a cache line back and forth. */
     public static final String ROUND_TRIP = "cache line there and back, 2 threads, no LPF";
     /** A round trip that takes longer than this means the partner is gone. */
@@ -30,21 +36,25 @@ public final class Workloads {
 
     /**
      * @return the rows in table order: empty sync (also oversubscribed), 8-byte put + sync,
-     *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, the 1 MiB copy (p = 1) and
-     *         the cache-line round trip (p = 2)
+     *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, the 1 MiB and 64 KiB copies
+     *         by one thread (p = 1), the 1 MiB copy by every process at once (p = 2 to 4) and the
+     *         cache-line round trip (p = 2)
      */
     public static List<Workload> standard() {
         return List.of(emptySync(), putToNext("8 B put to next pid + sync", 8, Workload.Metric.MICROSECONDS),
                 putToNext(PUT_1MIB, MIB, Workload.Metric.GIGABYTES_PER_SECOND), totalExchange(64 * KIB),
-                copy(COPY_1MIB, MIB), cacheLineRoundTrip());
+                copy(COPY_1MIB, MIB), copyAtOnce(COPY_1MIB_AT_ONCE, MIB), copy(COPY_64KIB, 64 * KIB), cacheLineRoundTrip());
     }
 
     /**
-     * @return the ratio rows of the standard table: 1 MiB put bandwidth over copy bandwidth, and
-     *         the empty sync over the cache-line round trip (p = 2)
+     * @return the ratio rows of the standard table: 1 MiB put bandwidth over one thread's copy
+     *         and over every process's copy at once, the total exchange's over one thread's 64 KiB
+     *         copy, and the empty sync over the cache-line round trip (p = 2)
      */
     public static List<SideBySide.Ratio> standardRatios() {
         return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB),
+                new SideBySide.Ratio("1 MiB put / copy at once bandwidth", PUT_1MIB, COPY_1MIB_AT_ONCE),
+                new SideBySide.Ratio("64 KiB exchange / copy bandwidth", EXCHANGE_64KIB, COPY_64KIB),
                 new SideBySide.Ratio("empty sync / cache line there and back (time)", "empty sync", ROUND_TRIP));
     }
 
@@ -161,18 +171,29 @@ public final class Workloads {
      * @return a plain {@link MemorySegment#copy} between two native segments by one thread,
      *         without LPF (measured at p = 1 only)
      */
-    public static Workload copy(String name, long bytes) { return new Copy(name, bytes); }
+    public static Workload copy(String name, long bytes) { return new Copy(name, bytes, false); }
+
+    /**
+     * @param name  the row's name
+     * @param bytes bytes per copy
+     * @return every process copies between two native segments of its own at the same time,
+     *         without LPF (measured at p = 2 to 4): the limit of p processes that copy, as the
+     *         puts of a superstep do
+     */
+    public static Workload copyAtOnce(String name, long bytes) { return new Copy(name, bytes, true); }
 
     private static final class Copy extends Base {
         private static final long serialVersionUID = 1L;
         private final long bytes;
+        private final boolean atOnce;
 
-        Copy(String name, long bytes) {
+        Copy(String name, long bytes, boolean atOnce) {
             super(name, Workload.Metric.GIGABYTES_PER_SECOND, 0);
             this.bytes = bytes;
+            this.atOnce = atOnce;
         }
 
-        @Override public boolean runsAt(int p) { return p == 1; }
+        @Override public boolean runsAt(int p) { return atOnce ? p >= 2 && p <= 4 : p == 1; }
 
         @Override public long messages(int p) { return 0; }
 

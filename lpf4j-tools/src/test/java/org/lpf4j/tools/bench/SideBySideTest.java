@@ -68,6 +68,12 @@ class SideBySideTest {
         double copy = t.row(Workloads.COPY_1MIB).values()[0];
         assertTrue(Double.isNaN(t.row(Workloads.COPY_1MIB).values()[1]));
         assertEquals(put / copy, t.row("1 MiB put / copy bandwidth").values()[1], 1e-12);
+        double atOnce = t.row(Workloads.COPY_1MIB_AT_ONCE).values()[1];
+        assertTrue(Double.isNaN(t.row(Workloads.COPY_1MIB_AT_ONCE).values()[0]), "one process copies alone");
+        assertEquals(put / atOnce, t.row("1 MiB put / copy at once bandwidth").values()[1], 1e-12);
+        assertTrue(Double.isNaN(t.row("1 MiB put / copy at once bandwidth").values()[0]));
+        assertEquals(t.row(Workloads.EXCHANGE_64KIB).values()[1] / t.row(Workloads.COPY_64KIB).values()[0],
+                t.row("64 KiB exchange / copy bandwidth").values()[1], 1e-12);
         double roundTrip = t.row(Workloads.ROUND_TRIP).values()[1];
         assertTrue(Double.isNaN(t.row(Workloads.ROUND_TRIP).values()[0]), "the round trip needs two threads");
         assertTrue(roundTrip > 0 && roundTrip < 1e4, "a cache line there and back in " + roundTrip + " us");
