@@ -169,4 +169,61 @@ class FailureTest {
             Matrix.rethrowAssertions(e);
         }
     }
+
+    /**
+     * Requests addressed to a process that ends (returns, or rehooks while the others sync) do not
+     * outlive the failed section: every sync throws FatalException within the time bound, and the
+     * engine then runs a correct section whose results are exact. The puts cover one small
+     * payload, many small ones and one of 8 KiB (engines that send a destination's requests as one
+     * stream split long streams; MPI sends them before the sync's round).
+     */
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndManyP")
+    void requestsToAProcessThatEndsDoNotOutliveTheSection(String engine, int p) {
+        for (boolean rehooks : new boolean[] {false, true}) {
+            int leaver = p - 1;
+            long start = System.nanoTime();
+            FatalException e = assertThrows(FatalException.class, () -> Lpf.root(engine).exec(p, ctx -> {
+                MemorySegment src = Arena.ofAuto().allocate(16 * 1024), dst = Arena.ofAuto().allocate(16 * 1024);
+                ctx.resizeMemoryRegister(2);
+                ctx.resizeMessageQueue(600L * ctx.nprocs());
+                ctx.sync();
+                var s = ctx.registerGlobal(src);
+                var d = ctx.registerGlobal(dst);
+                ctx.sync();
+                if (ctx.pid() == leaver) {
+                    ctx.deregister(s);
+                    ctx.deregister(d);
+                    if (rehooks) ctx.rehook(inner -> { }, Args.NONE);
+                    return;
+                }
+                for (int q = 0; q < ctx.nprocs(); q++) {
+                    ctx.put(s, 0, q, d, 0, 8);
+                    for (int k = 0; k < 500; k++) ctx.put(s, 8L * k, q, d, 8L * k, 8);
+                    ctx.put(s, 0, q, d, 0, 8192);
+                }
+                ctx.sync();
+                throw new AssertionError("pid " + ctx.pid() + " passed a sync pid " + leaver + " never made");
+            }));
+            assertTrue(System.nanoTime() - start < 10_000_000_000L, "failure took too long to surface");
+            Matrix.rethrowAssertions(e);
+            assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains(rehooks ? "rehook" : "returned"), e.getMessage());
+            Matrix.exec(engine, p, ctx -> {
+                MemorySegment mine = Arena.ofAuto().allocate(8), got = Arena.ofAuto().allocate(8);
+                mine.set(ValueLayout.JAVA_LONG, 0, 1000L + ctx.pid());
+                ctx.resizeMemoryRegister(2);
+                ctx.resizeMessageQueue(1);
+                ctx.sync();
+                var s = ctx.registerGlobal(mine);
+                var d = ctx.registerGlobal(got);
+                ctx.sync();
+                ctx.put(s, 0, (ctx.pid() + 1) % ctx.nprocs(), d, 0, 8);
+                ctx.sync();
+                assertEquals(1000L + (ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), got.get(ValueLayout.JAVA_LONG, 0),
+                        "pid " + ctx.pid() + " after a failed section (rehook: " + rehooks + ")");
+                ctx.deregister(s);
+                ctx.deregister(d);
+            });
+        }
+    }
 }

@@ -34,7 +34,9 @@ class ProbeTest {
             // Real measurements: moving 1 MiB costs more than 1 ns and less than a second.
             double oneMiB = m.g(sizes[sizes.length - 1]) * (1 << 20);
             assertTrue(oneMiB > 1e-9 && oneMiB < 1.0, at + "1 MiB at g costs " + oneMiB + " s");
-            assertTrue(secondCallNanos < 5_000_000L, at + "cached probe took " + secondCallNanos + " ns");
+            // A second measurement takes the engine's probe budget (300-400 ms by default); a cached
+            // answer took up to 12 ms with 8 processes on 2 loaded cores, two hosts apart.
+            assertTrue(secondCallNanos < 50_000_000L, at + "cached probe took " + secondCallNanos + " ns");
         });
     }
 

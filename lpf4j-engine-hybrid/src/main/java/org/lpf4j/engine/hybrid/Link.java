@@ -21,8 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 /**
  * A node's way to the other nodes: the requests its processes queued for other nodes, handed to
  * the MPI engine's superstep exchange ({@link NodeExchange}) in the node-level section's sync.
- * The exchange is the MPI engine's own (one packed stream per pair of nodes, the sizes in the
- * sync's allreduce up to {@code lpf.engine.mpi.countsInRoundUpTo} nodes, large puts from the
+ * The exchange is the MPI engine's own (one packed stream per pair of nodes, sent before the
+ * sync's allreduce up to {@code lpf.engine.mpi.pairsInRoundUpTo} nodes, large puts from the
  * source memory straight into the destination, combining operators shipped once); this class
  * only says how pids map to nodes and local processes. The hybrid engine calls no MPI itself.
  *

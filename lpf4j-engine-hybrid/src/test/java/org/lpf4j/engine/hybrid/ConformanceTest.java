@@ -60,11 +60,11 @@ class ConformanceTest {
      * The same suite on MPICH (Hydra, libmpich.so.12): 2 JVMs × 2 threads, p = 1, 2, 3, 4
      * ({@code lpf.conformance.maxP=4}: the machine has 4 processes; 1+1, 1+1, 2+1, 2+2 threads),
      * with the sizes of each superstep in an {@code MPI_Alltoall} after the allreduce
-     * ({@code lpf.engine.mpi.countsInRoundUpTo=1}: the way of more nodes than that limit).
+     * ({@code lpf.engine.mpi.pairsInRoundUpTo=1}: the way of more nodes than that limit).
      */
     @Test
     void mpichTwoNodesOfTwoThreads() {
-        MpiJob.assertSuitePassed(twoNodesOfTwoThreads(MpiJob.mpich()).jvm("-Dlpf.engine.mpi.countsInRoundUpTo=1")
+        MpiJob.assertSuitePassed(twoNodesOfTwoThreads(MpiJob.mpich()).jvm("-Dlpf.engine.mpi.pairsInRoundUpTo=1")
                 .run(2, TIMEOUT, ConformanceMain.class), 110);
     }
 }

@@ -2,6 +2,7 @@ package org.lpf4j.engine.mpi;
 
 import org.lpf4j.MsgAttr;
 import org.lpf4j.engine.mpi.layered.NodeRequests;
+import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -53,17 +54,31 @@ import static org.lpf4j.engine.mpi.PackedHeader.pad;
  * grows or a combining operator is first defined.
  */
 final class Exchange implements AutoCloseable {
-    static final int TAG_PACKED = 11, TAG_LARGE = 12, TAG_REPLY = 13;
+    static final int TAG_PACKED = 11, TAG_LARGE = 12, TAG_REPLY = 13, TAG_PACKED_REST = 16;
     /** Payloads of at least this many bytes to another rank travel as their own message. */
     static final long LARGE = 16 * 1024;
+    /**
+     * A stream sent before the round goes as its first {@code EARLY_CHUNK} bytes (its length, then
+     * the stream), received into a slot of this size per source, and the rest as a second message:
+     * small enough for an eager send (Open MPI's shared-memory eager limit is 4 KiB), so that it
+     * arrives while the round runs.
+     */
+    static final long EARLY_CHUNK = 4096;
+    /** Every stream in the outgoing buffer is preceded by its length (one long): what a stream sent early starts with. */
+    private static final long PREFIX = 8;
 
     private final Transport transport;
     private final CombinerTable combiners;
+    private final BulkCopy copier;
     private final int me, ranks;
     private final int[] progress;
     private final NativeBuffer counts = new NativeBuffer(), packedOut = new NativeBuffer(), packedIn = new NativeBuffer(),
             replyOut = new NativeBuffer(), replyIn = new NativeBuffer(), staging = new NativeBuffer(),
-            sendStaging = new NativeBuffer();
+            sendStaging = new NativeBuffer(), packedLong = new NativeBuffer();
+    /** Per source rank: whether its stream (sent early, longer than a chunk) is in {@link #packedLong}, not {@link #packedIn}. */
+    private final boolean[] longIn;
+    /** Bytes of large puts from heap memory that {@link #sendLarge} stages (counted by {@link #pack}). */
+    private long heapLarge;
     private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
     /** Areas this rank sends from in place during the sync: [start, end) addresses. */
     private long[] sendingStart = new long[16], sendingEnd = new long[16];
@@ -99,9 +114,11 @@ final class Exchange implements AutoCloseable {
     /**
      * @param me    this rank
      * @param ranks the ranks of the section
+     * @param copier how payloads are copied
      */
-    Exchange(Transport transport, int me, int ranks, CombinerTable combiners) {
+    Exchange(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier) {
         this.transport = transport;
+        this.copier = copier;
         this.combiners = combiners;
         this.me = me;
         this.ranks = ranks;
@@ -109,6 +126,7 @@ final class Exchange implements AutoCloseable {
         outBytes = new long[ranks]; outAt = new long[ranks]; inBytes = new long[ranks]; inAt = new long[ranks];
         replyInBytes = new long[ranks]; replyInAt = new long[ranks]; replyOutBytes = new long[ranks];
         replyOutAt = new long[ranks]; cursor = new long[ranks];
+        longIn = new boolean[ranks];
     }
 
     /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
@@ -125,6 +143,7 @@ final class Exchange implements AutoCloseable {
     int count(NodeRequests r) {
         Arrays.fill(outBytes, 0);
         Arrays.fill(replyInBytes, 0);
+        heapLarge = 0;
         combiners.progressInto(progress);
         int n = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
@@ -179,22 +198,114 @@ final class Exchange implements AutoCloseable {
         return move(r);
     }
 
-    /**
-     * Moves the requests {@link #count} counted when the sync's round already carried the counts.
-     *
-     * @param in the packed bytes each rank sends to this one: {@code ranks} longs from {@code at},
-     *           {@code stride} bytes apart
-     * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
-     */
-    RuntimeException run(NodeRequests r, MemorySegment in, long at, long stride) {
-        for (int s = 0; s < ranks; s++) inBytes[s] = in.get(ValueLayout.JAVA_LONG, at + stride * s);
-        return move(r);
+    // ---- the early way: streams sent before the round, which carries who sends to whom ----
+
+    /** @return the longs of the p × p bits "rank s sends to rank d" (bit s·p + d) */
+    static int pairWords(int ranks) { return (int) (((long) ranks * ranks + 63) >>> 6); }
+
+    /** @return whether the bits at {@code at} of {@code bits} say that rank {@code s} sends to rank {@code d} */
+    static boolean sends(MemorySegment bits, long at, int ranks, int s, int d) {
+        long i = (long) s * ranks + d;
+        return (bits.get(ValueLayout.JAVA_LONG, at + 8 * (i >>> 6)) & (1L << i)) != 0;
     }
 
+    /**
+     * Writes this rank's contribution to the round's bits at {@code at}: its row (the ranks it
+     * sends a stream to, after {@link #count}) if {@code sending}, zeros everywhere else.
+     */
+    void writePairs(MemorySegment bits, long at, boolean sending) {
+        bits.asSlice(at, 8L * pairWords(ranks)).fill((byte) 0);
+        if (!sending) return;
+        for (int d = 0; d < ranks; d++) {
+            if (d == me || outBytes[d] == 0) continue;
+            long i = (long) me * ranks + d;
+            long word = at + 8 * (i >>> 6);
+            bits.set(ValueLayout.JAVA_LONG, word, bits.get(ValueLayout.JAVA_LONG, word) | (1L << i));
+        }
+    }
+
+    /**
+     * Before the round: packs the requests {@link #count} counted and sends each stream to its
+     * rank (its first {@link #EARLY_CHUNK} bytes, then the rest); they complete with the exchange
+     * ({@link #runEarly}) or the drain ({@link #drainEarly}) that must follow the round.
+     */
+    void sendEarly(NodeRequests r) {
+        layOutOut();
+        pack(r, true);
+    }
+
+    /**
+     * After a round whose bits say who sent streams early: receives them, then moves the large
+     * puts and the gets' replies and writes nothing yet ({@link #applyPuts}, {@link #applyReplies}).
+     *
+     * @param sent whether this rank called {@link #sendEarly} in this sync
+     * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
+     */
+    RuntimeException runEarly(NodeRequests r, boolean sent, MemorySegment bits, long at) {
+        if (!sent) layOutOut(); // nothing queued here: an empty stream of its own
+        receiveEarly(bits, at);
+        layOutReplies();
+        postReplyReceives();
+        sendLarge(r);
+        RuntimeException broken = serveGets(r);
+        RuntimeException misplaced = placePuts(r);
+        transport.complete(Transport.REST);
+        return broken != null ? broken : misplaced;
+    }
+
+    /**
+     * After a round that ends the section instead of a sync: takes in (and drops) the streams sent
+     * to this rank before it, and completes this rank's own sends, so that no transfer is left
+     * behind. Every rank of the section must call it after such a round.
+     */
+    void drainEarly(MemorySegment bits, long at) {
+        receiveEarly(bits, at);
+        transport.complete(Transport.REST);
+    }
+
+    /** Receives the streams the bits say were sent to this rank: first chunks, then the rest of the long ones. */
+    private void receiveEarly(MemorySegment bits, long at) {
+        MemorySegment chunks = packedIn.atLeast(EARLY_CHUNK * ranks);
+        boolean any = false;
+        for (int s = 0; s < ranks; s++) {
+            inBytes[s] = 0;
+            longIn[s] = false;
+            if (s == me || !sends(bits, at, ranks, s, me)) continue;
+            transport.receive(Transport.EARLY, chunks, EARLY_CHUNK * s, EARLY_CHUNK, s, TAG_PACKED);
+            any = true;
+        }
+        if (!any) return;
+        transport.complete(Transport.EARLY);
+        long longTotal = 0;
+        for (int s = 0; s < ranks; s++) {
+            if (s == me || !sends(bits, at, ranks, s, me)) continue;
+            inBytes[s] = chunks.get(ValueLayout.JAVA_LONG, EARLY_CHUNK * s);
+            inAt[s] = EARLY_CHUNK * s + PREFIX;
+            if (PREFIX + inBytes[s] > EARLY_CHUNK) longTotal += PREFIX + inBytes[s];
+        }
+        if (longTotal == 0) return;
+        MemorySegment longs = packedLong.atLeast(longTotal);
+        long o = 0;
+        for (int s = 0; s < ranks; s++) {
+            if (s == me || PREFIX + inBytes[s] <= EARLY_CHUNK) continue;
+            MemorySegment.copy(chunks, EARLY_CHUNK * s, longs, o, EARLY_CHUNK);
+            transport.receive(Transport.EARLY, longs, o + EARLY_CHUNK, PREFIX + inBytes[s] - EARLY_CHUNK, s, TAG_PACKED_REST);
+            inAt[s] = o + PREFIX;
+            longIn[s] = true;
+            o += PREFIX + inBytes[s];
+        }
+        transport.complete(Transport.EARLY);
+    }
+
+    // ---- the way after the round ----
+
     private RuntimeException move(NodeRequests r) {
-        layOut();
+        layOutOut();
+        layOutIn();
+        layOutReplies();
         postReceives();
-        pack(r);
+        pack(r, false);
+        sendLarge(r);
         transport.complete(Transport.EARLY);
         RuntimeException broken = serveGets(r);
         RuntimeException misplaced = placePuts(r);
@@ -202,42 +313,63 @@ final class Exchange implements AutoCloseable {
         return broken != null ? broken : misplaced;
     }
 
-    /** Where each pair's packed bytes and replies go in the buffers, which grow to fit. */
-    private void layOut() {
-        long o = 0, i = 0, r = 0;
+    /** Where each destination's stream goes in the outgoing buffer (after its length), which grows to fit. */
+    private void layOutOut() {
+        long o = 0;
         for (int k = 0; k < ranks; k++) {
             outAt[k] = o;
-            o += outBytes[k];
+            o += PREFIX + outBytes[k];
+        }
+        packedOut.atLeast(o);
+    }
+
+    /** Where each source's stream goes in the incoming buffer, when the counts came before the streams. */
+    private void layOutIn() {
+        long i = 0;
+        for (int k = 0; k < ranks; k++) {
             inAt[k] = i;
+            longIn[k] = false;
             if (k != me) i += inBytes[k];
+        }
+        packedIn.atLeast(i);
+    }
+
+    private void layOutReplies() {
+        long r = 0;
+        for (int k = 0; k < ranks; k++) {
             replyInAt[k] = r;
             if (k != me) r += replyInBytes[k];
         }
-        packedOut.atLeast(o);
-        packedIn.atLeast(i);
         replyIn.atLeast(r);
     }
 
     private void postReceives() {
-        MemorySegment in = packedIn.atLeast(0), replies = replyIn.atLeast(0);
+        MemorySegment in = packedIn.atLeast(0);
         for (int s = 0; s < ranks; s++) {
-            if (s == me) continue;
-            if (inBytes[s] > 0) transport.receive(Transport.EARLY, in, inAt[s], inBytes[s], s, TAG_PACKED);
-            if (replyInBytes[s] > 0) transport.receive(Transport.REST, replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY);
+            if (s != me && inBytes[s] > 0) transport.receive(Transport.EARLY, in, inAt[s], inBytes[s], s, TAG_PACKED);
+        }
+        postReplyReceives();
+    }
+
+    private void postReplyReceives() {
+        MemorySegment replies = replyIn.atLeast(0);
+        for (int s = 0; s < ranks; s++) {
+            if (s != me && replyInBytes[s] > 0) transport.receive(Transport.REST, replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY);
         }
     }
 
     /**
      * Packs every local process's requests by destination rank (local process by local process,
-     * each in its queue order), sends the streams, then the large puts. Each get's {@code getTag}
-     * becomes where its reply starts in the reply stream of its owner's rank.
+     * each in its queue order) and sends the streams: {@code early}, each with its length in
+     * front and split after {@link #EARLY_CHUNK} bytes, else as they are. Each get's
+     * {@code getTag} becomes where its reply starts in the reply stream of its owner's rank.
      */
-    private void pack(NodeRequests r) {
+    private void pack(NodeRequests r, boolean early) {
         MemorySegment out = packedOut.atLeast(0);
         long[] at = cursor, replyAt = replyOutAt; // replyOutAt: scratch until serveGets
-        System.arraycopy(outAt, 0, at, 0, ranks);
+        for (int d = 0; d < ranks; d++) at[d] = outAt[d] + PREFIX;
         Arrays.fill(replyAt, 0);
-        long heapLarge = 0;
+        heapLarge = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
             RequestList q = r.requests(l);
             for (int i = 0; i < q.puts; i++) {
@@ -260,7 +392,7 @@ final class Exchange implements AutoCloseable {
                 if (large) {
                     if (!q.putSource[i].isNative()) heapLarge += size;
                 } else {
-                    MemorySegment.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
+                    copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
                     at[d] += pad(size);
                 }
             }
@@ -273,13 +405,20 @@ final class Exchange implements AutoCloseable {
             }
         }
         for (int d = 0; d < ranks; d++) {
-            if (d != me && outBytes[d] > 0) transport.send(Transport.REST, out, outAt[d], outBytes[d], d, TAG_PACKED);
+            if (d == me || outBytes[d] == 0) continue;
+            if (!early) {
+                transport.send(Transport.REST, out, outAt[d] + PREFIX, outBytes[d], d, TAG_PACKED);
+                continue;
+            }
+            long total = PREFIX + outBytes[d], first = Math.min(total, EARLY_CHUNK);
+            out.set(ValueLayout.JAVA_LONG, outAt[d], outBytes[d]);
+            transport.send(Transport.REST, out, outAt[d], first, d, TAG_PACKED);
+            if (total > first) transport.send(Transport.REST, out, outAt[d] + first, total - first, d, TAG_PACKED_REST);
         }
-        sendLarge(r, heapLarge);
     }
 
     /** Sends every large put, in the order its header was packed (the receiver posts in that order). */
-    private void sendLarge(NodeRequests r, long heapLarge) {
+    private void sendLarge(NodeRequests r) {
         sending = 0;
         MemorySegment stage = heapLarge > 0 ? sendStaging.atLeast(heapLarge) : null;
         long staged = 0;
@@ -295,7 +434,7 @@ final class Exchange implements AutoCloseable {
                     addSending(start, start + size);
                     transport.send(Transport.REST, src, q.putSrcOffset[i], size, d, TAG_LARGE);
                 } else {
-                    MemorySegment.copy(src, q.putSrcOffset[i], stage, staged, size);
+                    copier.copy(src, q.putSrcOffset[i], stage, staged, size);
                     transport.send(Transport.REST, stage, staged, size, d, TAG_LARGE);
                     staged += size;
                 }
@@ -356,7 +495,7 @@ final class Exchange implements AutoCloseable {
                     }
                     replies.asSlice(reply, size).fill((byte) 0);
                 } else {
-                    MemorySegment.copy(src, offset, replies, reply, size);
+                    copier.copy(src, offset, replies, reply, size);
                 }
                 reply += size;
             }
@@ -443,7 +582,7 @@ final class Exchange implements AutoCloseable {
                 RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
                 a.attr[n] = null;
             } else {
-                MemorySegment.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
+                copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
             }
         }
         a.count = 0;
@@ -458,17 +597,17 @@ final class Exchange implements AutoCloseable {
             int s = r.rankOf(gets.getPid[i]);
             MemorySegment from = s == me ? own : remote;
             long at = (s == me ? replyOutAt[s] : replyInAt[s]) + gets.getTag[i];
-            MemorySegment.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
+            copier.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
         }
     }
 
     /** The packed stream from {@code s}: this rank's own part of the outgoing buffer when {@code s} is itself. */
     private MemorySegment streamOf(int s) {
-        return s == me ? packedOut.atLeast(0) : packedIn.atLeast(0);
+        return s == me ? packedOut.atLeast(0) : longIn[s] ? packedLong.atLeast(0) : packedIn.atLeast(0);
     }
 
     private long streamAt(int s) {
-        return s == me ? outAt[s] : inAt[s];
+        return s == me ? outAt[s] + PREFIX : inAt[s];
     }
 
     private long inBytes(int s) {
@@ -499,7 +638,7 @@ final class Exchange implements AutoCloseable {
 
     @Override
     public void close() {
-        for (NativeBuffer b : new NativeBuffer[] {counts, packedOut, packedIn, replyOut, replyIn, staging, sendStaging}) b.close();
+        for (NativeBuffer b : new NativeBuffer[] {counts, packedOut, packedIn, replyOut, replyIn, staging, sendStaging, packedLong}) b.close();
         transport.close();
     }
 }

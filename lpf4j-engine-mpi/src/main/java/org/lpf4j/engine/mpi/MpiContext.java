@@ -33,11 +33,12 @@ import java.util.Objects;
  *
  * <ol>
  *   <li>{@code MPI_Allreduce(BOR)}, the <em>round</em>, of one word: "I queued something", "I am
- *       ending". In a section of at most {@link MpiEngine#COUNTS_IN_ROUND_UP_TO} processes it
- *       also carries the p × p matrix of message counts (row s: the packed bytes s sends
- *       to each pid; only s writes it, so the OR is the matrix), and a superstep with messages
- *       needs no count exchange of its own. If nobody queued anything and nobody ends, the sync
- *       is done: <b>an empty superstep costs one allreduce</b>.</li>
+ *       ending". In a section of at most {@link MpiEngine#PAIRS_IN_ROUND_UP_TO} processes, a
+ *       process that queued requests first sends each destination its packed stream, and the
+ *       round also carries the p × p bits of who sends to whom (row s: the processes s sends to;
+ *       only s writes it, so the OR is the matrix): the streams travel while the allreduce runs,
+ *       and a superstep with messages needs no count exchange of its own. If nobody queued
+ *       anything and nobody ends, the sync is done: <b>an empty superstep costs one allreduce</b>.</li>
  *   <li>If someone ends (returned or threw), a second allreduce gives every process everyone's
  *       status; the section is over, the others' sync throws {@link FatalException}, and the
  *       exceptions go to pid 0 (so {@code exec} throws them). No process waits for one that left.</li>
@@ -73,8 +74,8 @@ final class MpiContext implements Context, NodeExchange {
     private final MemorySegment statuses;
     /** The round's longs ({@link #roundWords}), sent, then received. */
     private final NativeBuffer carried = new NativeBuffer();
-    /** Whether the section is small enough for its round to carry the message counts ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO}). */
-    private final boolean countsFit;
+    /** Whether the section is small enough to send its streams before the round, which carries who sends to whom ({@link MpiEngine#PAIRS_IN_ROUND_UP_TO}). */
+    private final boolean pairsFit;
     private long superstep;
     /** JFR superstep events; messages in are not counted here (-1). */
     private final SuperstepRecorder flight = new SuperstepRecorder("mpi");
@@ -106,8 +107,8 @@ final class MpiContext implements Context, NodeExchange {
         this.combiners = new CombinerTable(nprocs, objects);
         this.settings = settings;
         this.deadline = new SyncDeadline(mpi, comm, pid, nprocs, settings.syncTimeoutMillis());
-        this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs, deadline), pid, nprocs, combiners);
-        this.countsFit = settings.countsInRound(nprocs);
+        this.exchange = new Exchange(new MpiTransport(mpi, comm, nprocs, deadline), pid, nprocs, combiners, settings.copy());
+        this.pairsFit = settings.pairsInRound(nprocs);
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
     }
@@ -255,13 +256,22 @@ final class MpiContext implements Context, NodeExchange {
     /** Whether the last {@link #exchangeRound} moved requests (someone had queued some). */
     private boolean hadMessages;
 
-    /** @return whether the round carries the message counts (else an all-to-all or a consensus follows when there are messages) */
-    private boolean countsInRound() { return countsFit; }
-
-    /** @return the longs of a round: the word, and the p × p counts when the round carries them */
-    private int roundWords() { return 1 + (countsInRound() ? nprocs * nprocs : 0); }
+    /** @return the longs of a round: the word, and the p × p bits of who sends to whom when the round carries them */
+    private int roundWords() { return 1 + (pairsFit ? Exchange.pairWords(nprocs) : 0); }
 
     private long roundBytes() { return 16L * roundWords(); }
+
+    /** @return where the received round's bits of who sends to whom start in {@link #carried} */
+    private long pairsAt() { return 8L * roundWords() + 8; }
+
+    /**
+     * After a round that ends the section (someone ended or rehooks): takes in the streams sent
+     * before it, so that every process's sends complete. Every process makes such a round and
+     * then this call.
+     */
+    private void drainEarly() {
+        if (pairsFit) exchange.drainEarly(carried.atLeast(0), pairsAt());
+    }
 
     /**
      * The sync's round and, if anyone queued requests, the exchange of {@code requests}; sets
@@ -275,18 +285,19 @@ final class MpiContext implements Context, NodeExchange {
         deadline.begin(superstep);
         try {
             int queued = exchange.count(requests);
-            boolean counts = countsInRound();
             long mine = IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0);
-            if (!counts) mine |= degreeBit(exchange.destinations());
-            long all = round(mine, counts);
+            boolean sent = pairsFit && queued > 0;
+            if (sent) exchange.sendEarly(requests);
+            if (!pairsFit) mine |= degreeBit(exchange.destinations());
+            long all = round(mine, sent);
             if ((all & (ENDING | IN_REHOOK)) != 0) {
+                drainEarly();
                 endRound(SYNCING, null);
                 throw fatal("sync");
             }
             if ((all & HAS_MESSAGES) == 0) return null;
             hadMessages = true;
-            // Column pid of the received matrix: what each process sends here.
-            return counts ? exchange.run(requests, carried.atLeast(0), 8L * (roundWords() + 1 + pid), 8L * nprocs)
+            return pairsFit ? exchange.runEarly(requests, sent, carried.atLeast(0), pairsAt())
                     : exchange.run(requests, settings.sparse(nprocs, maxDegree(all)));
         } catch (SyncDeadline.Passed e) {
             passed(e);
@@ -319,19 +330,16 @@ final class MpiContext implements Context, NodeExchange {
     private long round(long mine) { return round(mine, false); }
 
     /**
-     * One round: the OR of every process's word. When the round carries the counts, this
-     * process's row of the matrix is what it sends each process if {@code counted} (a sync after
-     * {@link Exchange#count}), else zeros (a rehook or end round), so every round passes MPI the
-     * same count.
+     * One round: the OR of every process's word. When the round carries who sends to whom, this
+     * process's row of the bits names the processes it sent streams to if {@code sent} (a sync
+     * after {@link Exchange#sendEarly}), else none (a rehook or end round, or nothing queued), so
+     * every round passes MPI the same count.
      */
-    private long round(long mine, boolean counted) {
+    private long round(long mine, boolean sent) {
         int n = roundWords(); // sent at 0, received at 8n
         MemorySegment buf = carried.atLeast(0);
         buf.set(ValueLayout.JAVA_LONG, 0, mine);
-        if (countsInRound()) { // this process's row of the matrix; the other rows stay zero here
-            long row = 8L * (1 + (long) pid * nprocs);
-            for (int d = 0; d < nprocs; d++) buf.set(ValueLayout.JAVA_LONG, row + 8L * d, counted ? exchange.outBytes(d) : 0);
-        }
+        if (pairsFit) exchange.writePairs(buf, 8, sent);
         deadline.allreduceLongs(buf.address(), buf.address() + 8L * n, n, mpi.opBor());
         return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
@@ -351,6 +359,7 @@ final class MpiContext implements Context, NodeExchange {
         try {
             if (!ended) {
                 round(ENDING);
+                drainEarly();
                 endRound(threw == null ? RETURNED : THREW, threw);
                 if (failure != null) lateRound(null); // everyone makes it after a failure
             } else if (failure != null) {
@@ -491,6 +500,7 @@ final class MpiContext implements Context, NodeExchange {
         deadline.begin(superstep);
         try {
             long all = round(IN_REHOOK);
+            drainEarly();
             if ((all & (ENDING | IN_SYNC)) != 0) {
                 endRound(REHOOKING, null);
                 throw fatal("rehook");

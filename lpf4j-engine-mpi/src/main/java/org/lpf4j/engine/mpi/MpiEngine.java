@@ -37,19 +37,22 @@ public final class MpiEngine {
             "", "options lpf run passes to mpirun/mpiexec/srun, space-separated (e.g. --hostfile hosts or --host a,b)");
 
     /**
-     * {@code lpf.engine.mpi.countsInRoundUpTo}: in sections of at most this many processes the
-     * sync's {@code MPI_Allreduce} also carries the p × p message counts, so a superstep with
-     * messages needs no {@code MPI_Alltoall}. The default keeps the allreduce within 17 longs,
-     * which costs about what one long does (docs/performance.md). The hybrid engine's node-level
-     * section follows the same limit, counted in nodes. Every rank of a job must use the same
-     * value (the start-up agreement checks it).
+     * {@code lpf.engine.mpi.pairsInRoundUpTo}: in sections of at most this many processes a sync
+     * with messages sends its packed streams <em>before</em> the sync's {@code MPI_Allreduce},
+     * and the allreduce also carries the p × p bits of who sends to whom, so that the streams
+     * travel while the allreduce runs and a superstep with messages needs no count exchange of its
+     * own. The default keeps the allreduce within 256 bytes (⌈p²/64⌉ + 1 longs), where Open MPI
+     * still takes its algorithm for small messages and it costs about what one long does
+     * (docs/performance.md). Above it, the counts travel after the round
+     * ({@link #COUNT_EXCHANGE}). The hybrid engine's node-level section follows the same limit,
+     * counted in nodes. Every rank of a job must use the same value (the start-up agreement checks it).
      */
-    public static final Parameters.Parameter<Integer> COUNTS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
-            PREFIX + "countsInRoundUpTo", 4, 0, 1024,
-            "up to this many processes, a sync's MPI_Allreduce also carries the message counts (0: never)");
+    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
+            PREFIX + "pairsInRoundUpTo", 44, 0, 1024,
+            "up to this many processes, streams go out before a sync's MPI_Allreduce, which carries who sends to whom (0: never)");
 
     /**
-     * {@code lpf.engine.mpi.countExchange}: in sections above {@link #COUNTS_IN_ROUND_UP_TO}, how a
+     * {@code lpf.engine.mpi.countExchange}: in sections above {@link #PAIRS_IN_ROUND_UP_TO}, how a
      * superstep with messages exchanges its message counts: {@code auto} (the default) chooses per
      * superstep from the round's own numbers, the sparse way (a nonblocking consensus: each process
      * tells only the processes it sends to, then a nonblocking barrier; O(destinations + log p)
@@ -60,7 +63,7 @@ public final class MpiEngine {
      */
     public static final Parameters.Parameter<String> COUNT_EXCHANGE = ParameterRegistry.global().choice(
             PREFIX + "countExchange", "auto", List.of("auto", "sparse", "dense"),
-            "how message counts are exchanged above countsInRoundUpTo: auto (per superstep), sparse (nonblocking"
+            "how message counts are exchanged above pairsInRoundUpTo: auto (per superstep), sparse (nonblocking"
                     + " consensus), dense (MPI_Alltoall)");
 
     /**
@@ -98,7 +101,7 @@ public final class MpiEngine {
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, COUNTS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
     }
 
     /**
@@ -106,7 +109,7 @@ public final class MpiEngine {
      * {@code Lpf.hook(MpiEngine.init(comm), spmd, args)} together; each gets its own {@code args},
      * pid = its rank in {@code comm}. MPI must already be initialised (by the program) and is left
      * initialised. The section runs over a duplicate of {@code comm}. Every member must resolve
-     * the same engine settings ({@code countsInRoundUpTo}, {@code countExchange}, {@code sparseFrom}:
+     * the same engine settings ({@code pairsInRoundUpTo}, {@code countExchange}, {@code sparseFrom}:
      * they decide which collectives a sync calls); otherwise every member's hook throws
      * {@link IllegalArgumentException} before the section starts (one {@code MPI_Allreduce}).
      *

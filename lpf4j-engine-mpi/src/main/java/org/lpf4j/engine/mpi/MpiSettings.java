@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.spi.kit.BulkCopy;
+
 /**
  * The MPI engine's settings for its sections, resolved once from the parameters (when the
  * runtime starts for {@code Lpf.root()}'s sections, at {@code hook} for hooked ones) and carried
@@ -7,22 +9,30 @@ package org.lpf4j.engine.mpi;
  * rank of a job must resolve the same values (the start-up agreement compares
  * {@link #agreementText()}); a hook is the program's own affair. Immutable.
  *
- * @param countsInRoundUpTo sections of at most this many processes carry the message counts in
- *                          the sync's allreduce ({@link MpiEngine#COUNTS_IN_ROUND_UP_TO})
+ * @param pairsInRoundUpTo  sections of at most this many processes send their streams before the
+ *                          sync's allreduce, which carries who sends to whom ({@link MpiEngine#PAIRS_IN_ROUND_UP_TO})
  * @param probeNanos        the time budget of one probe measurement ({@link MpiEngine#PROBE_MILLIS})
  * @param countExchange     how counts that do not travel in the round are exchanged ({@link MpiEngine#COUNT_EXCHANGE})
  * @param sparseFrom        the smallest section in which {@code auto} may take the sparse way ({@link MpiEngine#SPARSE_FROM})
  * @param syncTimeoutMillis the deadline on the wait in a sync, 0 for none ({@link MpiEngine#SYNC_TIMEOUT})
+ * @param copy              how the exchange copies request bytes in this JVM ({@code lpf.copy}; ranks may differ)
  */
-record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom, int syncTimeoutMillis) {
+record MpiSettings(int pairsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom, int syncTimeoutMillis,
+                   BulkCopy copy) {
+    /** Settings that copy with {@code lpf.copy}'s current value (tests). */
+    MpiSettings(int pairsInRoundUpTo, long probeNanos, String countExchange, int sparseFrom, int syncTimeoutMillis) {
+        this(pairsInRoundUpTo, probeNanos, countExchange, sparseFrom, syncTimeoutMillis, BulkCopy.resolve());
+    }
+
     /** @return the current values of the engine's parameters */
     static MpiSettings resolve() {
-        return new MpiSettings(MpiEngine.COUNTS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L,
-                MpiEngine.COUNT_EXCHANGE.get(), MpiEngine.SPARSE_FROM.get(), MpiEngine.SYNC_TIMEOUT.get());
+        return new MpiSettings(MpiEngine.PAIRS_IN_ROUND_UP_TO.get(), MpiEngine.PROBE_MILLIS.get() * 1_000_000L,
+                MpiEngine.COUNT_EXCHANGE.get(), MpiEngine.SPARSE_FROM.get(), MpiEngine.SYNC_TIMEOUT.get(),
+                BulkCopy.resolve());
     }
 
     /**
-     * Whether a superstep whose counts do not travel in the round exchanges them the sparse way
+     * Whether a superstep whose streams do not go out before the round exchanges them the sparse way
      * (a nonblocking consensus among the senders) rather than by an all-to-all: {@code auto} in
      * sections of at least {@link #sparseFrom} processes when every process sends to at most a
      * quarter of the others, which the round's OR bounds for every process alike.
@@ -38,12 +48,12 @@ record MpiSettings(int countsInRoundUpTo, long probeNanos, String countExchange,
         };
     }
 
-    /** @return whether a section of {@code processes} carries the counts in its round */
-    boolean countsInRound(int processes) { return processes > 1 && processes <= countsInRoundUpTo; }
+    /** @return whether a section of {@code processes} sends its streams before the round, which carries who sends to whom */
+    boolean pairsInRound(int processes) { return processes > 1 && processes <= pairsInRoundUpTo; }
 
     /** @return the settings the ranks of one job must share, as the agreement compares them */
     String agreementText() {
-        return MpiEngine.COUNTS_IN_ROUND_UP_TO.key() + "=" + countsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "="
+        return MpiEngine.PAIRS_IN_ROUND_UP_TO.key() + "=" + pairsInRoundUpTo + ", " + MpiEngine.COUNT_EXCHANGE.key() + "="
                 + countExchange + ", " + MpiEngine.SPARSE_FROM.key() + "=" + sparseFrom + ", " + MpiEngine.SYNC_TIMEOUT.key() + "="
                 + syncTimeoutMillis;
     }

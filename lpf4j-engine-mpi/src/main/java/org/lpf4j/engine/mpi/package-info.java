@@ -46,16 +46,18 @@
  *
  * <h2>Sync: message passing, chosen by measurement</h2>
  * A sync is an {@code MPI_Allreduce(BOR)} of one word (I queued something / I am ending / I am in
- * rehook): an empty superstep costs that allreduce alone. The receivers must learn how many bytes
- * each process packs for them. In a section of at most {@code lpf.engine.mpi.countsInRoundUpTo}
- * processes (default 4) the same allreduce carries the p × p matrix of these counts (each process
- * writes its own row, so the OR is the matrix); in larger ones a sync with messages continues
- * with an {@code MPI_Alltoall} of one long per pair or, in a sparse superstep of a section of at
- * least {@code lpf.engine.mpi.sparseFrom} processes, a nonblocking consensus among the senders
- * ({@code lpf.engine.mpi.countExchange}). Why 4: in Open MPI an allreduce of the
- * 17 words of p = 4 costs about what one of a single word does, one of 33 words (above 256 bytes,
- * where Open MPI takes another algorithm) about twice as much, and the alltoall the carried
- * matrix saves costs about as much as the allreduce (figures: {@code docs/performance.md}). Then
+ * rehook): an empty superstep costs that allreduce alone. The receivers must learn which processes
+ * pack requests for them, and how many bytes. In a section of at most
+ * {@code lpf.engine.mpi.pairsInRoundUpTo} processes every process that queued requests sends each
+ * destination its packed stream (length first) <em>before</em> the allreduce, which carries the
+ * p × p bits of who sends to whom (each process writes its own row, so the OR is the matrix): the
+ * streams travel while the allreduce runs, and the receivers take them in as soon as it ends. In
+ * larger sections a sync with messages continues after the allreduce with an {@code MPI_Alltoall}
+ * of one long per pair or, in a sparse superstep of a section of at least
+ * {@code lpf.engine.mpi.sparseFrom} processes, a nonblocking consensus among the senders
+ * ({@code lpf.engine.mpi.countExchange}), and the streams follow. The limit keeps the allreduce
+ * within 256 bytes, above which Open MPI takes a slower algorithm (figures:
+ * {@code docs/performance.md}). Then
  * comes one packed message per pair (every request's header and the payload of puts below
  * 16 KiB), one message per large put (sent from the user's native segment in place) and one reply
  * stream per pair for gets. The destination applies all writes to its own memory: a large put is

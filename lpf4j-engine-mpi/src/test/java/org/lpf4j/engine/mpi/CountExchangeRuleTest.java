@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * How a sync above countsInRoundUpTo chooses the way its counts travel: each process ORs a bound
+ * How a sync above pairsInRoundUpTo chooses the way its counts travel: each process ORs a bound
  * on its out-degree into the round's word, so every process reads the same bound on the largest
  * out-degree and makes the same choice.
  */

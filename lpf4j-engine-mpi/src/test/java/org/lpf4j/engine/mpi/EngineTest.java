@@ -55,9 +55,9 @@ class EngineTest {
         assertFalse(r.timedOut(), r::both);
         assertFalse(r.out().contains("STARTED"), r::both);
         for (String s : new String[] {"different engine settings",
-                "[pid 0: lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=auto, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]",
-                "[pid 1: lpf.engine.mpi.countsInRoundUpTo=0, lpf.engine.mpi.countExchange=auto, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]",
-                "[pid 2: lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=sparse, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]"}) {
+                "[pid 0: lpf.engine.mpi.pairsInRoundUpTo=44, lpf.engine.mpi.countExchange=auto, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]",
+                "[pid 1: lpf.engine.mpi.pairsInRoundUpTo=0, lpf.engine.mpi.countExchange=auto, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]",
+                "[pid 2: lpf.engine.mpi.pairsInRoundUpTo=44, lpf.engine.mpi.countExchange=sparse, lpf.engine.mpi.sparseFrom=64, lpf.engine.mpi.syncTimeout=0]"}) {
             assertTrue(r.out().contains(s), () -> "missing '" + s + "' in\n" + r.both());
         }
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
@@ -73,7 +73,7 @@ class EngineTest {
             assertTrue(r.out().contains("REFUSED " + rank + " hook(MpiEngine.init("), r::both);
         }
         assertTrue(r.out().contains("have different engine settings (give every member the same); this member's:"
-                + " lpf.engine.mpi.countsInRoundUpTo=4, lpf.engine.mpi.countExchange=sparse"), r::both);
+                + " lpf.engine.mpi.pairsInRoundUpTo=44, lpf.engine.mpi.countExchange=sparse"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }
 

@@ -22,8 +22,9 @@ import org.lpf4j.spi.kit.SlotRegister;
 public interface NodeExchange {
     /**
      * The section's sync, moving {@code requests}: one {@code MPI_Allreduce} when no rank has
-     * requests; otherwise that allreduce (which carries the meta-data up to
-     * {@code lpf.engine.mpi.countsInRoundUpTo} ranks, else an alltoall or a consensus follows) and the data.
+     * requests; otherwise that allreduce (up to {@code lpf.engine.mpi.pairsInRoundUpTo} ranks the
+     * streams go out before it and it carries who sends to whom, else an alltoall or a consensus
+     * follows it) and the data.
      * Throws what {@code sync()} throws: {@link org.lpf4j.FatalException} when another rank ended
      * the section; a rule a request broke at its destination (after every transfer completed).
      *
