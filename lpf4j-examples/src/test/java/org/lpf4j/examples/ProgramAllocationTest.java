@@ -64,6 +64,13 @@ class ProgramAllocationTest {
     }
 
     @Test
+    void sampleSortThroughBuckets() {
+        // 4 buckets of 10^4 values (80 KiB, the least array of the data's size a run could make);
+        // Arrays.sort's partition arrays, as above, come to about 9 KiB per run here
+        assertRunsAllocateAtMost("SampleSort", 32 * 1024, ctx -> SampleSort.prepare(ctx, 40_000, 3));
+    }
+
+    @Test
     void matrixMultiply() { assertRunsAllocateNothing("MatrixMultiply", ctx -> MatrixMultiply.prepare(ctx, 24)); }
 
     @Test
