@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * inside a larger array whose other entries must stay untouched. The buckets' bits. The whole
  * program against {@code Arrays.sort} at sizes with buckets, at every p: random keys (negative and
  * positive, all buckets), few keys (many equal values, equal splitters) and small keys (all
- * sharing their top bits: one bucket, every splitter in it).
+ * sharing their top bits: one bucket, every splitter in it; the sort of a received bucket then
+ * finds all of them in one part, or the bucket too large for its scratch array).
  */
 class SampleSortLocalTest {
 
@@ -59,9 +60,12 @@ class SampleSortLocalTest {
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sortsThroughBuckets(int p) {
-        // 2^18 values: 32 buckets, random keys; keys 3: duplicates; 2^20 and below: one bucket
+        // 2^18 values: 32 buckets, random keys; keys 3: duplicates; 2^20 and below: one bucket,
+        // larger than the scratch array of a bucket's sort unless p ≥ 16; 10^5 values: 8 buckets,
+        // and at p ≥ 4 keys below 2^20 fill the scratch array and all share one part
         for (long keys : new long[] {0, 1, 3, 1L << 20, Long.MAX_VALUE / 3}) {
             ProgramsTest.assertSampleSortEqualsArraysSort(p, 1 << 18, 9, keys);
+            ProgramsTest.assertSampleSortEqualsArraysSort(p, 100_000, 9, keys);
         }
     }
 }
