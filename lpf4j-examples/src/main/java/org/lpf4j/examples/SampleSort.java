@@ -19,8 +19,9 @@ import java.util.Arrays;
  *     alone, so alike everywhere: at least 8192 values per bucket on average, b ≤ 10), by a
  *     counting and a scattering pass; the buckets are in value order and unsorted inside. Its p
  *     regular samples (the values of ranks j·(n/p)/p, j &lt; p, as if the block were sorted)
- *     come from sorting aside only the buckets that hold those ranks; <b>allgather</b> of
- *     the samples (collectives library): h = p(p−1) words.</li>
+ *     come from splitting the buckets that hold those ranks aside, as in step 4, and sorting
+ *     the parts that hold them; <b>allgather</b> of the samples (collectives library):
+ *     h = p(p−1) words.</li>
  * <li>Every process sorts the p² samples and picks the same p−1 splitters; it partitions the
  *     bucket of each splitter around it, which cuts its block into p pieces, piece k holding the
  *     values between splitters k−1 and k; <b>alltoall</b> (collectives library) of each piece's
@@ -30,21 +31,22 @@ import java.util.Arrays;
  *     bucket, straight to where that bucket's values go in its output array (one get per
  *     process and bucket, about 2^b in all): h ≤ 2n/p words for distinct keys (the PSRS bound;
  *     equal keys may unbalance it).</li>
- * <li>Each received bucket, now the values of one bucket from every process, is sorted by
- *     {@code Arrays.sort} while it sits in cache.</li>
+ * <li>Each received bucket, now the values of one bucket from every process, is sorted while
+ *     it sits in cache: distributed by its next bits into parts of 24-48 values on average,
+ *     each sorted by {@code Arrays.sort}.</li>
  * </ol>
  *
- * <p>Every value is counted, scattered, fetched and sorted once, within its bucket: there is no
- * merge of p sorted runs, whose ⌈log2 p⌉ passes over the data made p = 4 processes on 2 cores
- * slower than {@code Arrays.parallelSort}. With one process the block is the output: its buckets
- * are sorted where the scatter left them, after two supersteps.
+ * <p>Every value is counted, scattered, fetched and sorted once, within its part of a bucket:
+ * there is no merge of p sorted runs, whose ⌈log2 p⌉ passes over the data made p = 4 processes
+ * on 2 cores slower than {@code Arrays.parallelSort}. With one process the block is the output:
+ * its buckets are sorted where the scatter left them, after two supersteps.
  *
- * <p>BSP cost: 3 supersteps; local work O(n/p + 2^b + p²·log p + (n/p)·log(n/2^b)) (the last for
- * about n/2^b values per bucket); h-relations p(p−1) words, 2(p−1) words and about 2^b ints,
- * ≤ 2n/p words: about {@code 3l + (2n/p + p² + p + 2^(b−1))·8g} bytes. No allocation per run
- * unless a piece exchange delivers more than the output array holds, or a sampled bucket more
- * than the sample buffer holds (they then grow, once), besides what {@code Arrays.sort}
- * allocates itself.
+ * <p>BSP cost: 3 supersteps; local work O(n/p + 2^b + p²·log p) when the values spread over
+ * their bits (parts of bounded size), up to O((n/p)·log(n/p)) when many share their top bits;
+ * h-relations p(p−1) words, 2(p−1) words and about 2^b ints, ≤ 2n/p words: about
+ * {@code 3l + (2n/p + p² + p + 2^(b−1))·8g} bytes. No allocation per run unless a piece exchange
+ * delivers more than the output array holds, or a sampled bucket more than the scratch array
+ * holds (they then grow, once), besides what {@code Arrays.sort} allocates itself.
  *
  * <p>The input value at global index i is {@link #value(long, long) value(seed, i)} (uniform
  * random longs). The check ({@link Instance#check()}) is sequential in spirit and O(n): every
@@ -122,7 +124,7 @@ public final class SampleSort implements Spmd {
          * once, in as many pages).
          */
         private static final int BUCKET_TARGET = 8192, MAX_BITS = 10;
-        /** Values per part of a bucket's sort, at least and on average ({@link #sortBucket}), and the most bits of its parts. */
+        /** The fewest values per part of a split bucket on average ({@link #split}), and the most bits of its parts. */
         private static final int PART = 24, MAX_PART_BITS = 12;
         private final Context ctx;
         private final long n, seed, keys;
@@ -302,12 +304,13 @@ public final class SampleSort implements Spmd {
 
         /**
          * The p regular samples: the values of ranks j·m/p (j &lt; p) of this process's block, as
-         * if it were sorted. Each bucket that holds a rank is copied and sorted aside (the block
-         * itself stays as it was: sorted pieces would make {@code Arrays.sort} at the receiver
-         * merge runs, which allocates).
+         * if it were sorted. Each bucket that holds a rank is split aside into its parts
+         * ({@link #split}), and the part that holds the rank is sorted (the block itself stays as
+         * it was: sorted pieces would make {@code Arrays.sort} at the receiver merge runs, which
+         * allocates).
          */
         private void pickSamples(int m) {
-            int b = 0, inScratch = -1;
+            int b = 0, split = -1, sorted = -1, part = 0;
             for (int j = 0; j < p; j++) {
                 if (m == 0) {
                     samples[j] = Long.MAX_VALUE;
@@ -315,14 +318,21 @@ public final class SampleSort implements Spmd {
                 }
                 int r = (int) ((long) j * m / p);
                 while (edge[b + 1] <= r) b++;
-                if (b != inScratch) {
+                if (b != split) {
                     int size = edge[b + 1] - edge[b];
                     if (size > scratch.length) scratch = new long[size];
-                    System.arraycopy(bucketed, edge[b], scratch, 0, size);
-                    Arrays.sort(scratch, 0, size);
-                    inScratch = b;
+                    split(bucketed, edge[b], edge[b + 1]);
+                    split = b;
+                    sorted = -1;
+                    part = 0;
                 }
-                samples[j] = scratch[r - edge[b]];
+                int at = r - edge[b];
+                while (partEnd[part] <= at) part++;
+                if (part != sorted) {
+                    Arrays.sort(scratch, part == 0 ? 0 : partEnd[part - 1], partEnd[part]);
+                    sorted = part;
+                }
+                samples[j] = scratch[at];
             }
         }
 
@@ -372,16 +382,14 @@ public final class SampleSort implements Spmd {
         }
 
         /**
-         * Sorts {@code a[lo, hi)}, values of one bucket, while it sits in cache: distributes them
-         * by their next k bits (below the bucket's) into {@link #scratch}, about {@value #PART}
-         * values per part, sorts each part by {@code Arrays.sort} and copies them back. On this
-         * machine (AVX-512) {@code Arrays.sort} sorts fewer than 44 longs by a vectorised network, at
-         * a cost per call that hardly depends on how many, and larger ranges by partitioning
-         * steps: 10^7 random longs in 1024 buckets took 72 ms (one thread) by one
+         * Sorts {@code a[lo, hi)}, values of one bucket, while it sits in cache: {@link #split}s
+         * it into {@link #scratch}, sorts each part by {@code Arrays.sort} and copies them back.
+         * On this machine (AVX-512) {@code Arrays.sort} sorts fewer than 44 longs by a vectorised
+         * network, at a cost per call that hardly depends on how many, and larger ranges by
+         * partitioning steps: 10^7 random longs in 1024 buckets took 72 ms (one thread) by one
          * {@code Arrays.sort} per bucket, 37-41 ms by 256 parts of 38 values, 55 by 128 parts of
-         * 76 and 63-74 by 512 parts of 19. Values that share
-         * these bits too (few keys, or a narrow range) land in one part, sorted as a whole; a
-         * bucket larger than the scratch array (only so with such values) is sorted in place.
+         * 76 and 63-74 by 512 parts of 19. A bucket larger than the scratch array (only so with
+         * values that share more than the bucket's bits) is sorted in place.
          */
         private void sortBucket(long[] a, int lo, int hi) {
             int size = hi - lo;
@@ -389,7 +397,26 @@ public final class SampleSort implements Spmd {
                 Arrays.sort(a, lo, hi);
                 return;
             }
-            int k = Math.min(MAX_PART_BITS, 31 - Integer.numberOfLeadingZeros(size / PART));
+            int parts = split(a, lo, hi);
+            int from = 0;
+            for (int j = 0; j < parts; j++) {
+                Arrays.sort(scratch, from, partEnd[j]);
+                from = partEnd[j];
+            }
+            System.arraycopy(scratch, 0, a, lo, size);
+        }
+
+        /**
+         * Distributes {@code a[lo, hi)}, values of one bucket, by their next k bits (below the
+         * bucket's) into {@link #scratch} (which must hold them), in value order: about
+         * {@value #PART} values per part, one part if there are fewer than twice that. Values that
+         * share these bits too (few keys, or a narrow range) land in one part.
+         *
+         * @return the number of parts; part j ends at {@code partEnd[j]} in the scratch array
+         */
+        private int split(long[] a, int lo, int hi) {
+            int size = hi - lo;
+            int k = size < 2 * PART ? 0 : Math.min(MAX_PART_BITS, 31 - Integer.numberOfLeadingZeros(size / PART));
             int parts = 1 << k, sh = shift - k, mask = parts - 1;
             int[] c = partEnd;
             long[] to = scratch;
@@ -406,12 +433,7 @@ public final class SampleSort implements Spmd {
                 long v = a[i];
                 to[c[(int) ((v ^ Long.MIN_VALUE) >>> sh) & mask]++] = v;
             }
-            int from = 0;
-            for (int j = 0; j < parts; j++) {
-                Arrays.sort(to, from, c[j]);
-                from = c[j];
-            }
-            System.arraycopy(to, 0, a, lo, size);
+            return parts;
         }
 
         private void grow(long total) {
