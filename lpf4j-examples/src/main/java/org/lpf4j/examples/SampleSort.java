@@ -16,7 +16,7 @@ import java.util.Arrays;
  *
  * <ol>
  * <li>Every process distributes its n/p values by their top b bits into 2^b buckets (b from n
- *     alone, so alike everywhere: at least 8192 values per bucket on average, b ≤ 10), by a
+ *     alone, so alike everywhere: at least 16384 values per bucket on average, b ≤ 9), by a
  *     counting and a scattering pass; the buckets are in value order and unsorted inside. Its p
  *     regular samples (the values of ranks j·(n/p)/p, j &lt; p, as if the block were sorted)
  *     come from splitting the buckets that hold those ranks aside, as in step 4, and sorting
@@ -118,12 +118,13 @@ public final class SampleSort implements Spmd {
         private static final int RECORD = 6; // count, fingerprint 1, fingerprint 2, first, last, sorted
         /**
          * The fewest values per bucket on average (a bucket holds n / 2^bits values on average,
-         * from this to twice it unless the bits are at their most), and the most bits: on 10^7
-         * random longs 10 bits (9766 values per bucket) took 94-95 ms of CPU at p = 1, 8 bits 99
-         * and 9 bits 96, 11 and 12 bits 118 (the scatter then writes 2048 or 4096 places at
-         * once, in as many pages).
+         * from this to twice it unless the bits are at their most), and the most bits. On 10^7
+         * random longs, CPU time of a run summed over the processes at p = 1, 2, 4 (ms, medians
+         * of 7 runs, in four runs of an ad-hoc harness; 7 and 11 bits two): 9 bits (19531 values per bucket) 51-54, 62-67, 62-65; 8 bits 53-55,
+         * 62-64, 62-65; 10 bits 54-58, 66-69, 65-69; 7 bits 59-60, 71, 70-75; 11 bits 84-86,
+         * 99, 100-101 (the scatter then writes to 2048 places at once, in as many pages).
          */
-        private static final int BUCKET_TARGET = 8192, MAX_BITS = 10;
+        private static final int BUCKET_TARGET = 16384, MAX_BITS = 9;
         /** The fewest values per part of a split bucket on average ({@link #split}), and the most bits of its parts. */
         private static final int PART = 24, MAX_PART_BITS = 12;
         private final Context ctx;
@@ -131,10 +132,10 @@ public final class SampleSort implements Spmd {
         private final int p, s;
         /** Bits of the buckets (the same on every process: decided from n), their number, and the shift to them. */
         private final int bits, buckets, shift;
-        private final long[] input, data, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
+        private final long[] input, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
         /**
-         * The block distributed into buckets, which the other processes read: a second array the
-         * values are scattered into, or {@code data} itself when there is one bucket.
+         * The block distributed into buckets, which the other processes read: the array the input
+         * is scattered into, or with one bucket a copy of the input ({@link #reset()} restores it).
          */
         private final long[] bucketed;
         /**
@@ -169,8 +170,7 @@ public final class SampleSort implements Spmd {
             shift = 64 - bits;
             input = new long[m];
             for (int i = 0; i < m; i++) input[i] = value(seed, lo + i, keys);
-            data = input.clone();
-            bucketed = bits > 0 ? new long[m] : data;
+            bucketed = bits > 0 ? new long[m] : input.clone();
             edge = new int[buckets + 1];
             recvEdge = new int[p * (buckets + 1)];
             outEdge = new int[buckets + 1];
@@ -213,12 +213,12 @@ public final class SampleSort implements Spmd {
 
         @Override
         public void reset() {
-            System.arraycopy(input, 0, data, 0, input.length);
+            if (bits == 0) System.arraycopy(input, 0, bucketed, 0, input.length); // else the scatter overwrites it
         }
 
         @Override
         public void run() {
-            int m = data.length;
+            int m = input.length;
             distribute();
             // superstep 1: regular samples to everyone
             pickSamples(m);
@@ -276,18 +276,18 @@ public final class SampleSort implements Spmd {
         private int bucket(long v) { return bits == 0 ? 0 : (int) (v >>> shift) ^ (buckets >> 1); }
 
         /**
-         * Distributes {@code data} into {@link #bucketed} by a counting and a scattering pass, in
+         * Distributes the input into {@link #bucketed} by a counting and a scattering pass, in
          * bucket order, each bucket's values in their input order; sets {@link #edge}.
          */
         private void distribute() {
-            int m = data.length;
+            int m = input.length;
             int[] e = edge;
             e[buckets] = m;
-            if (bits == 0) return; // one bucket: bucketed == data
+            if (bits == 0) return; // one bucket: bucketed is a copy of the input
             int[] c = cursor;
             Arrays.fill(c, 0);
             int sh = shift, half = buckets >> 1;
-            long[] from = data, to = bucketed;
+            long[] from = input, to = bucketed;
             for (int i = 0; i < m; i++) c[(int) (from[i] >>> sh) ^ half]++;
             int sum = 0;
             for (int b = 0; b < buckets; b++) {

@@ -48,21 +48,21 @@ class SampleSortLocalTest {
     }
 
     @Test
-    void bucketsHoldEightToSixteenThousandValues() {
+    void bucketsHoldSixteenToThirtyTwoThousandValues() {
         assertEquals(0, SampleSort.Instance.bitsFor(0));
-        assertEquals(0, SampleSort.Instance.bitsFor(16383));
-        assertEquals(1, SampleSort.Instance.bitsFor(16384));
-        assertEquals(5, SampleSort.Instance.bitsFor(1 << 18));
-        assertEquals(10, SampleSort.Instance.bitsFor(10_000_000));
-        assertEquals(10, SampleSort.Instance.bitsFor(Long.MAX_VALUE));
+        assertEquals(0, SampleSort.Instance.bitsFor(32767));
+        assertEquals(1, SampleSort.Instance.bitsFor(32768));
+        assertEquals(4, SampleSort.Instance.bitsFor(1 << 18));
+        assertEquals(9, SampleSort.Instance.bitsFor(10_000_000));
+        assertEquals(9, SampleSort.Instance.bitsFor(Long.MAX_VALUE));
     }
 
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sortsThroughBuckets(int p) {
-        // 2^18 values: 32 buckets, random keys; keys 3: duplicates; 2^20 and below: one bucket,
-        // larger than the scratch array of a bucket's sort unless p ≥ 16; 10^5 values: 8 buckets,
-        // and at p ≥ 4 keys below 2^20 fill the scratch array and all share one part
+        // 2^18 values: 16 buckets, random keys; keys 3: duplicates; 2^20 and below: one bucket,
+        // larger than the scratch array of a bucket's sort unless p = 8; 10^5 values: 4 buckets,
+        // and at p ≥ 3 keys below 2^20 fit the scratch array and all share one part
         for (long keys : new long[] {0, 1, 3, 1L << 20, Long.MAX_VALUE / 3}) {
             ProgramsTest.assertSampleSortEqualsArraysSort(p, 1 << 18, 9, keys);
             ProgramsTest.assertSampleSortEqualsArraysSort(p, 100_000, 9, keys);
