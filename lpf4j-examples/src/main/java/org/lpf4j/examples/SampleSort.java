@@ -118,11 +118,10 @@ public final class SampleSort implements Spmd {
         private static final int RECORD = 6; // count, fingerprint 1, fingerprint 2, first, last, sorted
         /**
          * The fewest values per bucket on average (a bucket holds n / 2^bits values on average,
-         * from this to twice it unless the bits are at their most), and the most bits. On 10^7
-         * random longs, CPU time of a run summed over the processes at p = 1, 2, 4 (ms, medians
-         * of 7 runs, in four runs of an ad-hoc harness; 7 and 11 bits two): 9 bits (19531 values per bucket) 51-54, 62-67, 62-65; 8 bits 53-55,
-         * 62-64, 62-65; 10 bits 54-58, 66-69, 65-69; 7 bits 59-60, 71, 70-75; 11 bits 84-86,
-         * 99, 100-101 (the scatter then writes to 2048 places at once, in as many pages).
+         * from this to twice it unless the bits are at their most), and the most bits: 8 to 10
+         * bits cost about the same on 10^7 values, 9 the least; from 11 bits the scatter, which
+         * then writes to 2048 places at once in as many pages, costs half as much again
+         * (docs/performance.md).
          */
         private static final int BUCKET_TARGET = 16384, MAX_BITS = 9;
         /** The fewest values per part of a split bucket on average ({@link #split}), and the most bits of its parts. */
@@ -384,12 +383,12 @@ public final class SampleSort implements Spmd {
         /**
          * Sorts {@code a[lo, hi)}, values of one bucket, while it sits in cache: {@link #split}s
          * it into {@link #scratch}, sorts each part by {@code Arrays.sort} and copies them back.
-         * On this machine (AVX-512) {@code Arrays.sort} sorts fewer than 44 longs by a vectorised
-         * network, at a cost per call that hardly depends on how many, and larger ranges by
-         * partitioning steps: 10^7 random longs in 1024 buckets took 72 ms (one thread) by one
-         * {@code Arrays.sort} per bucket, 37-41 ms by 256 parts of 38 values, 55 by 128 parts of
-         * 76 and 63-74 by 512 parts of 19. A bucket larger than the scratch array (only so with
-         * values that share more than the bucket's bits) is sorted in place.
+         * {@code Arrays.sort} sorts fewer than 44 longs by insertion, which the JIT replaces by a
+         * vectorised sort where the CPU has one (x86 with AVX-512, as the benchmark machine), and
+         * larger ranges by partitioning steps; parts of 24-48 values sorted the buckets about
+         * twice as fast as one {@code Arrays.sort} per bucket, with the vectorised sort or
+         * without (docs/performance.md). A bucket larger than the scratch array (only so with values
+         * that share more than the bucket's bits) is sorted in place.
          */
         private void sortBucket(long[] a, int lo, int hi) {
             int size = hi - lo;
