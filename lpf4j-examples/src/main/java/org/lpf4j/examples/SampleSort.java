@@ -203,7 +203,11 @@ public final class SampleSort implements Spmd {
             ctx.sync();
         }
 
-        /** @return the bucket bits for n values: at least {@value #BUCKET_TARGET} values per bucket on average, at most {@value #MAX_BITS} bits */
+        /**
+         * @param n the number of values
+         * @return the bucket bits: at least {@value #BUCKET_TARGET} values per bucket on average, at
+         *         most {@value #MAX_BITS} bits
+         */
         static int bitsFor(long n) {
             int bits = 0;
             while (bits < MAX_BITS && n >> (bits + 1) >= BUCKET_TARGET) bits++;
@@ -387,8 +391,8 @@ public final class SampleSort implements Spmd {
          * vectorised sort where the CPU has one (x86 with AVX-512, as the benchmark machine), and
          * larger ranges by partitioning steps; parts of 24-48 values sorted the buckets about
          * twice as fast as one {@code Arrays.sort} per bucket, with the vectorised sort or
-         * without (docs/performance.md). A bucket larger than the scratch array (only so with values
-         * that share more than the bucket's bits) is sorted in place.
+         * without (docs/performance.md). A bucket larger than the scratch array (only so with
+         * values that share more than the bucket's bits) is sorted in place.
          */
         private void sortBucket(long[] a, int lo, int hi) {
             int size = hi - lo;
@@ -407,9 +411,11 @@ public final class SampleSort implements Spmd {
 
         /**
          * Distributes {@code a[lo, hi)}, values of one bucket, by their next k bits (below the
-         * bucket's) into {@link #scratch} (which must hold them), in value order: about
-         * {@value #PART} values per part, one part if there are fewer than twice that. Values that
-         * share these bits too (few keys, or a narrow range) land in one part.
+         * bucket's) into {@link #scratch} (which must hold them), in value order: {@value #PART}
+         * to twice as many values per part on average (more in a bucket of more than
+         * 2^{@value #MAX_PART_BITS} parts' worth), one part if there are fewer than twice
+         * {@value #PART}. Values that share these bits too (few keys, or a narrow range) land in
+         * one part.
          *
          * @return the number of parts; part j ends at {@code partEnd[j]} in the scratch array
          */
