@@ -9,28 +9,44 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Sample sort of n longs by regular sampling (PSRS, Shi and Schaeffer): the input is
- * block-distributed (process s holds global indices {@code [n·s/p, n·(s+1)/p)}); the output is
- * sorted across the processes (all of process s's values ≤ all of process s+1's), each process's
- * part in a local array ({@link Instance#sorted()}).
+ * Sample sort of n longs by regular sampling (PSRS, Shi and Schaeffer), through buckets: the
+ * input is block-distributed (process s holds global indices {@code [n·s/p, n·(s+1)/p)}); the
+ * output is sorted across the processes (all of process s's values ≤ all of process s+1's), each
+ * process's part in a local array ({@link Instance#sorted()}).
  *
  * <ol>
- * <li>Local sort of the n/p values (by their top bits into buckets, then each bucket by
- *     {@code Arrays.sort}); p regular samples; <b>allgather</b> of the samples
- *     (collectives library): h = p(p−1) words.</li>
- * <li>Every process sorts the p² samples and picks the same p−1 splitters; it cuts its sorted
- *     block into p buckets by binary search; <b>alltoall</b> (collectives library) of each
- *     bucket's (start, count): h = 2(p−1) words.</li>
- * <li>The bucket exchange: every process <em>gets</em> bucket s of every other process into its
- *     output array: h ≤ 2n/p words for distinct keys (the PSRS bound; equal keys may unbalance
- *     it).</li>
- * <li>A p-way merge of the received sorted runs, by ⌈log2 p⌉ passes of pairwise merges (each
- *     merging from both ends at once, branch-free).</li>
+ * <li>Every process distributes its n/p values by their top b bits into 2^b buckets (b from n
+ *     alone, so alike everywhere: at least 16384 values per bucket on average, b ≤ 9), by a
+ *     counting and a scattering pass; the buckets are in value order and unsorted inside. Its p
+ *     regular samples (the values of ranks j·(n/p)/p, j &lt; p, as if the block were sorted)
+ *     come from splitting the buckets that hold those ranks aside, as in step 4, and sorting
+ *     the parts that hold them; <b>allgather</b> of the samples (collectives library):
+ *     h = p(p−1) words.</li>
+ * <li>Every process sorts the p² samples and picks the same p−1 splitters; it partitions the
+ *     bucket of each splitter around it, which cuts its block into p pieces, piece k holding the
+ *     values between splitters k−1 and k; <b>alltoall</b> (collectives library) of each piece's
+ *     (start, count): h = 2(p−1) words; every process <em>gets</em> from every other the edges
+ *     of the buckets its values fall into: about 2^b/p + 2 ints from each.</li>
+ * <li>The piece exchange: every process <em>gets</em> its piece of every process, bucket by
+ *     bucket, straight to where that bucket's values go in its output array (one get per
+ *     process and bucket, about 2^b in all): h ≤ 2n/p words for distinct keys (the PSRS bound;
+ *     equal keys may unbalance it).</li>
+ * <li>Each received bucket, now the values of one bucket from every process, is sorted while
+ *     it sits in cache: distributed by its next bits into parts of 24-48 values on average,
+ *     each sorted by {@code Arrays.sort}.</li>
  * </ol>
  *
- * <p>BSP cost: 3 supersteps; local work O((n/p)·log(n/p) + p²·log p + (n/p)·log p); h-relations
- * p(p−1), 2(p−1) and ≤ 2n/p words: {@code 3l + (2n/p + p² + 2p)·8g} bytes. No allocation per run
- * unless a bucket exchange delivers more than the output arrays hold (they then grow, once).
+ * <p>Every value is counted, scattered, fetched and sorted once, within its part of a bucket:
+ * there is no merge of p sorted runs, whose ⌈log2 p⌉ passes over the data made p = 4 processes
+ * on 2 cores slower than {@code Arrays.parallelSort}. With one process the block is the output:
+ * its buckets are sorted where the scatter left them, after two supersteps.
+ *
+ * <p>BSP cost: 3 supersteps; local work O(n/p + 2^b + p²·log p) when the values spread over
+ * their bits (parts of bounded size), up to O((n/p)·log(n/p)) when many share their top bits;
+ * h-relations p(p−1) words, 2(p−1) words and about 2^b ints, ≤ 2n/p words: about
+ * {@code 3l + (2n/p + p² + p + 2^(b−1))·8g} bytes. No allocation per run unless a piece exchange
+ * delivers more than the output array holds, or a sampled bucket more than the scratch array
+ * holds (they then grow, once), besides what {@code Arrays.sort} allocates itself.
  *
  * <p>The input value at global index i is {@link #value(long, long) value(seed, i)} (uniform
  * random longs). The check ({@link Instance#check()}) is sequential in spirit and O(n): every
@@ -100,23 +116,38 @@ public final class SampleSort implements Spmd {
     /** One process's part of a prepared sample sort. */
     public static final class Instance implements BspRun {
         private static final int RECORD = 6; // count, fingerprint 1, fingerprint 2, first, last, sorted
-        /** Bits of the local sort's distribution pass, and the block size from which it is used. */
-        private static final int RADIX_BITS = 10, RADIX_MIN = 1 << 16;
+        /**
+         * The fewest values per bucket on average (a bucket holds n / 2^bits values on average,
+         * from this to twice it unless the bits are at their most), and the most bits: 8 to 10
+         * bits cost about the same on 10^7 values, 9 the least; from 11 bits the scatter, which
+         * then writes to 2048 places at once in as many pages, costs half as much again
+         * (docs/performance.md).
+         */
+        private static final int BUCKET_TARGET = 16384, MAX_BITS = 9;
+        /** The fewest values per part of a split bucket on average ({@link #split}), and the most bits of its parts. */
+        private static final int PART = 24, MAX_PART_BITS = 12;
         private final Context ctx;
         private final long n, seed, keys;
         private final int p, s;
-        private final long[] input, data, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
+        /** Bits of the buckets (the same on every process: decided from n), their number, and the shift to them. */
+        private final int bits, buckets, shift;
+        private final long[] input, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
         /**
-         * The sorted block, which the other processes read: {@code data} itself, or, when the
-         * local sort goes through buckets (decided from n/p, so alike on every process), a
-         * second array the buckets are scattered into, which saves copying them back.
+         * The block distributed into buckets, which the other processes read: the array the input
+         * is scattered into, or with one bucket a copy of the input ({@link #reset()} restores it).
          */
-        private final long[] sortedBlock;
-        private final int[] runStart, mergeStart, bucketStart = new int[1 << RADIX_BITS];
+        private final long[] bucketed;
+        /**
+         * {@code edge[b]}: where bucket b starts in {@link #bucketed} ({@code edge[buckets] = m}),
+         * read by the other processes; {@code recvEdge}: the edges of every process, at
+         * {@code k·(buckets+1)}, as far as this process needs them; {@code outEdge}: where this
+         * process's buckets start in {@code out}; {@code cursor}: the scatter's write positions.
+         */
+        private final int[] edge, recvEdge, outEdge, cursor, partEnd = new int[1 << MAX_PART_BITS];
         private final Collectives coll;
-        private final Memslot dataSlot, samplesSlot, allSamplesSlot, ctrlSlot, recvCtrlSlot, checkMineSlot,
-                checkAllSlot;
-        private long[] out, tmp, result;
+        private final Memslot dataSlot, edgeSlot, recvEdgeSlot, samplesSlot, allSamplesSlot, ctrlSlot, recvCtrlSlot,
+                checkMineSlot, checkAllSlot;
+        private long[] out, scratch, result;
         private Memslot outSlot;
         private int outLength;
 
@@ -133,10 +164,16 @@ public final class SampleSort implements Spmd {
                         + " values to one of " + p + " processes; at most 2^31-9 fit in an array");
             }
             int m = (int) (hi - lo);
+            bits = bitsFor(n);
+            buckets = 1 << bits;
+            shift = 64 - bits;
             input = new long[m];
             for (int i = 0; i < m; i++) input[i] = value(seed, lo + i, keys);
-            data = input.clone();
-            sortedBlock = n / p >= RADIX_MIN ? new long[m] : data;
+            bucketed = bits > 0 ? new long[m] : input.clone();
+            edge = new int[buckets + 1];
+            recvEdge = new int[p * (buckets + 1)];
+            outEdge = new int[buckets + 1];
+            cursor = new int[buckets];
             samples = new long[p];
             allSamples = new long[p * p];
             splitters = new long[Math.max(0, p - 1)];
@@ -144,17 +181,18 @@ public final class SampleSort implements Spmd {
             recvCtrl = new long[2 * p];
             checkMine = new long[RECORD];
             checkAll = new long[RECORD * p];
-            runStart = new int[p + 1];
-            mergeStart = new int[p + 1];
-            int capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * m + 1024);
-            out = new long[capacity];
-            tmp = new long[capacity];
+            out = new long[p == 1 ? 0 : (int) Math.min(Integer.MAX_VALUE - 8, 2L * m + 1024)];
+            scratch = new long[(int) Math.min(Integer.MAX_VALUE - 8, 2L * (n >> bits) + 1024)];
 
-            ctx.resizeMemoryRegister(10);
-            ctx.resizeMessageQueue(4L * p);
+            ctx.resizeMemoryRegister(12);
+            // superstep 3 gets at most one piece per bucket from each other process; a process's
+            // pieces for all receivers are at most buckets + p - 1
+            ctx.resizeMessageQueue(4L * p + (long) Math.max(p - 1, 1) * buckets + p);
             ctx.sync();
             coll = Collectives.init(ctx, 1, 0, Math.max(8L * p, 8L * RECORD));
-            dataSlot = ctx.registerGlobal(MemorySegment.ofArray(sortedBlock));
+            dataSlot = ctx.registerGlobal(MemorySegment.ofArray(bucketed));
+            edgeSlot = ctx.registerGlobal(MemorySegment.ofArray(edge));
+            recvEdgeSlot = ctx.registerLocal(MemorySegment.ofArray(recvEdge));
             samplesSlot = ctx.registerLocal(MemorySegment.ofArray(samples));
             allSamplesSlot = ctx.registerGlobal(MemorySegment.ofArray(allSamples));
             ctrlSlot = ctx.registerGlobal(MemorySegment.ofArray(ctrl));
@@ -165,158 +203,242 @@ public final class SampleSort implements Spmd {
             ctx.sync();
         }
 
+        /**
+         * @param n the number of values
+         * @return the bucket bits: at least {@value #BUCKET_TARGET} values per bucket on average, at
+         *         most {@value #MAX_BITS} bits
+         */
+        static int bitsFor(long n) {
+            int bits = 0;
+            while (bits < MAX_BITS && n >> (bits + 1) >= BUCKET_TARGET) bits++;
+            return bits;
+        }
+
         @Override
         public void reset() {
-            System.arraycopy(input, 0, data, 0, input.length);
+            if (bits == 0) System.arraycopy(input, 0, bucketed, 0, input.length); // else the scatter overwrites it
         }
 
         @Override
         public void run() {
-            int m = data.length;
-            long[] sorted = localSort();
+            int m = input.length;
+            distribute();
             // superstep 1: regular samples to everyone
-            for (int j = 0; j < p; j++) samples[j] = m == 0 ? Long.MAX_VALUE : sorted[(int) ((long) j * m / p)];
+            pickSamples(m);
             System.arraycopy(samples, 0, allSamples, s * p, p);
             coll.allgather(samplesSlot, allSamplesSlot, 8L * p, true);
             ctx.sync();
-            // superstep 2: splitters, buckets, (start, count) of each bucket to its receiver
+            // superstep 2: splitters; (start, count) of each receiver's piece to the receiver; the
+            // edges of the buckets this process receives from every other process
             Arrays.sort(allSamples);
             int rho = p / 2;
             for (int j = 1; j < p; j++) splitters[j - 1] = allSamples[j * p + rho - 1];
-            int start = 0;
+            splitAtSplitters(m);
+            recvCtrl[2 * s] = ctrl[2 * s];
+            recvCtrl[2 * s + 1] = ctrl[2 * s + 1];
+            coll.alltoall(ctrlSlot, recvCtrlSlot, 16);
+            int first = s == 0 ? 0 : bucket(splitters[s - 1]), last = s == p - 1 ? buckets - 1 : bucket(splitters[s]);
             for (int k = 0; k < p; k++) {
-                int end = k == p - 1 ? m : upperBound(sorted, start, m, splitters[k]);
+                int at = k * (buckets + 1) + first, count = last - first + 2;
+                if (k == s) System.arraycopy(edge, first, recvEdge, at, count);
+                else ctx.get(k, edgeSlot, 4L * first, recvEdgeSlot, 4L * at, 4L * count);
+            }
+            ctx.sync();
+            if (p == 1) { // the block is the whole output, its buckets where the scatter left them
+                System.arraycopy(edge, 0, outEdge, 0, buckets + 1);
+                sortBuckets(bucketed, buckets);
+                result = bucketed;
+                outLength = m;
+                return;
+            }
+            // superstep 3: every process gets its buckets' pieces from every process, bucket by bucket
+            long total = 0;
+            for (int k = 0; k < p; k++) total += recvCtrl[2 * k + 1];
+            if (total > out.length) grow(total);
+            int at = 0;
+            for (int b = first; b <= last; b++) {
+                outEdge[b - first] = at;
+                for (int k = 0; k < p; k++) {
+                    int e = k * (buckets + 1) + b;
+                    int start = (int) recvCtrl[2 * k], end = start + (int) recvCtrl[2 * k + 1];
+                    int from = Math.max(recvEdge[e], start), to = Math.min(recvEdge[e + 1], end);
+                    if (to <= from) continue;
+                    if (k == s) System.arraycopy(bucketed, from, out, at, to - from);
+                    else ctx.get(k, dataSlot, 8L * from, outSlot, 8L * at, 8L * (to - from));
+                    at += to - from;
+                }
+            }
+            outEdge[last - first + 1] = at;
+            ctx.sync();
+            sortBuckets(out, last - first + 1);
+            result = out;
+            outLength = at;
+        }
+
+        /** @return the bucket of v: its top {@link #bits} bits, sign flipped (so buckets are in signed order) */
+        private int bucket(long v) { return bits == 0 ? 0 : (int) (v >>> shift) ^ (buckets >> 1); }
+
+        /**
+         * Distributes the input into {@link #bucketed} by a counting and a scattering pass, in
+         * bucket order, each bucket's values in their input order; sets {@link #edge}.
+         */
+        private void distribute() {
+            int m = input.length;
+            int[] e = edge;
+            e[buckets] = m;
+            if (bits == 0) return; // one bucket: bucketed is a copy of the input
+            int[] c = cursor;
+            Arrays.fill(c, 0);
+            int sh = shift, half = buckets >> 1;
+            long[] from = input, to = bucketed;
+            for (int i = 0; i < m; i++) c[(int) (from[i] >>> sh) ^ half]++;
+            int sum = 0;
+            for (int b = 0; b < buckets; b++) {
+                int count = c[b];
+                e[b] = sum;
+                c[b] = sum;
+                sum += count;
+            }
+            for (int i = 0; i < m; i++) {
+                long v = from[i];
+                to[c[(int) (v >>> sh) ^ half]++] = v;
+            }
+        }
+
+        /**
+         * The p regular samples: the values of ranks j·m/p (j &lt; p) of this process's block, as
+         * if it were sorted. Each bucket that holds a rank is split aside into its parts
+         * ({@link #split}), and the part that holds the rank is sorted (the block itself stays as
+         * it was: sorted pieces would make {@code Arrays.sort} at the receiver merge runs, which
+         * allocates).
+         */
+        private void pickSamples(int m) {
+            int b = 0, split = -1, sorted = -1, part = 0;
+            for (int j = 0; j < p; j++) {
+                if (m == 0) {
+                    samples[j] = Long.MAX_VALUE;
+                    continue;
+                }
+                int r = (int) ((long) j * m / p);
+                while (edge[b + 1] <= r) b++;
+                if (b != split) {
+                    int size = edge[b + 1] - edge[b];
+                    if (size > scratch.length) scratch = new long[size];
+                    split(bucketed, edge[b], edge[b + 1]);
+                    split = b;
+                    sorted = -1;
+                    part = 0;
+                }
+                int at = r - edge[b];
+                while (partEnd[part] <= at) part++;
+                if (part != sorted) {
+                    Arrays.sort(scratch, part == 0 ? 0 : partEnd[part - 1], partEnd[part]);
+                    sorted = part;
+                }
+                samples[j] = scratch[at];
+            }
+        }
+
+        /**
+         * Cuts the block into the p receivers' pieces: piece k holds the values in
+         * (splitter k−1, splitter k]. A splitter's bucket is partitioned in place around it (the
+         * part of the bucket after an earlier splitter in the same bucket); sets {@link #ctrl}.
+         */
+        private void splitAtSplitters(int m) {
+            int start = 0, prevBucket = -1;
+            for (int k = 0; k < p; k++) {
+                int end;
+                if (k == p - 1) end = m;
+                else {
+                    int b = bucket(splitters[k]);
+                    end = partition(bucketed, b == prevBucket ? start : edge[b], edge[b + 1], splitters[k]);
+                    prevBucket = b;
+                }
                 ctrl[2 * k] = start;
                 ctrl[2 * k + 1] = end - start;
                 start = end;
             }
-            recvCtrl[2 * s] = ctrl[2 * s];
-            recvCtrl[2 * s + 1] = ctrl[2 * s + 1];
-            coll.alltoall(ctrlSlot, recvCtrlSlot, 16);
-            ctx.sync();
-            // superstep 3: every process gets its bucket from every other process
-            long total = 0;
-            for (int k = 0; k < p; k++) total += recvCtrl[2 * k + 1];
-            if (total > out.length) grow(total);
-            runStart[0] = 0;
-            for (int k = 0; k < p; k++) runStart[k + 1] = runStart[k] + (int) recvCtrl[2 * k + 1];
-            for (int k = 0; k < p; k++) {
-                long count = recvCtrl[2 * k + 1];
-                if (k == s) System.arraycopy(sorted, (int) recvCtrl[2 * k], out, runStart[k], (int) count);
-                else if (count > 0) ctx.get(k, dataSlot, 8 * recvCtrl[2 * k], outSlot, 8L * runStart[k], 8 * count);
-            }
-            ctx.sync();
-            outLength = (int) total;
-            result = merge();
         }
 
         /**
-         * Sorts {@code data} into {@link #sortedBlock}: when n/p is at least {@value #RADIX_MIN}
-         * the values are first distributed by their top {@value #RADIX_BITS} bits (sign flipped,
-         * so in signed order) into {@code sortedBlock}, by a counting pass and a scattering pass;
-         * each bucket (about 5000 values for the benchmark's 5·10^6 per process) is then sorted
-         * by {@code Arrays.sort} while it sits in cache. On uniform random longs this sorts
-         * 5·10^6 values in about 47 ms of CPU against 58 for one {@code Arrays.sort} of the whole
-         * block (2.5·10^6: 22 against 27); 8 and 12 bits were slower. Values sharing their top
-         * bits (few distinct keys) land in one bucket and cost one extra pass. (Otherwise
-         * {@code data} is sorted in place.)
+         * Reorders {@code a[lo, hi)} so that the values ≤ key come first.
          *
-         * @return the sorted block ({@link #sortedBlock})
+         * @return the index of the first value above key (hi if none)
          */
-        private long[] localSort() {
-            int m = data.length;
-            long[] to = sortedBlock;
-            if (to == data) {
-                Arrays.sort(data);
-                return data;
+        static int partition(long[] a, int lo, int hi, long key) {
+            int i = lo, j = hi - 1;
+            while (true) {
+                while (i <= j && a[i] <= key) i++;
+                while (i <= j && a[j] > key) j--;
+                if (i >= j) return i;
+                long t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
             }
-            int[] start = bucketStart;
-            Arrays.fill(start, 0);
-            for (int i = 0; i < m; i++) start[bucket(data[i])]++;
-            int sum = 0;
-            for (int b = 0; b < start.length; b++) {
-                int c = start[b];
-                start[b] = sum;
-                sum += c;
-            }
-            // after the scatter, start[b] is the end of bucket b
-            for (int i = 0; i < m; i++) {
-                long v = data[i];
-                to[start[bucket(v)]++] = v;
-            }
-            int from = 0;
-            for (int b = 0; b < start.length; b++) {
-                Arrays.sort(to, from, start[b]);
-                from = start[b];
-            }
-            return to;
         }
 
-        private static int bucket(long v) { return (int) (v >>> (64 - RADIX_BITS)) ^ (1 << (RADIX_BITS - 1)); }
-
-        /** @return the first index in {@code [from, to)} whose value exceeds {@code key} */
-        private static int upperBound(long[] a, int from, int to, long key) {
-            int lo = from, hi = to;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (a[mid] <= key) lo = mid + 1;
-                else hi = mid;
-            }
-            return lo;
-        }
-
-        /** Merges the p sorted runs of {@code out} pairwise; returns the array holding the result. */
-        private long[] merge() {
-            long[] src = out, dst = tmp;
-            int runs = p;
-            int[] bounds = runStart, next = mergeStart;
-            while (runs > 1) {
-                int r = 0;
-                for (int k = 0; k < runs; k += 2) {
-                    int a = bounds[k], mid = bounds[Math.min(k + 1, runs)], b = bounds[Math.min(k + 2, runs)];
-                    mergeRuns(src, a, mid, b, dst);
-                    next[r++] = a;
-                }
-                next[r] = bounds[runs];
-                runs = r;
-                long[] t = src; src = dst; dst = t;
-                int[] u = bounds; bounds = next; next = u;
-            }
-            if (bounds != runStart) System.arraycopy(bounds, 0, runStart, 0, runs + 1);
-            return src;
+        /** Sorts the first {@code count} buckets of {@code a}, bounded by {@link #outEdge}. */
+        private void sortBuckets(long[] a, int count) {
+            for (int b = 0; b < count; b++) sortBucket(a, outEdge[b], outEdge[b + 1]);
         }
 
         /**
-         * Merges the sorted runs {@code [a, mid)} and {@code [mid, b)} of src into dst, from both
-         * ends at once: each step puts the smallest remaining value at the front and the largest
-         * at the back. Ties go left at the front and right at the back, so the front builds a
-         * prefix and the back a suffix of the same stable merge; after ⌊(b−a)/2⌋ steps each, one
-         * value is left if b − a is odd. The two ends are independent chains of work, and the
-         * steps are branch-free (the selections become conditional moves; on random keys a
-         * branch on the comparison is mispredicted half the time): about three times as fast as
-         * the plain merge here (5M values in 9 against 29 ms). An end whose run is used up (by
-         * either end) takes from the other run; the index clamps only keep the unused reads
-         * inside the array.
+         * Sorts {@code a[lo, hi)}, values of one bucket, while it sits in cache: {@link #split}s
+         * it into {@link #scratch}, sorts each part by {@code Arrays.sort} and copies them back.
+         * {@code Arrays.sort} sorts fewer than 44 longs by insertion, which the JIT replaces by a
+         * vectorised sort where the CPU has one (x86 with AVX-512, as the benchmark machine), and
+         * larger ranges by partitioning steps; parts of 24-48 values sorted the buckets about
+         * twice as fast as one {@code Arrays.sort} per bucket, with the vectorised sort or
+         * without (docs/performance.md). A bucket larger than the scratch array (only so with
+         * values that share more than the bucket's bits) is sorted in place.
          */
-        static void mergeRuns(long[] src, int a, int mid, int b, long[] dst) {
-            if (a == mid || mid == b) {
-                System.arraycopy(src, a, dst, a, b - a);
+        private void sortBucket(long[] a, int lo, int hi) {
+            int size = hi - lo;
+            if (size < 2 * PART || size > scratch.length) {
+                Arrays.sort(a, lo, hi);
                 return;
             }
-            int i = a, j = mid, front = a, ie = mid - 1, je = b - 1, back = b - 1;
-            for (int t = (b - a) / 2; t > 0; t--) {
-                long x = src[i], y = src[Math.min(j, b - 1)];
-                boolean left = (x <= y | j > je) & i <= ie;
-                dst[front++] = left ? x : y;
-                i += left ? 1 : 0;
-                j += left ? 0 : 1;
-                long u = src[Math.max(ie, a)], v = src[je];
-                boolean right = (v >= u | ie < i) & je >= j;
-                dst[back--] = right ? v : u;
-                je -= right ? 1 : 0;
-                ie -= right ? 0 : 1;
+            int parts = split(a, lo, hi);
+            int from = 0;
+            for (int j = 0; j < parts; j++) {
+                Arrays.sort(scratch, from, partEnd[j]);
+                from = partEnd[j];
             }
-            if (((b - a) & 1) != 0) dst[front] = i <= ie ? src[i] : src[j];
+            System.arraycopy(scratch, 0, a, lo, size);
+        }
+
+        /**
+         * Distributes {@code a[lo, hi)}, values of one bucket, by their next k bits (below the
+         * bucket's) into {@link #scratch} (which must hold them), in value order: {@value #PART}
+         * to twice as many values per part on average (more in a bucket of more than
+         * 2^{@value #MAX_PART_BITS} parts' worth), one part if there are fewer than twice
+         * {@value #PART}. Values that share these bits too (few keys, or a narrow range) land in
+         * one part.
+         *
+         * @return the number of parts; part j ends at {@code partEnd[j]} in the scratch array
+         */
+        private int split(long[] a, int lo, int hi) {
+            int size = hi - lo;
+            int k = size < 2 * PART ? 0 : Math.min(MAX_PART_BITS, 31 - Integer.numberOfLeadingZeros(size / PART));
+            int parts = 1 << k, sh = shift - k, mask = parts - 1;
+            int[] c = partEnd;
+            long[] to = scratch;
+            Arrays.fill(c, 0, parts, 0);
+            // the sign bit flipped: for one bucket (b = 0) it is among the k bits
+            for (int i = lo; i < hi; i++) c[(int) ((a[i] ^ Long.MIN_VALUE) >>> sh) & mask]++;
+            int sum = 0;
+            for (int j = 0; j < parts; j++) {
+                int count = c[j];
+                c[j] = sum;
+                sum += count;
+            }
+            for (int i = lo; i < hi; i++) {
+                long v = a[i];
+                to[c[(int) ((v ^ Long.MIN_VALUE) >>> sh) & mask]++] = v;
+            }
+            return parts;
         }
 
         private void grow(long total) {
@@ -326,7 +448,6 @@ public final class SampleSort implements Spmd {
             }
             ctx.deregister(outSlot);
             out = new long[(int) total];
-            tmp = new long[(int) total];
             outSlot = ctx.registerLocal(MemorySegment.ofArray(out));
         }
 
@@ -392,6 +513,8 @@ public final class SampleSort implements Spmd {
             ctx.sync();
             coll.close();
             ctx.deregister(dataSlot);
+            ctx.deregister(edgeSlot);
+            ctx.deregister(recvEdgeSlot);
             ctx.deregister(samplesSlot);
             ctx.deregister(allSamplesSlot);
             ctx.deregister(ctrlSlot);

@@ -64,6 +64,14 @@ class ProgramAllocationTest {
     }
 
     @Test
+    void sampleSortThroughBuckets() {
+        // 2 buckets of 2·10^4 values (160 KiB, the least array of the data's size a run could make);
+        // Arrays.sort's partition arrays, as above, come to about 3 KiB per run here (parts of
+        // 44 values and more are partitioned)
+        assertRunsAllocateAtMost("SampleSort", 32 * 1024, ctx -> SampleSort.prepare(ctx, 40_000, 3));
+    }
+
+    @Test
     void matrixMultiply() { assertRunsAllocateNothing("MatrixMultiply", ctx -> MatrixMultiply.prepare(ctx, 24)); }
 
     @Test

@@ -1,65 +1,71 @@
 package org.lpf4j.examples;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Sample sort's local steps. The merge from both ends against sorting the concatenation: runs
- * of every length 0 … 12 (one empty, one used up long before the other, odd and even totals),
- * few and many distinct keys (ties across the runs), at offsets inside a larger array whose
- * other entries must stay untouched. The local sort through buckets (blocks of 2^16 values and
- * more): the whole program against {@code Arrays.sort}, with random keys (negative and
- * positive, all buckets) and with few or small keys (all sharing their top bits: one bucket).
+ * Sample sort's local steps and its buckets. The partition around a splitter: ranges of every
+ * length 0 … 12, keys below, among and above the values, few and many distinct values, at offsets
+ * inside a larger array whose other entries must stay untouched. The buckets' bits. The whole
+ * program against {@code Arrays.sort} at sizes with buckets, at every p: random keys (negative and
+ * positive, all buckets), few keys (many equal values, equal splitters) and small keys (all
+ * sharing their top bits: one bucket, every splitter in it; the sort of a received bucket then
+ * finds all of them in one part, or the bucket too large for its scratch array).
  */
 class SampleSortLocalTest {
 
     @Test
-    void mergesLikeSortingTheConcatenation() {
+    void partitionPutsTheValuesUpToTheKeyFirst() {
         SplittableRandom r = new SplittableRandom(3);
         for (int trial = 0; trial < 100_000; trial++) {
-            int n1 = r.nextInt(13), n2 = r.nextInt(13), keys = 1 + r.nextInt(trial % 3 == 0 ? 3 : 1000);
-            int a = r.nextInt(3), mid = a + n1, b = mid + n2;
-            long[] src = new long[b + r.nextInt(3)];
-            for (int i = 0; i < src.length; i++) src[i] = r.nextInt(keys) - keys / 2;
-            Arrays.sort(src, a, mid);
-            Arrays.sort(src, mid, b);
-            long[] want = new long[src.length], got = new long[src.length];
-            Arrays.fill(want, 77);
-            Arrays.fill(got, 77);
-            System.arraycopy(src, a, want, a, b - a);
-            Arrays.sort(want, a, b);
-            SampleSort.Instance.mergeRuns(src, a, mid, b, got);
-            assertArrayEquals(want, got,
-                    () -> Arrays.toString(src) + " runs [" + a + ", " + mid + ") [" + mid + ", " + b + ")");
-        }
-    }
-
-    @Test
-    void mergesLongSkewedRuns() {
-        SplittableRandom r = new SplittableRandom(5);
-        for (int n1 : new int[] {1, 1000, 99_999}) {
-            int n = 100_000;
-            long[] src = new long[n];
-            for (int i = 0; i < n; i++) src[i] = i < n1 ? r.nextLong(1000) : r.nextLong();
-            Arrays.sort(src, 0, n1);
-            Arrays.sort(src, n1, n);
-            long[] want = src.clone(), got = new long[n];
-            Arrays.sort(want);
-            SampleSort.Instance.mergeRuns(src, 0, n1, n, got);
-            assertArrayEquals(want, got, "n1=" + n1);
-        }
-    }
-
-    @Test
-    void sortsLargeBlocksThroughBuckets() {
-        for (int p : new int[] {1, 3}) {
-            for (long keys : new long[] {0, 3, 1L << 20}) {
-                ProgramsTest.assertSampleSortEqualsArraysSort(p, 400_000, 9, keys);
+            int len = r.nextInt(13), keys = 1 + r.nextInt(trial % 3 == 0 ? 3 : 1000);
+            int lo = r.nextInt(3), hi = lo + len;
+            long[] a = new long[hi + r.nextInt(3)];
+            for (int i = 0; i < a.length; i++) a[i] = r.nextInt(keys) - keys / 2;
+            long key = r.nextInt(keys + 2) - keys / 2 - 1;
+            long[] before = a.clone();
+            int cut = SampleSort.Instance.partition(a, lo, hi, key);
+            String what = Arrays.toString(before) + " [" + lo + ", " + hi + ") key " + key + ": " + Arrays.toString(a);
+            assertTrue(lo <= cut && cut <= hi, what);
+            for (int i = lo; i < cut; i++) assertTrue(a[i] <= key, what);
+            for (int i = cut; i < hi; i++) assertTrue(a[i] > key, what);
+            for (int i = 0; i < a.length; i++) {
+                if (i < lo || i >= hi) assertEquals(before[i], a[i], what);
             }
+            long[] x = Arrays.copyOfRange(before, lo, hi), y = Arrays.copyOfRange(a, lo, hi);
+            Arrays.sort(x);
+            Arrays.sort(y);
+            assertArrayEquals(x, y, what);
+        }
+    }
+
+    @Test
+    void bucketsHoldSixteenToThirtyTwoThousandValues() {
+        assertEquals(0, SampleSort.Instance.bitsFor(0));
+        assertEquals(0, SampleSort.Instance.bitsFor(32767));
+        assertEquals(1, SampleSort.Instance.bitsFor(32768));
+        assertEquals(4, SampleSort.Instance.bitsFor(1 << 18));
+        assertEquals(9, SampleSort.Instance.bitsFor(10_000_000));
+        assertEquals(9, SampleSort.Instance.bitsFor(Long.MAX_VALUE));
+    }
+
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void sortsThroughBuckets(int p) {
+        // 2^18 values: 16 buckets, random keys; keys 3: duplicates; 2^20 and below: one bucket,
+        // larger than the scratch array of a bucket's sort unless p = 8; 10^5 values: 4 buckets,
+        // and at p ≥ 3 keys below 2^20 fit the scratch array and all share one part
+        for (long keys : new long[] {0, 1, 3, 1L << 20, Long.MAX_VALUE / 3}) {
+            ProgramsTest.assertSampleSortEqualsArraysSort(p, 1 << 18, 9, keys);
+            ProgramsTest.assertSampleSortEqualsArraysSort(p, 100_000, 9, keys);
         }
     }
 }
