@@ -20,6 +20,11 @@ import java.util.Objects;
  * embedding program without it is never warned about a restricted call and gets
  * {@link MemorySegment#copy} throughout.
  *
+ * <p>File-mapped segments always take {@link MemorySegment#copy}, which turns a fault in a
+ * truncated file into an exception where the C library would crash the JVM. While a native copy
+ * runs, both segments' scopes are kept alive: another thread's {@code Arena.close()} of one of
+ * them fails then (as it does during a downcall) instead of waiting for the copy.
+ *
  * <p>An engine resolves one instance with its settings ({@link #resolve()}) and keeps it in a
  * final field. Cost: a size and two {@code isNative} tests above {@link MemorySegment#copy};
  * the native path adds bounds checks and a downcall of some tens of ns. Allocates nothing once
@@ -33,6 +38,9 @@ public final class BulkCopy {
     public static final BulkCopy JAVA = new BulkCopy(false);
 
     private static final MethodHandle MEMMOVE = memmove();
+
+    /** Large native copies by {@code memmove}, or {@link #JAVA} where this JVM does not allow it. */
+    private static final BulkCopy NATIVE = MEMMOVE == null ? JAVA : new BulkCopy(true);
 
     private final boolean nativeLarge;
 
@@ -62,7 +70,7 @@ public final class BulkCopy {
     public static BulkCopy of(String mode) {
         return switch (mode) {
             case "java" -> JAVA;
-            case "auto" -> MEMMOVE == null ? JAVA : new BulkCopy(true);
+            case "auto" -> NATIVE;
             default -> throw new IllegalArgumentException("BulkCopy.of: mode '" + mode + "' is neither auto nor java");
         };
     }
@@ -79,7 +87,7 @@ public final class BulkCopy {
      * @throws IllegalArgumentException  if {@code dst} is read-only
      */
     public void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long size) {
-        if (!nativeLarge || size < NATIVE_FROM || !src.isNative() || !dst.isNative()) {
+        if (!nativeLarge || size < NATIVE_FROM || !src.isNative() || !dst.isNative() || src.isMapped() || dst.isMapped()) {
             MemorySegment.copy(src, srcOffset, dst, dstOffset, size);
             return;
         }

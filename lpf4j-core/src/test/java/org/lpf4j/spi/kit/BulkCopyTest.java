@@ -29,6 +29,7 @@ class BulkCopyTest {
         assertTrue(AUTO.usesNativeCopy(), "lpf.copy=auto without the C library path: " + AUTO);
         assertFalse(BulkCopy.of("java").usesNativeCopy());
         assertSame(BulkCopy.JAVA, BulkCopy.of("java"));
+        assertSame(AUTO, BulkCopy.of("auto"), "one instance per mode: settings that hold it compare equal");
         assertThrows(IllegalArgumentException.class, () -> BulkCopy.of("fast"));
     }
 
@@ -70,6 +71,22 @@ class BulkCopyTest {
             AUTO.copy(nat, 0, MemorySegment.ofArray(dst), 0, src.length);
         }
         assertArrayEquals(src, dst);
+    }
+
+    @Test
+    void fileMappedSegmentsAreCopiedToo() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("bulkcopy", ".bin");
+        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE); Arena arena = Arena.ofConfined()) {
+            long size = 4 * BulkCopy.NATIVE_FROM;
+            MemorySegment mapped = channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            MemorySegment src = random(arena, size), back = arena.allocate(size);
+            AUTO.copy(src, 0, mapped, 0, size);
+            AUTO.copy(mapped, 0, back, 0, size);
+            assertEquals(-1, src.mismatch(back));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
     }
 
     @ParameterizedTest

@@ -24,8 +24,8 @@ class ConformanceTest {
 
     /**
      * Three nodes of 2 threads (p = 1 … 5 of the suite, {@code lpf.conformance.maxP=6}): every node
-     * has two others, so the carried size matrix is read both left and right of its missing
-     * diagonal, and each node packs for two destinations. An {@code exec(2)} there lands on 2 of
+     * has two others, so the round's bits of who sends to whom are read for sources both below and
+     * above it, and each node packs for two destinations. An {@code exec(2)} there lands on 2 of
      * the 3 nodes, and the idle node's processors are lent to them for nested sections (threads
      * engine of up to 4 processes).
      */

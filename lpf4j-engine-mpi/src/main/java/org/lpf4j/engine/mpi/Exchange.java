@@ -26,11 +26,13 @@ import static org.lpf4j.engine.mpi.PackedHeader.pad;
  *
  * <ol>
  *   <li>{@link #count}: the packed bytes this rank sends each rank (headers, inline payloads,
- *       operator definitions), and the reply bytes it expects. These travel in the sync's own
- *       allreduce when the section is small ({@link MpiContext}), else {@link #run(NodeRequests, boolean)}
- *       exchanges them: with a nonblocking consensus among the ranks that send (a sparse
- *       superstep: O(destinations + log p) messages per rank), or an all-to-all of one long per
- *       pair (a dense one).</li>
+ *       operator definitions), and the reply bytes it expects. In a small section
+ *       ({@link MpiSettings#pairsInRound}) nobody exchanges these counts: each stream is sent
+ *       before the sync's allreduce with its length in front ({@link #sendEarly}), the allreduce
+ *       carries only who sends to whom, and {@link #runEarly} receives. Otherwise
+ *       {@link #run(NodeRequests, boolean)} exchanges the counts after the allreduce: with a
+ *       nonblocking consensus among the ranks that send (a sparse superstep: O(destinations +
+ *       log p) messages per rank), or an all-to-all of one long per pair (a dense one).</li>
  *   <li>One packed stream per pair of ranks ({@link PackedHeader}): every request's header and
  *       the payloads of small puts; a put of at least {@link #LARGE} bytes to another rank
  *       travels as a message of its own, from the source memory in place when it is native
@@ -60,10 +62,10 @@ final class Exchange implements AutoCloseable {
     /**
      * A stream sent before the round goes as its first {@code EARLY_CHUNK} bytes (its length, then
      * the stream), received into a slot of this size per source, and the rest as a second message:
-     * small enough for an eager send (Open MPI's shared-memory eager limit is 4 KiB), so that it
-     * arrives while the round runs.
+     * small enough for an eager send, so that it arrives while the round runs (Open MPI's
+     * shared-memory eager limit is 4 KiB including its own match header of a few dozen bytes).
      */
-    static final long EARLY_CHUNK = 4096;
+    static final long EARLY_CHUNK = 4096 - 64;
     /** Every stream in the outgoing buffer is preceded by its length (one long): what a stream sent early starts with. */
     private static final long PREFIX = 8;
 
@@ -79,6 +81,8 @@ final class Exchange implements AutoCloseable {
     private final boolean[] longIn;
     /** Bytes of large puts from heap memory that {@link #sendLarge} stages (counted by {@link #pack}). */
     private long heapLarge;
+    /** The first put whose source {@link #pack} could not read (its memory was freed), or null. */
+    private IllegalStateException packFailure;
     private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
     /** Areas this rank sends from in place during the sync: [start, end) addresses. */
     private long[] sendingStart = new long[16], sendingEnd = new long[16];
@@ -144,6 +148,7 @@ final class Exchange implements AutoCloseable {
         Arrays.fill(outBytes, 0);
         Arrays.fill(replyInBytes, 0);
         heapLarge = 0;
+        packFailure = null;
         combiners.progressInto(progress);
         int n = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
@@ -171,6 +176,9 @@ final class Exchange implements AutoCloseable {
 
     /** @return the packed bytes this rank sends to {@code rank} in this sync (after {@link #count}) */
     long outBytes(int rank) { return outBytes[rank]; }
+
+    /** @return the transfers posted and not completed: none between syncs, unless a sync failed half-way */
+    int pendingTransfers() { return transport.pending(); }
 
     /** @return the ranks other than this one that this rank sends packed bytes to in this sync (after {@link #count}) */
     int destinations() {
@@ -214,7 +222,7 @@ final class Exchange implements AutoCloseable {
      * sends a stream to, after {@link #count}) if {@code sending}, zeros everywhere else.
      */
     void writePairs(MemorySegment bits, long at, boolean sending) {
-        bits.asSlice(at, 8L * pairWords(ranks)).fill((byte) 0);
+        for (int w = 0, n = pairWords(ranks); w < n; w++) bits.set(ValueLayout.JAVA_LONG, at + 8L * w, 0L); // no slice: no allocation
         if (!sending) return;
         for (int d = 0; d < ranks; d++) {
             if (d == me || outBytes[d] == 0) continue;
@@ -250,7 +258,7 @@ final class Exchange implements AutoCloseable {
         RuntimeException broken = serveGets(r);
         RuntimeException misplaced = placePuts(r);
         transport.complete(Transport.REST);
-        return broken != null ? broken : misplaced;
+        return packFailure != null ? packFailure : broken != null ? broken : misplaced;
     }
 
     /**
@@ -310,7 +318,7 @@ final class Exchange implements AutoCloseable {
         RuntimeException broken = serveGets(r);
         RuntimeException misplaced = placePuts(r);
         transport.complete(Transport.REST);
-        return broken != null ? broken : misplaced;
+        return packFailure != null ? packFailure : broken != null ? broken : misplaced;
     }
 
     /** Where each destination's stream goes in the outgoing buffer (after its length), which grows to fit. */
@@ -392,7 +400,16 @@ final class Exchange implements AutoCloseable {
                 if (large) {
                     if (!q.putSource[i].isNative()) heapLarge += size;
                 } else {
-                    copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
+                    try {
+                        copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
+                    } catch (IllegalStateException e) { // its Arena was closed: the sync goes on, and throws this at its end
+                        if (packFailure == null) {
+                            packFailure = new IllegalStateException("put from pid " + r.pidOf(me, l) + " to pid " + q.putPid[i]
+                                    + " (size=" + size + "): pid " + r.pidOf(me, l) + " closed the Arena of its source memory"
+                                    + " before the sync", e);
+                        }
+                        out.asSlice(at[d], size).fill((byte) 0);
+                    }
                     at[d] += pad(size);
                 }
             }
@@ -495,7 +512,16 @@ final class Exchange implements AutoCloseable {
                     }
                     replies.asSlice(reply, size).fill((byte) 0);
                 } else {
-                    copier.copy(src, offset, replies, reply, size);
+                    try {
+                        copier.copy(src, offset, replies, reply, size);
+                    } catch (IllegalStateException e) { // its owner closed the memory's Arena: the exchange goes on
+                        if (broken == null) {
+                            broken = new IllegalStateException("get by pid " + r.pidOf(s, PackedHeader.sourceLocal(stream, h))
+                                    + " from pid " + r.pidOf(me, owner) + " global#" + slot + " (offset=" + offset + ", size="
+                                    + size + "): the owner closed the Arena of its memory before deregistering it", e);
+                        }
+                        replies.asSlice(reply, size).fill((byte) 0);
+                    }
                 }
                 reply += size;
             }

@@ -519,6 +519,11 @@ final class MpiContext implements Context, NodeExchange {
      */
     void close() {
         if (deadlinePassed) return;
+        int pending = exchange.pendingTransfers();
+        if (pending > 0) { // MPI may still write into the buffers: they stay allocated
+            throw new IllegalStateException("the MPI section of pid " + pid + " of " + nprocs + " ended with " + pending
+                    + " transfers of superstep " + superstep + " pending");
+        }
         deadline.close();
         exchange.close();
         carried.close();

@@ -45,10 +45,11 @@ public final class MpiEngine {
      * still takes its algorithm for small messages and it costs about what one long does
      * (docs/performance.md). Above it, the counts travel after the round
      * ({@link #COUNT_EXCHANGE}). The hybrid engine's node-level section follows the same limit,
-     * counted in nodes. Every rank of a job must use the same value (the start-up agreement checks it).
+     * counted in nodes. At most 256 (a round of 1025 longs: above 44 every sync, empty ones too,
+     * costs more). Every rank of a job must use the same value (the start-up agreement checks it).
      */
     public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
-            PREFIX + "pairsInRoundUpTo", 44, 0, 1024,
+            PREFIX + "pairsInRoundUpTo", 44, 0, 256,
             "up to this many processes, streams go out before a sync's MPI_Allreduce, which carries who sends to whom (0: never)");
 
     /**

@@ -94,6 +94,9 @@ final class MpiTransport implements Transport {
     public void complete(int batch) { deadline.complete(batch(batch)); }
 
     @Override
+    public int pending() { return early.count() + rest.count(); }
+
+    @Override
     public void close() {
         early.close();
         rest.close();

@@ -16,6 +16,9 @@ final class RequestArray implements AutoCloseable {
     private MemorySegment segment;
     private int capacity, count;
 
+    /** @return the requests posted since the last completion */
+    int count() { return count; }
+
     public RequestArray(Mpi mpi, int capacity) {
         this.mpi = mpi;
         this.handleSize = mpi.abi.handleLayout.byteSize();

@@ -13,9 +13,9 @@ import java.lang.foreign.MemorySegment;
  * Buffers must be native memory and stay valid until their batch completes.
  */
 interface Transport extends AutoCloseable {
-    /** The batch of the packed streams, completed before the rest is posted. */
+    /** The batch of the receipts of the packed streams, completed before they are read. */
     int EARLY = 0;
-    /** The batch of everything else (large puts, replies, the sends of the packed streams). */
+    /** The batch of everything else (large puts, replies, the sends of the packed streams), completed at the end of a sync. */
     int REST = 1;
 
     /** Each rank sends {@code out[r]} (one long) to rank r and receives rank r's into {@code in[r]}; collective. */
@@ -40,6 +40,9 @@ interface Transport extends AutoCloseable {
 
     /** Waits until every transfer of {@code batch} posted since its last completion has completed. */
     void complete(int batch);
+
+    /** @return the transfers of both batches posted and not completed yet */
+    int pending();
 
     @Override
     void close();

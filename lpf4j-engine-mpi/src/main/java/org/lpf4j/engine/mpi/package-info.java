@@ -58,8 +58,8 @@
  * ({@code lpf.engine.mpi.countExchange}), and the streams follow. The limit keeps the allreduce
  * within 256 bytes, above which Open MPI takes a slower algorithm (figures:
  * {@code docs/performance.md}). Then
- * comes one packed message per pair (every request's header and the payload of puts below
- * 16 KiB), one message per large put (sent from the user's native segment in place) and one reply
+ * comes one packed stream per pair (every request's header and the payload of puts below
+ * 16 KiB; sent before the allreduce, a stream of more than 4 KiB goes as two messages), one message per large put (sent from the user's native segment in place) and one reply
  * stream per pair for gets. The destination applies all writes to its own memory: a large put is
  * received straight into the destination only if its area overlaps no other such receive and no
  * area this process is still sending from; all other writes are applied after every transfer has
