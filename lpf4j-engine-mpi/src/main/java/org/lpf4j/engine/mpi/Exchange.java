@@ -201,7 +201,7 @@ final class Exchange implements AutoCloseable {
         }
         MemorySegment c = counts.atLeast(16L * ranks);
         for (int d = 0; d < ranks; d++) c.setAtIndex(ValueLayout.JAVA_LONG, d, outBytes[d]);
-        transport.alltoallLongs(c, c.asSlice(8L * ranks));
+        transport.alltoallLongs(c, 8L * ranks);
         for (int s = 0; s < ranks; s++) inBytes[s] = c.getAtIndex(ValueLayout.JAVA_LONG, ranks + s);
         return move(r);
     }

@@ -78,7 +78,9 @@ final class MpiTransport implements Transport {
     private RequestArray batch(int batch) { return batch == EARLY ? early : rest; }
 
     @Override
-    public void alltoallLongs(MemorySegment out, MemorySegment in) { deadline.alltoallBytes(out.address(), in.address(), 8); }
+    public void alltoallLongs(MemorySegment buffer, long inAt) {
+        deadline.alltoallBytes(buffer.address(), buffer.address() + inAt, 8);
+    }
 
     @Override
     public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {

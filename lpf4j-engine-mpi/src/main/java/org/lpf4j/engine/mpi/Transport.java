@@ -18,8 +18,11 @@ interface Transport extends AutoCloseable {
     /** The batch of everything else (large puts, replies, the sends of the packed streams), completed at the end of a sync. */
     int REST = 1;
 
-    /** Each rank sends {@code out[r]} (one long) to rank r and receives rank r's into {@code in[r]}; collective. */
-    void alltoallLongs(MemorySegment out, MemorySegment in);
+    /**
+     * Each rank sends the r-th long of {@code buffer} to rank r and receives rank r's into the r-th
+     * long from {@code inAt}; collective. One buffer, so that no slice is made per sync.
+     */
+    void alltoallLongs(MemorySegment buffer, long inAt);
 
     /**
      * The sparse way to the same result as {@link #alltoallLongs} for the entries that are not 0:

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExchangeFreedSourceTest {
     /** A section of one rank: nothing to send or receive. */
     private static final Transport ALONE = new Transport() {
-        @Override public void alltoallLongs(MemorySegment out, MemorySegment in) { }
+        @Override public void alltoallLongs(MemorySegment buffer, long inAt) { }
         @Override public void exchangeNonzero(long[] out, long[] in) { }
         @Override public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {
             throw new AssertionError("a section of one rank receives nothing");
