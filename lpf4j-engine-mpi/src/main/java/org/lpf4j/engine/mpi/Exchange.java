@@ -255,6 +255,16 @@ final class Exchange implements AutoCloseable {
         layOutReplies();
         postReplyReceives();
         sendLarge(r);
+        return serveAndPlace(r);
+    }
+
+    /**
+     * The end of either way, once the streams are in and the large puts on their way: serves the
+     * gets, places the puts, completes every transfer.
+     *
+     * @return the first failure of this sync: a put whose source could not be read, a rule a get or put broke, or null
+     */
+    private RuntimeException serveAndPlace(NodeRequests r) {
         RuntimeException broken = serveGets(r);
         RuntimeException misplaced = placePuts(r);
         transport.complete(Transport.REST);
@@ -315,10 +325,7 @@ final class Exchange implements AutoCloseable {
         pack(r, false);
         sendLarge(r);
         transport.complete(Transport.EARLY);
-        RuntimeException broken = serveGets(r);
-        RuntimeException misplaced = placePuts(r);
-        transport.complete(Transport.REST);
-        return packFailure != null ? packFailure : broken != null ? broken : misplaced;
+        return serveAndPlace(r);
     }
 
     /** Where each destination's stream goes in the outgoing buffer (after its length), which grows to fit. */
