@@ -67,6 +67,8 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
 
     private final int parties;
     private final Waiting waiting;
+    /** How many other processes can run at the same time as a waiter ({@link ThreadsPolicy#runningBeside}). */
+    private final int runningBeside;
     private final Waiting.Release released = (gen, unused) -> generationVolatile() != gen;
 
     public Barrier(Participants team, int parties) {
@@ -75,6 +77,7 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
         }
         this.parties = parties;
         this.waiting = new Waiting(team, parties);
+        this.runningBeside = team.policy().runningBeside;
     }
 
     @Override
@@ -118,7 +121,9 @@ public final class Barrier extends BarrierPadAfter implements SuperstepBarrier {
             waiting.wakeParked();
             return bits(sums) | extra;
         }
-        waiting.await(released, pid, gen + 1, gen, 0);
+        // While more processes are missing than can run beside this one, one of them is waiting
+        // for this one's CPU: spinning would only delay it.
+        waiting.await(released, pid, gen + 1, gen, 0, parties - (int) (now & COUNT_MASK) <= runningBeside);
         // Published by the generation write; not overwritten before all have read them.
         return bits(lastSum) | lastExtra;
     }

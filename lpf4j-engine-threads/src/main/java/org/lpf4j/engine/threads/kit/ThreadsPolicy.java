@@ -30,11 +30,18 @@ public final class ThreadsPolicy {
     public final long yieldNanos;
     /** Whether processes that find too many of their group on one CPU move apart ({@link CpuSpreading}). */
     public final boolean spreadCpus;
+    /**
+     * How many other processes of the group can run at the same time as a waiting one: the cores
+     * less one. A waiter that misses more processes than this spins for nothing (one of them
+     * needs its core), so it yields at once.
+     */
+    public final int runningBeside;
 
-    private ThreadsPolicy(long spinNanos, long yieldNanos, boolean spreadCpus) {
+    private ThreadsPolicy(long spinNanos, long yieldNanos, boolean spreadCpus, int runningBeside) {
         this.spinNanos = spinNanos;
         this.yieldNanos = yieldNanos;
         this.spreadCpus = spreadCpus;
+        this.runningBeside = runningBeside;
     }
 
     /**
@@ -59,6 +66,6 @@ public final class ThreadsPolicy {
         boolean oversubscribed = p > cores;
         if (spin < 0) spin = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : DEFAULT_SPIN_NANOS;
         if (yield < 0) yield = oversubscribed ? OVERSUBSCRIBED_YIELD_NANOS : DEFAULT_YIELD_NANOS;
-        return new ThreadsPolicy(spin, yield, spread);
+        return new ThreadsPolicy(spin, yield, spread, Math.max(0, cores - 1));
     }
 }

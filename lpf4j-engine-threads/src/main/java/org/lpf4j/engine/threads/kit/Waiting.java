@@ -22,8 +22,12 @@ public final class Waiting {
         boolean released(long a, long b);
     }
 
-    /** The clock is read once per this many polls while spinning. */
-    private static final int SPINS_PER_CLOCK_READ = 16;
+    /**
+     * The clock is read once per this many polls while spinning: few, because one
+     * {@link Thread#onSpinWait()} takes 1 to 40 ns depending on the CPU (23 ns on the AMD Zen 5 of
+     * {@code docs/performance.md}), and the budget must bound the spin, not the batch.
+     */
+    private static final int SPINS_PER_CLOCK_READ = 4;
 
     private final Participants team;
     /** The thread parked for each process, or null: wakers unpark exactly these. */
@@ -52,20 +56,34 @@ public final class Waiting {
      * @throws org.lpf4j.FatalException if the round can no longer complete
      */
     public void await(Release release, int pid, long round, long a, long b) {
+        await(release, pid, round, a, b, true);
+    }
+
+    /**
+     * Returns once {@code release.released(a, b)}, spinning first only if {@code spinMayPay}.
+     *
+     * @param spinMayPay false when the waiter knows that whoever it waits for cannot be running
+     *                   (more processes are missing than could run beside it): it then yields at once
+     * @see #await(Release, int, long, long, long)
+     */
+    public void await(Release release, int pid, long round, long a, long b, boolean spinMayPay) {
         final ThreadsPolicy policy = team.policy();
-        final long spinUntil = System.nanoTime() + spin.nanos(pid);
-        do {
-            for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
-                if (release.released(a, b)) {
-                    spin.paid(pid);
-                    ends[STRIDE * (pid + 1) + SPINNING]++;
-                    spreading.afterFastWait(pid);
-                    return;
+        final long budget = spinMayPay ? spin.nanos(pid) : 0;
+        if (budget > 0) {
+            final long spinUntil = System.nanoTime() + budget;
+            do {
+                for (int i = 0; i < SPINS_PER_CLOCK_READ; i++) {
+                    if (release.released(a, b)) {
+                        spin.paid(pid);
+                        ends[STRIDE * (pid + 1) + SPINNING]++;
+                        spreading.afterFastWait(pid);
+                        return;
+                    }
+                    Thread.onSpinWait();
                 }
-                Thread.onSpinWait();
-            }
-        } while (System.nanoTime() - spinUntil < 0);
-        spin.wasted(pid);
+            } while (System.nanoTime() - spinUntil < 0);
+            spin.wasted(pid);
+        }
         final long yieldUntil = System.nanoTime() + policy.yieldNanos;
         do {
             if (release.released(a, b)) {

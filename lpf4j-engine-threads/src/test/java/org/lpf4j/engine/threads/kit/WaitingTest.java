@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.lpf4j.FatalException;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -21,7 +22,11 @@ class WaitingTest {
      * at least 16 polls) to be far below the partner's delay below (20 µs).
      */
     private static final class Group implements Participants {
-        private final ThreadsPolicy policy = ThreadsPolicy.forProcesses(1, 100_000, 1_000_000);
+        private final ThreadsPolicy policy;
+
+        Group() { this(100_000); }
+
+        Group(long spinNanos) { policy = ThreadsPolicy.forProcesses(1, spinNanos, 1_000_000); }
 
         @Override public ThreadsPolicy policy() { return policy; }
 
@@ -62,5 +67,43 @@ class WaitingTest {
         assertTrue(recovered >= 50, "after a slow phase, only " + recovered + " of 100 waits for a partner 20 µs"
                 + " behind ended spinning (yielding " + w.ended(0, Waiting.YIELDING) + ", parked "
                 + w.ended(0, Waiting.PARKED) + " in all)");
+    }
+
+    private static final Waiting.Release ALREADY = (a, b) -> true;
+
+    /** A waiter that knows whoever it waits for cannot be running yields at once: no wait ends spinning. */
+    @Test
+    void aWaiterToldThatSpinningCannotPayDoesNotSpin() {
+        Waiting w = new Waiting(new Group(), 1);
+        for (int i = 0; i < 100; i++) w.await(ALREADY, 0, 1, 0, 0, false);
+        assertEquals(0, w.ended(0, Waiting.SPINNING));
+        assertEquals(100, w.ended(0, Waiting.YIELDING));
+        for (int i = 0; i < 100; i++) w.await(ALREADY, 0, 1, 0, 0, true);
+        assertEquals(100, w.ended(0, Waiting.SPINNING), "the same waits, spinning allowed");
+    }
+
+    /** A spin budget of zero means no spin at all, not one batch of polls (each pause costs up to 40 ns). */
+    @Test
+    void aZeroSpinBudgetNeverSpins() {
+        Waiting w = new Waiting(new Group(0), 1);
+        for (int i = 0; i < 200; i++) w.await(ALREADY, 0, 1, 0, 0);
+        assertEquals(0, w.ended(0, Waiting.SPINNING), "probes included: the policy's maximum is 0");
+        assertEquals(200, w.ended(0, Waiting.YIELDING));
+    }
+
+    /**
+     * The spin is bounded by its budget, not by a batch of polls: with a 1 ns budget a wait for
+     * a release that never comes while spinning polls at most one batch (4), far from 16.
+     */
+    @Test
+    void theSpinStopsWithinAFewPollsOfItsBudget() {
+        Waiting w = new Waiting(new Group(1), 1);
+        int[] polls = new int[1];
+        Waiting.Release sixthPoll = (a, b) -> ++polls[0] >= 6;
+        for (int i = 0; i < 50; i++) {
+            polls[0] = 0;
+            w.await(sixthPoll, 0, 1, 0, 0);
+        }
+        assertEquals(0, w.ended(0, Waiting.SPINNING), "every spin ended within 4 polls, before the release at the 6th");
     }
 }
