@@ -147,8 +147,16 @@ public final class HybridEngine {
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = ParameterRegistry.global().integer(PREFIX + "launchNodes",
             0, 0, 1 << 20, "nodes (JVMs) lpf run --engine hybrid starts (lpf run --nodes N); 0: min(p, 2)");
 
+    /**
+     * {@code lpf.engine.hybrid.bind}: whether node JVMs that share a host whose cores their threads
+     * outnumber take a share of its CPUs each ({@code NodeCpus}).
+     */
+    public static final Parameters.Parameter<String> BIND = ParameterRegistry.global().choice(PREFIX + "bind", "auto",
+            List.of("auto", "none"), "auto: node JVMs sharing a host whose cores their threads outnumber keep to a share"
+                    + " of its CPUs each (unless the launcher bound them); none: never bind");
+
     /** @return the engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, PROCS, LAUNCH_NODES);
+        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, PROCS, LAUNCH_NODES, BIND);
     }
 }

@@ -3,6 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.lpf4j.Context;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.MpiEngineProvider;
+import org.lpf4j.engine.mpi.layered.LaunchedHost;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
@@ -74,19 +75,7 @@ public final class HybridEngineProvider implements EngineProvider {
     }
 
     /** @return the ranks the launcher put on this host (Open MPI, MPICH Hydra), 1 if it does not say */
-    static int ranksOnThisHost() {
-        for (String v : new String[] {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
-            String s = System.getenv(v);
-            if (s != null) {
-                try {
-                    return Math.max(1, Integer.parseInt(s.strip()));
-                } catch (NumberFormatException e) {
-                    return 1;
-                }
-            }
-        }
-        return 1;
-    }
+    static int ranksOnThisHost() { return LaunchedHost.ranksOnThisHost(); }
 
     /**
      * Under a launcher: ranks × threads per node; otherwise threads per node (one node); fewer if
@@ -123,7 +112,7 @@ public final class HybridEngineProvider implements EngineProvider {
     @Override
     public Context root() {
         HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
-        YieldingProgress.request(); // before MPI_Init
+        YieldingProgress.request(NodeCpus.bindIfShared(settings.threads())); // before MPI_Init
         Context mpiRoot = mpi.root();
         return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
     }

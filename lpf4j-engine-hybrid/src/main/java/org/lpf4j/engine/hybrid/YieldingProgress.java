@@ -1,37 +1,36 @@
 package org.lpf4j.engine.hybrid;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
+import org.lpf4j.engine.mpi.layered.NativeEnv;
 
 /**
- * Makes Open MPI's progress loop yield the core while it waits ({@code mpi_yield_when_idle=1}),
- * unless the user set it: the leader of a node waits inside MPI while the node's other threads
- * need the same cores (one rank per node looks "not oversubscribed" to Open MPI, so it would spin
- * without yielding and starve them: an empty sync then takes milliseconds, docs/performance.md).
- * Sets the environment variable through
- * {@code setenv} (java.lang.foreign) before MPI is initialised; MPICH ignores it.
+ * Chooses whether Open MPI's progress loop yields the core while it waits
+ * ({@code mpi_yield_when_idle}), unless the user set it; MPICH ignores the variable.
+ * <ul>
+ *   <li>Node JVMs bound to CPU shares of their own ({@link NodeCpus}): 0. A waiting leader then shares
+ *       its cores only with its own node's threads, which wait for its round; a yield per poll
+ *       would cost a context switch each (the empty sync of 2 nodes × 2 threads on 2 cores went
+ *       from about 3.3 to 1.8 µs, docs/performance.md).</li>
+ *   <li>Otherwise: 1. The leader of a node waits inside MPI while other threads may need the
+ *       same cores (one rank per node looks "not oversubscribed" to Open MPI, so it would spin
+ *       without yielding and starve them: an empty sync then takes milliseconds).</li>
+ * </ul>
+ * Set in the C environment before MPI is initialised.
  */
 final class YieldingProgress {
     private YieldingProgress() {}
 
     private static final String KEY = "OMPI_MCA_mpi_yield_when_idle";
 
-    /** Sets {@code OMPI_MCA_mpi_yield_when_idle=1} in this process's environment if it is unset; best effort. */
-    static void request() {
-        if (System.getenv(KEY) != null) return;
+    /**
+     * Sets {@code OMPI_MCA_mpi_yield_when_idle} if it is unset; best effort (a failure is printed).
+     *
+     * @param ownCpus whether this node JVM is bound to CPUs no other node uses
+     */
+    static void request(boolean ownCpus) {
         try {
-            Linker linker = Linker.nativeLinker();
-            MethodHandle setenv = linker.downcallHandle(linker.defaultLookup().find("setenv").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-            try (Arena a = Arena.ofConfined()) {
-                int rc = (int) setenv.invokeExact(a.allocateFrom(KEY), a.allocateFrom("1"), 0);
-                if (rc != 0) System.err.println("lpf4j hybrid: could not set " + KEY + " (setenv returned " + rc + ")");
-            }
-        } catch (Throwable t) {
-            System.err.println("lpf4j hybrid: could not set " + KEY + ": " + t);
+            NativeEnv.setIfUnset(KEY, ownCpus ? "0" : "1");
+        } catch (RuntimeException e) {
+            System.err.println("lpf4j hybrid: could not set " + KEY + ": " + e);
         }
     }
 }

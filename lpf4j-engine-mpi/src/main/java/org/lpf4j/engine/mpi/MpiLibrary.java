@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.engine.mpi.layered.NativeEnv;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.engine.mpi.layered.LaunchedHost;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -120,7 +122,7 @@ final class RankGuard {
                     break;
                 }
             }
-            int[] local = localRank();
+            int[] local = LaunchedHost.localRank();
             latch = local == null || !Files.isDirectory(dir) ? null : DeathLatch.join(dir, local[0], local[1]);
             cmd.addAll(List.of("/bin/sh", "-c", SCRIPT, "lpf4j-rank-guard", message, dir.toString(),
                     launchingSide ? "file" : "print", latch == null ? "" : Integer.toString(latch.id()),
@@ -222,23 +224,6 @@ final class RankGuard {
         for (String v : RANK_VARIABLES) {
             String r = System.getenv(v);
             if (r != null && r.strip().matches("\\d+")) return r.strip();
-        }
-        return null;
-    }
-
-    /**
-     * @return this rank's local id and the number of the job's ranks on its host, as Hydra
-     *         ({@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}) or Open MPI
-     *         ({@code OMPI_COMM_WORLD_LOCAL_RANK}, {@code OMPI_COMM_WORLD_LOCAL_SIZE}) gives them,
-     *         or null if the launcher gives neither
-     */
-    static int[] localRank() {
-        for (String[] v : List.of(new String[] {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-                new String[] {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"})) {
-            String r = System.getenv(v[0]), n = System.getenv(v[1]);
-            if (r != null && n != null && r.strip().matches("\\d{1,6}") && n.strip().matches("\\d{1,6}")) {
-                return new int[] {Integer.parseInt(r.strip()), Integer.parseInt(n.strip())};
-            }
         }
         return null;
     }

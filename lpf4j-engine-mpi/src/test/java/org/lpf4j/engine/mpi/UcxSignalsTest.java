@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
+import org.lpf4j.engine.mpi.layered.NativeEnv;
 import org.lpf4j.engine.mpi.testing.MpiJob;
 import org.lpf4j.engine.mpi.testing.UcxSignalsMain;
 

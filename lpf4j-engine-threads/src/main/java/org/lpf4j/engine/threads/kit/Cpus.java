@@ -41,10 +41,12 @@ public final class Cpus {
         }
     }
 
-    private static final MethodHandle GET_CPU, GET_AFFINITY, SET_AFFINITY;
+    private static final MethodHandle GET_CPU, GET_AFFINITY, SET_AFFINITY, SYSCONF;
+    /** {@code _SC_NPROCESSORS_ONLN} of Linux's libc. */
+    private static final int SC_NPROCESSORS_ONLN = 84;
 
     static {
-        MethodHandle getCpu = null, getAffinity = null, setAffinity = null;
+        MethodHandle getCpu = null, getAffinity = null, setAffinity = null, sysconf = null;
         if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
                 && Cpus.class.getModule().isNativeAccessEnabled()) {
             try {
@@ -57,18 +59,21 @@ public final class Cpus {
                 MemorySegment gc = libc.find("sched_getcpu").orElse(null);
                 MemorySegment ga = libc.find("sched_getaffinity").orElse(null);
                 MemorySegment sa = libc.find("sched_setaffinity").orElse(null);
-                if (gc != null && ga != null && sa != null) {
+                MemorySegment sc = libc.find("sysconf").orElse(null);
+                if (gc != null && ga != null && sa != null && sc != null) {
                     getCpu = linker.downcallHandle(gc, FunctionDescriptor.of(ValueLayout.JAVA_INT), Linker.Option.critical(false));
                     getAffinity = linker.downcallHandle(ga, affinity);
                     setAffinity = linker.downcallHandle(sa, affinity);
+                    sysconf = linker.downcallHandle(sc, FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
                 }
             } catch (RuntimeException | LinkageError e) {
-                getCpu = getAffinity = setAffinity = null; // no placement: the engine works without it
+                getCpu = getAffinity = setAffinity = sysconf = null; // no placement: the engine works without it
             }
         }
         GET_CPU = getCpu;
         GET_AFFINITY = getAffinity;
         SET_AFFINITY = setAffinity;
+        SYSCONF = sysconf;
         if (SET_AFFINITY != null) warmUp();
     }
 
@@ -111,6 +116,48 @@ public final class Cpus {
             int n = 0;
             for (long i = 0; i < MASK_BYTES / 8; i++) n += Long.bitCount(mask.getAtIndex(ValueLayout.JAVA_LONG, i));
             return n;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /** @return how many CPUs the machine has online (whatever this thread may use), or -1 if unknown */
+    public static int online() {
+        if (SYSCONF == null) return -1;
+        try {
+            return (int) (long) SYSCONF.invokeExact(SC_NPROCESSORS_ONLN);
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /**
+     * Restricts the calling thread (and the threads it starts afterwards, which inherit it) to
+     * share {@code share} of {@code shares} nearly equal, contiguous shares of the CPUs it may use
+     * now, in CPU order: share i of n keeps the allowed CPUs at positions [i·c/n, (i+1)·c/n).
+     * Unlike {@link #moveOff}, this stays: it is a binding, as an MPI launcher's
+     * {@code --bind-to} makes one.
+     *
+     * @param share  which share, in [0, shares)
+     * @param shares into how many shares the allowed CPUs are split, at most as many as there are
+     * @return how many CPUs the thread may use now, or -1 if nothing changed (not usable here,
+     *         fewer CPUs than shares, or the kernel refused)
+     */
+    public static int bindToShare(int share, int shares) {
+        if (SET_AFFINITY == null || shares < 1 || share < 0 || share >= shares) return -1;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(MASK_BYTES, 8);
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) != 0) return -1;
+            int count = 0;
+            for (int c = 0; c < MASK_BYTES * 8; c++) if (isSet(mask, c)) count++;
+            if (count < shares) return -1;
+            int from = (int) ((long) share * count / shares), to = (int) ((long) (share + 1) * count / shares);
+            for (int c = 0, position = 0; c < MASK_BYTES * 8; c++) {
+                if (!isSet(mask, c)) continue;
+                if (position < from || position >= to) clear(mask, c);
+                position++;
+            }
+            return (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) == 0 ? to - from : -1;
         } catch (Throwable t) {
             return -1;
         }

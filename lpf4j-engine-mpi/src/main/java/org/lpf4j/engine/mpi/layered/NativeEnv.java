@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.engine.mpi.layered;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -12,9 +12,10 @@ import java.lang.invoke.MethodHandle;
  * through {@code java.lang.foreign}. {@link System#getenv} is a copy taken when the JVM started and
  * does not see {@code setenv}; libmpi and UCX read the C environment, so a variable they must see
  * is set here, before the library is loaded. Not synchronised with native threads that read the
- * environment at the same time: call it before MPI runs.
+ * environment at the same time: call it before MPI runs. Public for the MPI engine's own packages
+ * and the layered engine (the package is exported to it only).
  */
-final class NativeEnv {
+public final class NativeEnv {
     private NativeEnv() {}
 
     private static final Linker LINKER = Linker.nativeLinker();
@@ -27,7 +28,7 @@ final class NativeEnv {
      * @param name a variable name
      * @return its value in the C environment now, or {@code null} if it is unset
      */
-    static String get(String name) {
+    public static String get(String name) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = (MemorySegment) GETENV.invokeExact(a.allocateFrom(name));
             return v.equals(MemorySegment.NULL) ? null : v.reinterpret(Long.MAX_VALUE).getString(0);
@@ -44,7 +45,7 @@ final class NativeEnv {
      * @return whether it was unset and now has {@code value}
      * @throws IllegalStateException if {@code setenv} fails (it returns -1 only for a bad name or no memory)
      */
-    static boolean setIfUnset(String name, String value) {
+    public static boolean setIfUnset(String name, String value) {
         if (get(name) != null) return false;
         int rc;
         try (Arena a = Arena.ofConfined()) {

@@ -1,0 +1,112 @@
+package org.lpf4j.engine.hybrid;
+
+import org.junit.jupiter.api.Test;
+import org.lpf4j.engine.mpi.testing.MpiJob;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@link NodeCpus} in a real job: 2 node JVMs under {@code mpirun} on this host with as many
+ * threads each as the host has CPUs (so that together they outnumber them) split the CPUs, and
+ * Open MPI then polls without yielding; with {@code lpf.engine.hybrid.bind=none}, or with threads
+ * that fit, nothing is bound and it yields.
+ */
+class CpuShareTest {
+    private static final Pattern LINE = Pattern.compile("CPUS pid=(\\d+) node=(\\d+) list=(\\S+) yield=(\\S+)");
+
+    private static BitSet parse(String list) {
+        BitSet cpus = new BitSet();
+        for (String range : list.split(",")) {
+            String[] ends = range.split("-");
+            cpus.set(Integer.parseInt(ends[0]), Integer.parseInt(ends[ends.length - 1]) + 1);
+        }
+        return cpus;
+    }
+
+    private static BitSet ourCpus() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) return parse(line.substring(line.indexOf(':') + 1).strip());
+        }
+        throw new AssertionError("no Cpus_allowed_list");
+    }
+
+    /** Runs 2 nodes of {@code threads} threads; returns each node's CPU set (all its processes must agree) and yield value. */
+    private static Map<Integer, String[]> run(int threads, String... jvm) {
+        String[] options = new String[jvm.length + 3];
+        options[0] = "-Dlpf.engine.hybrid.nodes=rank";
+        options[1] = "-Dlpf.engine.hybrid.threads=" + threads;
+        options[2] = "-Dlpf.engine.hybrid.probeMillis=20";
+        System.arraycopy(jvm, 0, options, 3, jvm.length);
+        MpiJob.Result r = MpiJob.openMpi().jvm(options).run(2, Duration.ofMinutes(2), CpuShareMain.class);
+        assertFalse(r.timedOut(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "left behind: " + r.ghosts());
+        assertTrue(r.out().contains("CPUS DONE p=" + 2 * threads), r::both);
+        Map<Integer, String[]> nodes = new HashMap<>();
+        Matcher m = LINE.matcher(r.out());
+        int lines = 0;
+        while (m.find()) {
+            lines++;
+            String[] seen = {m.group(3), m.group(4)};
+            String[] before = nodes.putIfAbsent(Integer.parseInt(m.group(2)), seen);
+            if (before != null) {
+                assertEquals(before[0], seen[0], "processes of node " + m.group(2) + " disagree: " + r.out());
+                assertEquals(before[1], seen[1]);
+            }
+        }
+        assertEquals(2 * threads, lines, r::both);
+        assertEquals(2, nodes.size(), r::both);
+        return nodes;
+    }
+
+    @Test
+    void twoNodesWhoseThreadsOutnumberTheCpusTakeHalfEach() throws IOException {
+        BitSet all = ourCpus();
+        int cpus = all.cardinality();
+        assumeTrue(cpus >= 2 && cpus == Runtime.getRuntime().availableProcessors(), "needs 2 CPUs, unbound");
+        Map<Integer, String[]> nodes = run(cpus);
+        BitSet a = parse(nodes.get(0)[0]), b = parse(nodes.get(1)[0]);
+        assertFalse(a.intersects(b), a + " / " + b);
+        assertEquals(cpus / 2, a.cardinality(), a.toString());
+        BitSet union = (BitSet) a.clone();
+        union.or(b);
+        assertEquals(all, union);
+        assertEquals("0", nodes.get(0)[1], "a node on CPUs of its own polls without yielding");
+        assertEquals("0", nodes.get(1)[1]);
+    }
+
+    @Test
+    void bindNoneLeavesEveryNodeOnAllCpusAndYielding() throws IOException {
+        BitSet all = ourCpus();
+        assumeTrue(all.cardinality() >= 2, "needs 2 CPUs");
+        Map<Integer, String[]> nodes = run(all.cardinality(), "-Dlpf.engine.hybrid.bind=none");
+        for (String[] node : nodes.values()) {
+            assertEquals(all, parse(node[0]));
+            assertEquals("1", node[1]);
+        }
+    }
+
+    @Test
+    void threadsThatFitTheCpusAreNotBound() throws IOException {
+        BitSet all = ourCpus();
+        assumeTrue(all.cardinality() >= 2, "needs 2 CPUs");
+        Map<Integer, String[]> nodes = run(1);
+        for (String[] node : nodes.values()) {
+            assertEquals(all, parse(node[0]));
+            assertEquals("1", node[1]);
+        }
+    }
+}
