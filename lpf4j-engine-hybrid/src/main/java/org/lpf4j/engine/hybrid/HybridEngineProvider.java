@@ -112,7 +112,7 @@ public final class HybridEngineProvider implements EngineProvider {
     @Override
     public Context root() {
         HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
-        YieldingProgress.request(NodeCpus.bindIfShared(settings.threads())); // before MPI_Init
+        YieldingProgress.request(NodeCpus.decide(settings.threads())); // before MPI_Init
         Context mpiRoot = mpi.root();
         return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
     }

@@ -77,7 +77,7 @@ final class Node implements Participants {
         // where other node JVMs already fill the host's cores, moving ours apart only puts each
         // beside another JVM's thread (docs/performance.md).
         this.policy = ThreadsPolicy.forProcesses(settings.competing(t), settings.spin(), settings.yield(),
-                settings.spreadsCpus(t));
+                settings.spreadsCpus(t), NodeCpus.cpusForNode());
         this.barrier = SuperstepBarrier.create(this, t, settings.barrier(t));
         this.roundByLastArriver = link != null && barrier.hasLastArriver() && link.anyThreadMayRound();
         this.members = new HybridContext[t];

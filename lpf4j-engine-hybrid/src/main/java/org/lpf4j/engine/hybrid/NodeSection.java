@@ -72,18 +72,20 @@ final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
      */
     static FatalException runMembers(Node node, Spmd spmd) {
         Thread[] threads = new Thread[node.t];
-        for (int l = 1; l < node.t; l++) {
-            final int local = l;
-            Thread th = new Thread(() -> runProcess(node, local, spmd, "exec"),
-                    "lpf-hybrid-node" + node.node + "-pid" + (node.base + l));
-            th.setDaemon(true);
-            th.start();
-            threads[l] = th;
-        }
-        try {
-            runProcess(node, 0, spmd, "exec");
-        } finally {
-            ProcessThreads.joinAll(threads);
+        try (NodeCpus.Binding bound = NodeCpus.enter()) { // the threads started here inherit the share
+            for (int l = 1; l < node.t; l++) {
+                final int local = l;
+                Thread th = new Thread(() -> runProcess(node, local, spmd, "exec"),
+                        "lpf-hybrid-node" + node.node + "-pid" + (node.base + l));
+                th.setDaemon(true);
+                th.start();
+                threads[l] = th;
+            }
+            try {
+                runProcess(node, 0, spmd, "exec");
+            } finally {
+                ProcessThreads.joinAll(threads);
+            }
         }
         return node.outcome();
     }

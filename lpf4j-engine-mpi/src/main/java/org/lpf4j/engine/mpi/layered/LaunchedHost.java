@@ -25,9 +25,12 @@ public final class LaunchedHost {
         return null;
     }
 
-    /** @return the job's ranks on this host as the launcher says, 1 if it does not say */
+    /** @return the job's ranks on this host as the launcher says (Open MPI, then Hydra), 1 if it does not say */
     public static int ranksOnThisHost() {
-        int[] local = localRank();
-        return local == null ? 1 : Math.max(1, local[1]);
+        for (String v : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
+            String n = System.getenv(v);
+            if (n != null) return n.strip().matches("\\d{1,6}") ? Math.max(1, Integer.parseInt(n.strip())) : 1;
+        }
+        return 1;
     }
 }

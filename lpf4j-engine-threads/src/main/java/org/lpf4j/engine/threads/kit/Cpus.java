@@ -109,15 +109,23 @@ public final class Cpus {
 
     /** @return how many CPUs the calling thread may run on, or -1 if unknown */
     public static int allowed() {
-        if (GET_AFFINITY == null) return -1;
+        int[] cpus = allowedCpus();
+        return cpus.length == 0 ? -1 : cpus.length;
+    }
+
+    /** @return the CPUs the calling thread may run on, in increasing order; empty if unknown */
+    public static int[] allowedCpus() {
+        if (GET_AFFINITY == null) return new int[0];
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(MASK_BYTES, 8);
-            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) != 0) return -1;
+            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) != 0) return new int[0];
             int n = 0;
             for (long i = 0; i < MASK_BYTES / 8; i++) n += Long.bitCount(mask.getAtIndex(ValueLayout.JAVA_LONG, i));
-            return n;
+            int[] cpus = new int[n];
+            for (int c = 0, k = 0; k < n; c++) if (isSet(mask, c)) cpus[k++] = c;
+            return cpus;
         } catch (Throwable t) {
-            return -1;
+            return new int[0];
         }
     }
 
@@ -133,33 +141,24 @@ public final class Cpus {
 
     /**
      * Restricts the calling thread (and the threads it starts afterwards, which inherit it) to
-     * share {@code share} of {@code shares} nearly equal, contiguous shares of the CPUs it may use
-     * now, in CPU order: share i of n keeps the allowed CPUs at positions [i·c/n, (i+1)·c/n).
-     * Unlike {@link #moveOff}, this stays: it is a binding, as an MPI launcher's
-     * {@code --bind-to} makes one.
+     * {@code cpus}. Unlike {@link #moveOff}, this stays until changed again: a binding, as an MPI
+     * launcher's {@code --bind-to} makes one. A few system calls.
      *
-     * @param share  which share, in [0, shares)
-     * @param shares into how many shares the allowed CPUs are split, at most as many as there are
-     * @return how many CPUs the thread may use now, or -1 if nothing changed (not usable here,
-     *         fewer CPUs than shares, or the kernel refused)
+     * @param cpus CPU numbers, each below 1024, at least one
+     * @return whether the kernel took it (false also where {@link #usable()} is false)
      */
-    public static int bindToShare(int share, int shares) {
-        if (SET_AFFINITY == null || shares < 1 || share < 0 || share >= shares) return -1;
+    public static boolean bindTo(int[] cpus) {
+        if (SET_AFFINITY == null || cpus.length == 0) return false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(MASK_BYTES, 8);
-            if ((int) GET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) != 0) return -1;
-            int count = 0;
-            for (int c = 0; c < MASK_BYTES * 8; c++) if (isSet(mask, c)) count++;
-            if (count < shares) return -1;
-            int from = (int) ((long) share * count / shares), to = (int) ((long) (share + 1) * count / shares);
-            for (int c = 0, position = 0; c < MASK_BYTES * 8; c++) {
-                if (!isSet(mask, c)) continue;
-                if (position < from || position >= to) clear(mask, c);
-                position++;
+            for (int c : cpus) {
+                if (c < 0 || c >= MASK_BYTES * 8) return false;
+                long i = c >>> 6;
+                mask.setAtIndex(ValueLayout.JAVA_LONG, i, mask.getAtIndex(ValueLayout.JAVA_LONG, i) | 1L << (c & 63));
             }
-            return (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) == 0 ? to - from : -1;
+            return (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) == 0;
         } catch (Throwable t) {
-            return -1;
+            return false;
         }
     }
 

@@ -62,7 +62,18 @@ public final class ThreadsPolicy {
      * @return the policy
      */
     public static ThreadsPolicy forProcesses(int p, long spin, long yield, boolean spread) {
-        int cores = Runtime.getRuntime().availableProcessors();
+        return forProcesses(p, spin, yield, spread, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * @param p      the processes of the group
+     * @param spin   nanoseconds to spin, or -1 to choose from p vs cores
+     * @param yield  nanoseconds to yield, or -1 to choose from p vs cores
+     * @param spread whether processes keep at most ⌈p / cores⌉ of the group on one CPU ({@link CpuSpreading})
+     * @param cores  the CPUs the group's processes run on
+     * @return the policy
+     */
+    public static ThreadsPolicy forProcesses(int p, long spin, long yield, boolean spread, int cores) {
         boolean oversubscribed = p > cores;
         if (spin < 0) spin = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : DEFAULT_SPIN_NANOS;
         if (yield < 0) yield = oversubscribed ? OVERSUBSCRIBED_YIELD_NANOS : DEFAULT_YIELD_NANOS;

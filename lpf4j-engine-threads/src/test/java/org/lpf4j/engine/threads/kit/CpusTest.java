@@ -6,28 +6,30 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** {@link Cpus#bindToShare}: the shares partition the CPUs a thread may use, each bound thread keeps its share. */
+/** {@link Cpus#allowedCpus} and {@link Cpus#bindTo} against what the kernel reports in {@code /proc}. */
 @Timeout(60)
 class CpusTest {
     /** @return the CPUs the calling thread may use, as the kernel reports them */
-    static BitSet allowedList() {
+    static int[] fromProc() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
                 if (!line.startsWith("Cpus_allowed_list:")) continue;
                 BitSet cpus = new BitSet();
                 for (String range : line.substring(line.indexOf(':') + 1).strip().split(",")) {
                     String[] ends = range.split("-");
-                    int from = Integer.parseInt(ends[0]), to = Integer.parseInt(ends[ends.length - 1]);
-                    cpus.set(from, to + 1);
+                    cpus.set(Integer.parseInt(ends[0]), Integer.parseInt(ends[ends.length - 1]) + 1);
                 }
-                return cpus;
+                return cpus.stream().toArray();
             }
         } catch (IOException e) {
             throw new AssertionError(e);
@@ -35,71 +37,57 @@ class CpusTest {
         throw new AssertionError("no Cpus_allowed_list in /proc/thread-self/status");
     }
 
-    /** Runs {@code bindToShare(share, shares)} on a new thread, so the test thread keeps its affinity. */
-    private static BitSet boundShare(int share, int shares, int[] result) throws InterruptedException {
-        AtomicReference<BitSet> seen = new AtomicReference<>();
-        Thread t = new Thread(() -> {
-            result[0] = Cpus.bindToShare(share, shares);
-            seen.set(allowedList());
-        });
+    /** Runs {@code body} on a new thread (the test thread keeps its affinity) and returns what it saw. */
+    private static <T> T onNewThread(java.util.function.Supplier<T> body) throws InterruptedException {
+        AtomicReference<T> seen = new AtomicReference<>();
+        Thread t = new Thread(() -> seen.set(body.get()));
         t.start();
         t.join();
         return seen.get();
     }
 
     @Test
-    void sharesPartitionTheAllowedCpus() throws InterruptedException {
+    void allowedCpusAreTheKernelsList() {
         assumeTrue(Cpus.usable(), "no affinity calls here");
-        BitSet all = allowedList();
-        assertEquals(all.cardinality(), Cpus.allowed());
-        assertTrue(Cpus.online() >= all.cardinality(), "online " + Cpus.online() + " < allowed " + all.cardinality());
-        for (int shares = 1; shares <= all.cardinality(); shares++) {
-            BitSet union = new BitSet();
-            int[] result = new int[1];
-            for (int share = 0; share < shares; share++) {
-                BitSet mine = boundShare(share, shares, result);
-                int expected = (share + 1) * all.cardinality() / shares - share * all.cardinality() / shares;
-                assertEquals(expected, result[0], "share " + share + " of " + shares);
-                assertEquals(expected, mine.cardinality(), "share " + share + " of " + shares + ": " + mine);
-                assertTrue(!union.intersects(mine), "share " + share + " of " + shares + " overlaps: " + mine + " / " + union);
-                union.or(mine);
-            }
-            assertEquals(all, union, shares + " shares");
-        }
-        assertEquals(all, allowedList(), "the test thread's own affinity is untouched");
+        assertArrayEquals(fromProc(), Cpus.allowedCpus());
+        assertEquals(fromProc().length, Cpus.allowed());
+        assertTrue(Cpus.online() >= Cpus.allowed(), "online " + Cpus.online() + " < allowed " + Cpus.allowed());
     }
 
     @Test
-    void moreSharesThanCpusOrABadShareChangeNothing() throws InterruptedException {
+    void aBoundThreadRunsOnExactlyItsCpusAndTheThreadsItStartsInheritThem() throws InterruptedException {
         assumeTrue(Cpus.usable(), "no affinity calls here");
-        BitSet all = allowedList();
-        int[] result = new int[1];
-        assertEquals(all, boundShare(0, all.cardinality() + 1, result));
-        assertEquals(-1, result[0]);
-        assertEquals(all, boundShare(2, 2, result));
-        assertEquals(-1, result[0]);
-        assertEquals(all, boundShare(-1, 1, result));
-        assertEquals(-1, result[0]);
-    }
-
-    @Test
-    void aThreadStartedByABoundThreadInheritsItsShare() throws InterruptedException {
-        assumeTrue(Cpus.usable() && Cpus.allowed() >= 2, "needs 2 CPUs and affinity calls");
-        AtomicReference<BitSet> parent = new AtomicReference<>(), child = new AtomicReference<>();
-        Thread t = new Thread(() -> {
-            Cpus.bindToShare(1, 2);
-            parent.set(allowedList());
-            Thread c = new Thread(() -> child.set(allowedList()));
+        int[] all = Cpus.allowedCpus();
+        int[] last = {all[all.length - 1]};
+        int[][] seen = onNewThread(() -> {
+            boolean bound = Cpus.bindTo(last);
+            int[] mine = fromProc();
+            int[][] child = new int[1][];
+            Thread c = new Thread(() -> child[0] = fromProc());
             c.start();
             try {
                 c.join();
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
             }
+            return new int[][] {{bound ? 1 : 0}, mine, child[0]};
         });
-        t.start();
-        t.join();
-        assertEquals(parent.get(), child.get());
-        assertTrue(parent.get().cardinality() < allowedList().cardinality());
+        assertEquals(1, seen[0][0], "bindTo refused");
+        assertArrayEquals(last, seen[1]);
+        assertArrayEquals(last, seen[2], "a thread started by a bound thread");
+        assertArrayEquals(all, fromProc(), "the test thread's own affinity is untouched");
+    }
+
+    @Test
+    void impossibleSetsAreRefusedAndChangeNothing() throws InterruptedException {
+        assumeTrue(Cpus.usable(), "no affinity calls here");
+        int[] all = Cpus.allowedCpus();
+        for (int[] bad : new int[][] {{}, {-1}, {1024}}) {
+            int[] after = onNewThread(() -> {
+                assertFalse(Cpus.bindTo(bad), Arrays.toString(bad));
+                return fromProc();
+            });
+            assertArrayEquals(all, after, Arrays.toString(bad));
+        }
     }
 }

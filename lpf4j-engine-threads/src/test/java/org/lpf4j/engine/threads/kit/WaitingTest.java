@@ -19,7 +19,7 @@ class WaitingTest {
     /**
      * A group that never fails, whose waiters spin up to 100 µs: long enough against the cost
      * of a poll here (the release reads the clock, 20-300 ns) for the spin floor (250 ns, i.e.
-     * at least 16 polls) to be far below the partner's delay below (20 µs).
+     * at least 4 polls) to be far below the partner's delay below (20 µs).
      */
     private static final class Group implements Participants {
         private final ThreadsPolicy policy;
