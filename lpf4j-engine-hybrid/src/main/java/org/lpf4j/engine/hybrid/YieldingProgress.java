@@ -8,8 +8,7 @@ import org.lpf4j.engine.mpi.layered.NativeEnv;
  * <ul>
  *   <li>Node JVMs bound to CPU shares of their own ({@link NodeCpus}): 0. A waiting leader then shares
  *       its cores only with its own node's threads, which wait for its round; a yield per poll
- *       would cost a context switch each (the empty sync of 2 nodes × 2 threads on 2 cores went
- *       from about 3.6 to 1.8 µs, docs/performance.md).</li>
+ *       would cost a context switch each (docs/performance.md).</li>
  *   <li>Otherwise: 1. The leader of a node waits inside MPI while other threads may need the
  *       same cores (one rank per node looks "not oversubscribed" to Open MPI, so it would spin
  *       without yielding and starve them: an empty sync then takes milliseconds).</li>

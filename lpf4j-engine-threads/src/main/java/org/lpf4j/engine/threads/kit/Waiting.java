@@ -23,9 +23,9 @@ public final class Waiting {
     }
 
     /**
-     * The clock is read once per this many polls while spinning: few, because one
-     * {@link Thread#onSpinWait()} takes 1 to 40 ns depending on the CPU (23 ns on the AMD Zen 5 of
-     * {@code docs/performance.md}), and the budget must bound the spin, not the batch.
+     * The clock is read once per this many polls while spinning: few, because the cost of one
+     * {@link Thread#onSpinWait()} differs tenfold between CPUs and the budget must bound the spin,
+     * not the batch ({@code docs/performance.md}).
      */
     private static final int SPINS_PER_CLOCK_READ = 4;
 
