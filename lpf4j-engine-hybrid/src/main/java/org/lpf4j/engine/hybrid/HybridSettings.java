@@ -14,6 +14,7 @@ import java.io.Serializable;
  * @param yield       nanoseconds it yields before parking, or -1
  * @param probeMillis probe budget per measurement
  * @param sharers     node JVMs on rank 0's host (from the launcher, ≥ 1): their threads share its cores
+ * @param copy        how node-local copies are made ({@code lpf.copy}: auto or java), as rank 0 resolved it
  */
 record HybridSettings(int threads, boolean perRank, int spin, int yield, int probeMillis, int sharers, String copy)
         implements Serializable {

@@ -1,8 +1,13 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
 import org.lpf4j.engine.mpi.layered.NativeEnv;
+import org.lpf4j.engine.threads.kit.Cpus;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
  * Every process of a hybrid section prints the CPUs its thread may use and Open MPI's yield
@@ -12,19 +17,20 @@ import org.lpf4j.engine.mpi.layered.NativeEnv;
 public final class CpuShareMain {
     private CpuShareMain() {}
 
+    /** @return the calling thread's CPUs, comma-separated */
+    private static String myCpus() {
+        return Arrays.stream(Cpus.allowedCpus()).mapToObj(Integer::toString).collect(Collectors.joining(","));
+    }
+
     public static void main(String[] args) {
         Context root = Lpf.root("hybrid");
         int p = root.probe().p();
         root.exec(p, ctx -> {
-            String list = java.util.Arrays.stream(org.lpf4j.engine.threads.kit.Cpus.allowedCpus())
-                    .mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(","));
             String yield = NativeEnv.get("OMPI_MCA_mpi_yield_when_idle");
-            String line = "CPUS pid=" + ctx.pid() + " node=" + ctx.pid() / Integer.getInteger("lpf.engine.hybrid.threads")
-                    + " list=" + list + " yield=" + yield;
-            System.out.println(line);
+            System.out.println("CPUS pid=" + ctx.pid() + " node=" + ctx.pid() / Integer.getInteger("lpf.engine.hybrid.threads")
+                    + " list=" + myCpus() + " yield=" + yield);
             ctx.sync();
-        }, org.lpf4j.Args.NONE);
-        System.out.println("CPUS DONE p=" + p + " main=" + java.util.Arrays.stream(org.lpf4j.engine.threads.kit.Cpus.allowedCpus())
-                .mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(",")));
+        }, Args.NONE);
+        System.out.println("CPUS DONE p=" + p + " main=" + myCpus());
     }
 }
