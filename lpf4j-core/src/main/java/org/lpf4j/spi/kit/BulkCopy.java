@@ -23,16 +23,28 @@ import java.util.Objects;
  * <p>File-mapped segments always take {@link MemorySegment#copy}, which turns a fault in a
  * truncated file into an exception where the C library would crash the JVM. While a native copy
  * runs, both segments' scopes are kept alive: another thread's {@code Arena.close()} of one of
- * them fails then (as it does during a downcall) instead of waiting for the copy.
+ * them fails then (as it does during a downcall) instead of waiting for the copy. A copy longer
+ * than {@link #NATIVE_PIECE} is kept alive piece by piece: a close between two pieces succeeds,
+ * and the next piece throws as {@link MemorySegment#copy} would, with the copy done in part.
  *
  * <p>An engine resolves one instance with its settings ({@link #resolve()}) and keeps it in a
  * final field. Cost: a size and two {@code isNative} tests above {@link MemorySegment#copy};
- * the native path adds bounds checks and a downcall of some tens of ns. Allocates nothing once
+ * the native path adds bounds checks and a downcall of some tens of ns per piece of up to
+ * {@link #NATIVE_PIECE} bytes. Allocates nothing once
  * compiled. Immutable, thread-safe.
  */
 public final class BulkCopy {
     /** Copies of at least this many bytes between native segments may go to the C library. */
     public static final long NATIVE_FROM = 4096;
+
+    /**
+     * A native copy longer than this goes to {@code memmove} in pieces of this size, the last piece
+     * first where the destination overlaps the end of the source (so that overlapping copies keep
+     * {@code memmove}'s meaning). glibc on AMD processors copies blocks below the L2 size with
+     * {@code rep movsb} and larger ones with a vector loop that is slower there
+     * ({@code docs/performance.md}, "Copy bandwidth"); pieces keep every block on the fast path.
+     */
+    public static final long NATIVE_PIECE = 256 * 1024;
 
     /** Always {@link MemorySegment#copy}. */
     public static final BulkCopy JAVA = new BulkCopy(false);
@@ -94,6 +106,25 @@ public final class BulkCopy {
         Objects.checkFromIndexSize(srcOffset, size, src.byteSize());
         Objects.checkFromIndexSize(dstOffset, size, dst.byteSize());
         if (dst.isReadOnly()) throw new IllegalArgumentException("BulkCopy.copy: the destination is read-only: " + dst);
+        if (size <= NATIVE_PIECE) {
+            memmove(src, srcOffset, dst, dstOffset, size);
+            return;
+        }
+        long from = src.address() + srcOffset, to = dst.address() + dstOffset;
+        if (to > from && to - from < size) { // the destination overlaps the source's end: last piece first
+            for (long end = size; end > 0; ) {
+                long n = Math.min(NATIVE_PIECE, end);
+                end -= n;
+                memmove(src, srcOffset + end, dst, dstOffset + end, n);
+            }
+        } else {
+            for (long done = 0; done < size; done += NATIVE_PIECE) {
+                memmove(src, srcOffset + done, dst, dstOffset + done, Math.min(NATIVE_PIECE, size - done));
+            }
+        }
+    }
+
+    private static void memmove(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long size) {
         try {
             // The linker keeps both scopes alive during the call, and fails as an access would if one is closed.
             MEMMOVE.invokeExact(dst.asSlice(dstOffset, size), src.asSlice(srcOffset, size), size);

@@ -34,7 +34,8 @@ class BulkCopyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 7, BulkCopy.NATIVE_FROM - 1, BulkCopy.NATIVE_FROM, BulkCopy.NATIVE_FROM + 13, 1 << 20})
+    @ValueSource(longs = {0, 1, 7, BulkCopy.NATIVE_FROM - 1, BulkCopy.NATIVE_FROM, BulkCopy.NATIVE_FROM + 13,
+            BulkCopy.NATIVE_PIECE - 1, BulkCopy.NATIVE_PIECE, BulkCopy.NATIVE_PIECE + 1, 1 << 20, 3 * BulkCopy.NATIVE_PIECE + 13})
     void copiesTheSameBytesAsMemorySegmentCopyAtOddOffsets(long size) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = random(arena, size + 64), viaKit = arena.allocate(size + 64), viaJdk = arena.allocate(size + 64);
@@ -46,18 +47,21 @@ class BulkCopyTest {
         }
     }
 
-    @Test
-    void overlappingAreasCopyAsIfThroughATemporaryBuffer() {
-        long size = 3 * BulkCopy.NATIVE_FROM;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = random(arena, size + 100), b = arena.allocate(size + 100);
-            b.copyFrom(a);
-            AUTO.copy(a, 0, a, 100, size);     // forwards over itself
-            MemorySegment.copy(b, 0, b, 100, size);
-            assertEquals(-1, a.mismatch(b));
-            AUTO.copy(a, 100, a, 0, size);     // backwards over itself
-            MemorySegment.copy(b, 100, b, 0, size);
-            assertEquals(-1, a.mismatch(b));
+    /** Shifts below, at and above a piece: a copy in pieces in the wrong order would read bytes it already overwrote. */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 100, BulkCopy.NATIVE_PIECE - 1, BulkCopy.NATIVE_PIECE + 3})
+    void overlappingAreasCopyAsIfThroughATemporaryBuffer(long shift) {
+        for (long size : new long[] {3 * BulkCopy.NATIVE_FROM, 3 * BulkCopy.NATIVE_PIECE + 7}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment a = random(arena, size + shift), b = arena.allocate(size + shift);
+                b.copyFrom(a);
+                AUTO.copy(a, 0, a, shift, size);     // forwards over itself
+                MemorySegment.copy(b, 0, b, shift, size);
+                assertEquals(-1, a.mismatch(b), "forwards, size " + size + ", shift " + shift);
+                AUTO.copy(a, shift, a, 0, size);     // backwards over itself
+                MemorySegment.copy(b, shift, b, 0, size);
+                assertEquals(-1, a.mismatch(b), "backwards, size " + size + ", shift " + shift);
+            }
         }
     }
 
