@@ -243,11 +243,24 @@ public final class MpiLauncher implements ProcessLauncher {
         return new ArrayList<>(List.of("/bin/sh", "-c", REPORTING, "lpf4j-mpi-launch"));
     }
 
+    /** @return {@code program} inside the wrapper of {@link #commandReportingDeaths} (for its tests) */
+    static List<String> reporting(List<String> program) {
+        List<String> cmd = reportingPrefix();
+        cmd.addAll(program);
+        return cmd;
+    }
+
+    // The directory goes on every way out the shell can see: the launcher's end, and an interrupt,
+    // termination or hang-up (a terminal's Ctrl-C reaches the launcher and the shell alike; the
+    // shell's trap runs once the launcher has ended).
     private static final String REPORTING = "dir=$(mktemp -d \"${TMPDIR:-/tmp}/lpf4j-mpi.XXXXXX\") || exec \"$@\"; "
-            + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; \"$@\"; rc=$?; "
+            + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; "
+            + "clean() { [ -f \"$dir/" + DeathLatch.KEY_FILE + "\" ] && ipcrm -S \"$(cat \"$dir/" + DeathLatch.KEY_FILE
+            + "\")\" 2>/dev/null; rm -rf \"$dir\"; }; "
+            + "trap 'clean; exit 130' INT; trap 'clean; exit 143' TERM; trap 'clean; exit 129' HUP; "
+            + "\"$@\"; rc=$?; "
             + "if [ \"$rc\" -ne 0 ]; then sleep 0.3; [ -f \"$dir/" + RankGuard.FIRST + "\" ] && cat \"$dir/" + RankGuard.FIRST + "\" >&2; fi; "
-            + "[ -f \"$dir/" + DeathLatch.KEY_FILE + "\" ] && ipcrm -S \"$(cat \"$dir/" + DeathLatch.KEY_FILE + "\")\" 2>/dev/null; "
-            + "rm -rf \"$dir\"; exit \"$rc\"";
+            + "clean; exit \"$rc\"";
 
     private List<String> command(int n, List<String> program, boolean reports) {
         if (n < 1) throw new IllegalArgumentException("MpiLauncher.command(n=" + n + "): at least one process");

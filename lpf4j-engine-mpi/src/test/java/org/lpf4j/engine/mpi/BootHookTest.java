@@ -135,6 +135,7 @@ class BootHookTest {
             tree.add(server.toHandle());
             tree.forEach(ProcessHandle::destroyForcibly);
             for (ProcessHandle h : tree) h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
+            MpiJob.deleteTree(dir);
             assertTrue(tree.stream().noneMatch(ProcessHandle::isAlive), "ompi-server survived the kill");
         }
     }
@@ -198,6 +199,7 @@ class BootHookTest {
             for (ProcessHandle h : seen) h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
             ProcessHandle.allProcesses().filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
                     .forEach(ProcessHandle::destroyForcibly);
+            MpiJob.deleteTree(dir); // the ranks' output went into the messages above
         }
         // Also what left the process tree (a daemonised orted): found by the marker in its environment.
         // A daemon of the job gets 5 s to notice its JVM is gone and exit by itself.

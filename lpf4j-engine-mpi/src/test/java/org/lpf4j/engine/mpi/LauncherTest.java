@@ -77,4 +77,49 @@ class LauncherTest {
             Parameters.clear("lpf.engine.mpi.library");
         }
     }
+
+    /**
+     * The wrapper's report directory (and with it a death latch's key) goes however the launcher
+     * ends: normally, with a failure, or by a terminal's Ctrl-C, which reaches the wrapper and the
+     * launcher alike (sent here to both, as the terminal sends it to the foreground group).
+     */
+    @Test
+    void theWrapperLeavesNoReportDirectoryBehind(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        assertEquals(0, wrapped(tmp, List.of("true")).waitFor());
+        assertEquals(List.of(), entries(tmp), "after a normal end");
+        assertEquals(3, wrapped(tmp, List.of("sh", "-c", "exit 3")).waitFor());
+        assertEquals(List.of(), entries(tmp), "after a failure");
+
+        Process wrapper = wrapped(tmp, List.of("sleep", "30"));
+        try {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((entries(tmp).isEmpty() || wrapper.descendants().findAny().isEmpty()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, entries(tmp).size(), "the wrapper made its directory");
+            List<Long> group = new java.util.ArrayList<>(wrapper.descendants().map(ProcessHandle::pid).toList());
+            group.addFirst(wrapper.pid());
+            List<String> kill = new java.util.ArrayList<>(List.of("kill", "-INT"));
+            group.forEach(pid -> kill.add(Long.toString(pid)));
+            assertEquals(0, new ProcessBuilder(kill).start().waitFor());
+            assertTrue(wrapper.waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "the wrapper ended after Ctrl-C");
+            assertEquals(130, wrapper.exitValue());
+            assertEquals(List.of(), entries(tmp), "after Ctrl-C");
+        } finally {
+            wrapper.descendants().forEach(ProcessHandle::destroyForcibly);
+            wrapper.destroyForcibly();
+        }
+    }
+
+    private static Process wrapped(java.nio.file.Path tmp, List<String> program) throws java.io.IOException {
+        ProcessBuilder pb = new ProcessBuilder(MpiLauncher.reporting(program));
+        pb.environment().put("TMPDIR", tmp.toString());
+        return pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static List<String> entries(java.nio.file.Path dir) throws java.io.IOException {
+        try (var s = java.nio.file.Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).toList();
+        }
+    }
 }

@@ -136,12 +136,14 @@ public final class MpiJob {
         boolean killed = false;
         List<ProcessHandle> tree = new ArrayList<>();
         java.util.Set<Long> seen = new java.util.HashSet<>();
+        java.util.Set<Path> reportDirs = new java.util.HashSet<>();
         try {
             proc = pb.start();
             CompletableFuture<String> out = drain(proc.getInputStream()), err = drain(proc.getErrorStream());
             boolean done = waitWatching(proc, timeout, seen);
             if (!done) {
                 tree.addAll(proc.descendants().toList());
+                reportDirs.addAll(reportDirectories(tree));
                 killTree(proc.toHandle(), tree);
                 killed = true;
             }
@@ -156,8 +158,10 @@ public final class MpiJob {
         } finally {
             if (proc != null) {
                 tree.addAll(proc.descendants().toList());
+                reportDirs.addAll(reportDirectories(tree));
                 killTree(proc.toHandle(), tree);
             }
+            reportDirs.forEach(MpiJob::deleteTree); // a killed wrapper could not remove its own
             for (ProcessHandle h : ProcessHandle.allProcesses().filter(h -> carries(h, marker)).toList()) h.destroyForcibly();
             if (killed) removeOrphanedSets(setsBefore);
         }
@@ -265,6 +269,31 @@ public final class MpiJob {
 
     private static boolean isProxy(ProcessHandle h) {
         return h.info().command().map(c -> c.endsWith("/hydra_pmi_proxy")).orElse(false);
+    }
+
+    /** @return the report directories ({@code LPF_MPI_REPORTS}) in the environments of these processes */
+    private static java.util.Set<Path> reportDirectories(List<ProcessHandle> processes) {
+        java.util.Set<Path> dirs = new java.util.HashSet<>();
+        String prefix = "LPF_MPI_REPORTS=";
+        for (ProcessHandle h : processes) {
+            try {
+                for (String v : java.nio.file.Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ")).split("\0")) {
+                    if (v.startsWith(prefix) && v.length() > prefix.length()) dirs.add(Path.of(v.substring(prefix.length())));
+                }
+            } catch (IOException | RuntimeException e) {
+                // gone already, or not Linux: nothing to learn from it
+            }
+        }
+        return dirs;
+    }
+
+    /** Deletes a directory and everything in it, if it is there; quiet if it is not. */
+    public static void deleteTree(Path dir) {
+        try (var files = java.nio.file.Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.deleteIfExists(f);
+        } catch (IOException | RuntimeException e) {
+            // already gone (the wrapper ended normally)
+        }
     }
 
     private static boolean carries(ProcessHandle h, String marker) {
