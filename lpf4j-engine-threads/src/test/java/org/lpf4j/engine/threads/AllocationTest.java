@@ -56,4 +56,42 @@ class AllocationTest {
             assertTrue(bytes <= 1024, bytes + " bytes allocated by pid " + k + " in 20 000 supersteps");
         }
     }
+
+    /**
+     * A put longer than {@link org.lpf4j.spi.kit.BulkCopy#NATIVE_PIECE} is copied in pieces, a slice
+     * pair and a downcall each: once compiled they allocate nothing either (one object per piece
+     * would show as hundreds of KiB per window). A long warm-up, so that the copy loop is compiled.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void largePutsCopiedInPiecesAllocateNothing(int p) {
+        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        AtomicLongArray allocated = new AtomicLongArray(p);
+        long size = 3 * org.lpf4j.spi.kit.BulkCopy.NATIVE_PIECE + 13;
+        ThreadsEngine.root().exec(p, ctx -> {
+            int s = ctx.pid();
+            MemorySegment mem = Arena.ofAuto().allocate(2 * size + 64);
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(2);
+            ctx.sync();
+            Memslot slot = ctx.registerGlobal(mem);
+            ctx.sync();
+            int next = (s + 1) % p;
+            allocated.set(s, Long.MAX_VALUE);
+            for (int window = 0; window < 4; window++) { // warm up, then three measured windows
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0, n = window == 0 ? 20_000 : 2_000; i < n; i++) {
+                    ctx.put(slot, 3, next, slot, size + 40, size);
+                    ctx.sync();
+                }
+                long bytes = mx.getCurrentThreadAllocatedBytes() - before;
+                if (window > 0 && bytes < allocated.get(s)) allocated.set(s, bytes);
+            }
+            ctx.deregister(slot);
+        });
+        for (int k = 0; k < p; k++) {
+            long bytes = allocated.get(k);
+            assertTrue(bytes <= 1024, bytes + " bytes allocated by pid " + k + " in 2 000 supersteps of " + size + "-byte puts");
+        }
+    }
 }
