@@ -93,11 +93,11 @@ class BulkCopyTest {
         }
     }
 
+    /** 8 KiB (one call) and 768 KiB (three pieces): the pieces refuse what a whole copy refuses. */
     @ParameterizedTest
-    @ValueSource(strings = {"auto", "java"})
-    void refusesWhatMemorySegmentCopyRefuses(String mode) throws Exception {
+    @org.junit.jupiter.params.provider.CsvSource({"auto, 8192", "java, 8192", "auto, 786432", "java, 786432"})
+    void refusesWhatMemorySegmentCopyRefuses(String mode, long size) throws Exception {
         BulkCopy copy = BulkCopy.of(mode);
-        long size = 2 * BulkCopy.NATIVE_FROM;
         Arena arena = Arena.ofShared();
         MemorySegment src = arena.allocate(size), dst = arena.allocate(size);
         assertThrows(IndexOutOfBoundsException.class, () -> copy.copy(src, 1, dst, 0, size));

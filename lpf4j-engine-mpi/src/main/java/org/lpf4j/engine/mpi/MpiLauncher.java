@@ -227,7 +227,10 @@ public final class MpiLauncher implements ProcessLauncher {
      * its line there), runs the launcher, and if the launcher failed prints that line on standard
      * error (after 0.3 s, for a guard still writing) before exiting with the launcher's status. Hydra
      * names no rank and may stop forwarding the ranks' output at once when one dies; this way
-     * the line reaches the user under every launcher.
+     * the line reaches the user under every launcher. The directory goes also when the shell gets
+     * SIGINT, SIGTERM or SIGHUP (exit status 130, 143, 129); the shell acts on them once the
+     * launcher has ended, so a signal meant to end the job must reach the launcher too, as a
+     * terminal's Ctrl-C does.
      *
      * @param n       the number of processes
      * @param program the command every process runs
@@ -252,12 +255,14 @@ public final class MpiLauncher implements ProcessLauncher {
 
     // The directory goes on every way out the shell can see: the launcher's end, and an interrupt,
     // termination or hang-up (a terminal's Ctrl-C reaches the launcher and the shell alike; the
-    // shell's trap runs once the launcher has ended).
-    private static final String REPORTING = "dir=$(mktemp -d \"${TMPDIR:-/tmp}/lpf4j-mpi.XXXXXX\") || exec \"$@\"; "
-            + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; "
-            + "clean() { [ -f \"$dir/" + DeathLatch.KEY_FILE + "\" ] && ipcrm -S \"$(cat \"$dir/" + DeathLatch.KEY_FILE
-            + "\")\" 2>/dev/null; rm -rf \"$dir\"; }; "
+    // shell's trap runs once the launcher has ended). The traps come before the directory, so no
+    // signal falls between the two.
+    private static final String REPORTING = "dir=; "
+            + "clean() { [ -n \"$dir\" ] || return 0; [ -f \"$dir/" + DeathLatch.KEY_FILE + "\" ] && ipcrm -S \"$(cat \"$dir/"
+            + DeathLatch.KEY_FILE + "\")\" 2>/dev/null; rm -rf \"$dir\"; }; "
             + "trap 'clean; exit 130' INT; trap 'clean; exit 143' TERM; trap 'clean; exit 129' HUP; "
+            + "dir=$(mktemp -d \"${TMPDIR:-/tmp}/lpf4j-mpi.XXXXXX\") || exec \"$@\"; "
+            + RankGuard.REPORTS + "=$dir; export " + RankGuard.REPORTS + "; "
             + "\"$@\"; rc=$?; "
             + "if [ \"$rc\" -ne 0 ]; then sleep 0.3; [ -f \"$dir/" + RankGuard.FIRST + "\" ] && cat \"$dir/" + RankGuard.FIRST + "\" >&2; fi; "
             + "clean; exit \"$rc\"";

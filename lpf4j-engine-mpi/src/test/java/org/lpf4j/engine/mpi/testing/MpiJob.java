@@ -274,10 +274,11 @@ public final class MpiJob {
     /** @return the report directories ({@code LPF_MPI_REPORTS}) in the environments of these processes */
     private static java.util.Set<Path> reportDirectories(List<ProcessHandle> processes) {
         java.util.Set<Path> dirs = new java.util.HashSet<>();
-        String prefix = "LPF_MPI_REPORTS=";
+        String prefix = "LPF_MPI_REPORTS="; // RankGuard.REPORTS (package-private there)
         for (ProcessHandle h : processes) {
             try {
-                for (String v : java.nio.file.Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ")).split("\0")) {
+                byte[] environ = java.nio.file.Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "environ"));
+                for (String v : new String(environ, java.nio.charset.StandardCharsets.ISO_8859_1).split("\0")) {
                     if (v.startsWith(prefix) && v.length() > prefix.length()) dirs.add(Path.of(v.substring(prefix.length())));
                 }
             } catch (IOException | RuntimeException e) {
