@@ -34,8 +34,12 @@ import java.util.Objects;
  * compiled. Immutable, thread-safe.
  */
 public final class BulkCopy {
-    /** Copies of at least this many bytes between native segments may go to the C library. */
-    public static final long NATIVE_FROM = 4096;
+    /**
+     * Copies of at least this many bytes between native segments may go to the C library. Below
+     * it the JVM's copy is the faster one: no downcall, and no shared scope to keep alive, which
+     * costs an atomic update that processes pulling from one source contend for.
+     */
+    public static final long NATIVE_FROM = 32 * 1024;
 
     /**
      * A native copy longer than this goes to {@code memmove} in pieces of this size, the last piece

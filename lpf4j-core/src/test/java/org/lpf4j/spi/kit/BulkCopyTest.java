@@ -93,9 +93,9 @@ class BulkCopyTest {
         }
     }
 
-    /** 8 KiB (one call) and 768 KiB (three pieces): the pieces refuse what a whole copy refuses. */
+    /** 64 KiB (one call) and 768 KiB (three pieces): the pieces refuse what a whole copy refuses. */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.CsvSource({"auto, 8192", "java, 8192", "auto, 786432", "java, 786432"})
+    @org.junit.jupiter.params.provider.CsvSource({"auto, 65536", "java, 65536", "auto, 786432", "java, 786432"})
     void refusesWhatMemorySegmentCopyRefuses(String mode, long size) throws Exception {
         BulkCopy copy = BulkCopy.of(mode);
         Arena arena = Arena.ofShared();
