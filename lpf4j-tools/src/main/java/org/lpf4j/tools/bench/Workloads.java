@@ -22,6 +22,12 @@ public final class Workloads {
     public static final String COPY_1MIB = "MemorySegment.copy 1 MiB, 1 thread";
     /** Name of the copy row where every process copies at once: the machine's limit for p copies. */
     public static final String COPY_1MIB_AT_ONCE = "MemorySegment.copy 1 MiB, every process at once";
+    /**
+     * Name of the row of the copy the engines make ({@link org.lpf4j.spi.kit.BulkCopy}, as
+     * {@code lpf.copy} resolves it in this JVM): the limit of a put's bandwidth, where the plain
+     * copy rows are what a program would do without LPF.
+     */
+    public static final String COPY_1MIB_ENGINES = "engines' copy (lpf.copy) 1 MiB, 1 thread";
     /** Name of the 64 KiB copy row, the denominator of the total exchange's bandwidth ratio. */
     public static final String COPY_64KIB = "MemorySegment.copy 64 KiB, 1 thread";
     /** Name of the total exchange row of 64 KiB blocks. */
@@ -37,23 +43,25 @@ public final class Workloads {
     /**
      * @return the rows in table order: empty sync (also oversubscribed), 8-byte put + sync,
      *         1 MiB put + sync, total exchange of 64 KiB blocks + sync, the 1 MiB and 64 KiB copies
-     *         by one thread (p = 1), the 1 MiB copy by every process at once (p = 2 to 4) and the
-     *         cache-line round trip (p = 2)
+     *         by one thread (p = 1), the 1 MiB copy by every process at once (p = 2 to 4), the
+     *         engines' own copy of 1 MiB (p = 1) and the cache-line round trip (p = 2)
      */
     public static List<Workload> standard() {
         return List.of(emptySync(), putToNext("8 B put to next pid + sync", 8, Workload.Metric.MICROSECONDS),
                 putToNext(PUT_1MIB, MIB, Workload.Metric.GIGABYTES_PER_SECOND), totalExchange(64 * KIB),
-                copy(COPY_1MIB, MIB), copyAtOnce(COPY_1MIB_AT_ONCE, MIB), copy(COPY_64KIB, 64 * KIB), cacheLineRoundTrip());
+                copy(COPY_1MIB, MIB), copyAtOnce(COPY_1MIB_AT_ONCE, MIB), enginesCopy(COPY_1MIB_ENGINES, MIB),
+                copy(COPY_64KIB, 64 * KIB), cacheLineRoundTrip());
     }
 
     /**
-     * @return the ratio rows of the standard table: 1 MiB put bandwidth over one thread's copy
-     *         and over every process's copy at once, the total exchange's over one thread's 64 KiB
+     * @return the ratio rows of the standard table: 1 MiB put bandwidth over one thread's copy,
+     *         over every process's copy at once and over the engines' copy, the total exchange's over one thread's 64 KiB
      *         copy, and the empty sync over the cache-line round trip (p = 2)
      */
     public static List<SideBySide.Ratio> standardRatios() {
         return List.of(new SideBySide.Ratio("1 MiB put / copy bandwidth", PUT_1MIB, COPY_1MIB),
                 new SideBySide.Ratio("1 MiB put / copy at once bandwidth", PUT_1MIB, COPY_1MIB_AT_ONCE),
+                new SideBySide.Ratio("1 MiB put / engines' copy bandwidth", PUT_1MIB, COPY_1MIB_ENGINES),
                 new SideBySide.Ratio("64 KiB exchange / copy bandwidth", EXCHANGE_64KIB, COPY_64KIB),
                 new SideBySide.Ratio("empty sync / cache line there and back (time)", "empty sync", ROUND_TRIP));
     }
@@ -182,15 +190,29 @@ public final class Workloads {
      */
     public static Workload copyAtOnce(String name, long bytes) { return new Copy(name, bytes, true); }
 
+    /**
+     * @param name  the row's name
+     * @param bytes bytes per copy
+     * @return the copy the engines make of a request's bytes ({@link org.lpf4j.spi.kit.BulkCopy}
+     *         as {@code lpf.copy} resolves it here) between two native segments by one thread,
+     *         without LPF (measured at p = 1 only)
+     */
+    public static Workload enginesCopy(String name, long bytes) { return new Copy(name, bytes, false, true); }
+
     private static final class Copy extends Base {
         private static final long serialVersionUID = 1L;
         private final long bytes;
         private final boolean atOnce;
+        /** Whether the copy is the engines' ({@link org.lpf4j.spi.kit.BulkCopy}) instead of MemorySegment.copy. */
+        private final boolean engines;
 
-        Copy(String name, long bytes, boolean atOnce) {
+        Copy(String name, long bytes, boolean atOnce) { this(name, bytes, atOnce, false); }
+
+        Copy(String name, long bytes, boolean atOnce, boolean engines) {
             super(name, Workload.Metric.GIGABYTES_PER_SECOND, 0);
             this.bytes = bytes;
             this.atOnce = atOnce;
+            this.engines = engines;
         }
 
         @Override public boolean runsAt(int p) { return atOnce ? p >= 2 && p <= 4 : p == 1; }
@@ -203,6 +225,10 @@ public final class Workloads {
         public Step prepare(Context ctx, Arena arena) {
             MemorySegment src = arena.allocate(bytes, 64);
             MemorySegment dst = arena.allocate(bytes, 64);
+            if (engines) {
+                org.lpf4j.spi.kit.BulkCopy copy = org.lpf4j.spi.kit.BulkCopy.resolve();
+                return () -> copy.copy(src, 0, dst, 0, bytes);
+            }
             return () -> MemorySegment.copy(src, 0, dst, 0, bytes);
         }
     }

@@ -72,6 +72,9 @@ class SideBySideTest {
         assertTrue(Double.isNaN(t.row(Workloads.COPY_1MIB_AT_ONCE).values()[0]), "one process copies alone");
         assertEquals(put / atOnce, t.row("1 MiB put / copy at once bandwidth").values()[1], 1e-12);
         assertTrue(Double.isNaN(t.row("1 MiB put / copy at once bandwidth").values()[0]));
+        double engines = t.row(Workloads.COPY_1MIB_ENGINES).values()[0];
+        assertTrue(Double.isNaN(t.row(Workloads.COPY_1MIB_ENGINES).values()[1]), "the engines' copy runs at p = 1");
+        assertEquals(put / engines, t.row("1 MiB put / engines' copy bandwidth").values()[1], 1e-12);
         assertEquals(t.row(Workloads.EXCHANGE_64KIB).values()[1] / t.row(Workloads.COPY_64KIB).values()[0],
                 t.row("64 KiB exchange / copy bandwidth").values()[1], 1e-12);
         double roundTrip = t.row(Workloads.ROUND_TRIP).values()[1];
