@@ -3,6 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.lpf4j.FatalException;
 import org.lpf4j.Init;
 import org.lpf4j.engine.mpi.MpiEngine;
+import org.lpf4j.engine.mpi.layered.LaunchedHost;
 import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Parameters;
 
@@ -88,7 +89,7 @@ public final class HybridEngine {
                 throw new IllegalStateException(call + ": MPI was initialised with thread level " + level
                         + "; the hybrid engine runs threads beside MPI and needs at least MPI_THREAD_FUNNELED (1)");
             }
-            HybridSettings settings = HybridSettings.resolve(HybridEngineProvider.ranksOnThisHost(), threadsPerNode);
+            HybridSettings settings = HybridSettings.resolve(LaunchedHost.ranksOnThisHost(), threadsPerNode);
             int nodes = MpiEngine.size(comm), t = settings.threads();
             Layout layout = Layout.of(nodes * t, nodes, t);
             NodeSection section = new NodeSection(layout, spmd, settings, call);

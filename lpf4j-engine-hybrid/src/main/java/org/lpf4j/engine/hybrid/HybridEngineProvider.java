@@ -57,7 +57,7 @@ public final class HybridEngineProvider implements EngineProvider {
 
     /** @return whether one JVM per node was launched on a multi-core node (see the class comment) */
     static boolean automatic() {
-        return launchedRanks() > 1 && ranksOnThisHost() == 1 && Runtime.getRuntime().availableProcessors() > 1;
+        return launchedRanks() > 1 && LaunchedHost.ranksOnThisHost() == 1 && Runtime.getRuntime().availableProcessors() > 1;
     }
 
     /** @return why the engine is (or is not) chosen automatically, for {@code lpf info} and errors */
@@ -67,15 +67,12 @@ public final class HybridEngineProvider implements EngineProvider {
                     + Runtime.getRuntime().availableProcessors() + " cores";
         }
         return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
-                : "not automatic: " + ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
+                : "not automatic: " + LaunchedHost.ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
     }
 
     private static int launchedRanks() {
         return new MpiEngineProvider().launcher().isEmpty() ? new MpiEngineProvider().machineSize() : 0;
     }
-
-    /** @return the ranks the launcher put on this host (Open MPI, MPICH Hydra), 1 if it does not say */
-    static int ranksOnThisHost() { return LaunchedHost.ranksOnThisHost(); }
 
     /**
      * Under a launcher: ranks × threads per node; otherwise threads per node (one node); fewer if
@@ -83,7 +80,7 @@ public final class HybridEngineProvider implements EngineProvider {
      */
     @Override
     public int machineSize() {
-        return HybridSettings.machineSize(Math.max(1, mpi.machineSize()), HybridSettings.resolve(ranksOnThisHost()).threads());
+        return HybridSettings.machineSize(Math.max(1, mpi.machineSize()), HybridSettings.resolve(LaunchedHost.ranksOnThisHost()).threads());
     }
 
     /**
@@ -111,7 +108,7 @@ public final class HybridEngineProvider implements EngineProvider {
     /** Rank 0: the hybrid root; every other rank serves sections and never returns. */
     @Override
     public Context root() {
-        HybridSettings settings = HybridSettings.resolve(ranksOnThisHost());
+        HybridSettings settings = HybridSettings.resolve(LaunchedHost.ranksOnThisHost());
         YieldingProgress.request(NodeCpus.decide(settings.threads())); // before MPI_Init
         Context mpiRoot = mpi.root();
         return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);

@@ -153,8 +153,7 @@ public final class Cpus {
             MemorySegment mask = arena.allocate(MASK_BYTES, 8);
             for (int c : cpus) {
                 if (c < 0 || c >= MASK_BYTES * 8) return false;
-                long i = c >>> 6;
-                mask.setAtIndex(ValueLayout.JAVA_LONG, i, mask.getAtIndex(ValueLayout.JAVA_LONG, i) | 1L << (c & 63));
+                set(mask, c);
             }
             return (int) SET_AFFINITY.invokeExact(0, MASK_BYTES, mask.address()) == 0;
         } catch (Throwable t) {
@@ -200,6 +199,11 @@ public final class Cpus {
 
     private static boolean isSet(MemorySegment mask, int cpu) {
         return (mask.getAtIndex(ValueLayout.JAVA_LONG, cpu >>> 6) & (1L << (cpu & 63))) != 0;
+    }
+
+    private static void set(MemorySegment mask, int cpu) {
+        long i = cpu >>> 6;
+        mask.setAtIndex(ValueLayout.JAVA_LONG, i, mask.getAtIndex(ValueLayout.JAVA_LONG, i) | 1L << (cpu & 63));
     }
 
     private static void clear(MemorySegment mask, int cpu) {
