@@ -15,18 +15,27 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Attempt {
     private static final ThreadLocal<Attempt> CURRENT = new ThreadLocal<>();
-    private static final Attempt OUTSIDE = new Attempt(0, false, new ConcurrentHashMap<>(), "");
+    private static final Attempt OUTSIDE = new Attempt(0, false, new ConcurrentHashMap<>(), "", null);
 
     private final int number;
     private final boolean resume;
     private final Map<String, MemoryStore.Shelf> shelves;
     private final String runId;
+    /** Where process 0 reports its resumption for {@link Restarts.Outcome}, or null (outside, or in another JVM). */
+    private final java.util.List<Restarts.Resumption> resumptions;
 
-    Attempt(int number, boolean resume, Map<String, MemoryStore.Shelf> shelves, String runId) {
+    Attempt(int number, boolean resume, Map<String, MemoryStore.Shelf> shelves, String runId,
+            java.util.List<Restarts.Resumption> resumptions) {
         this.number = number;
         this.resume = resume;
         this.shelves = shelves;
         this.runId = runId;
+        this.resumptions = resumptions;
+    }
+
+    /** Process 0: records where this attempt resumed (kept only in the JVM that called {@link Restarts}). */
+    void resumed(Restarts.Resumption r) {
+        if (resumptions != null) resumptions.add(r);
     }
 
     /** @return whether every attempt resumes, the first too (an explicit restart of a stopped job) */
@@ -66,19 +75,22 @@ final class Attempt {
         private final boolean resume;
         private final String runId;
         private final transient Map<String, MemoryStore.Shelf> shelves;
+        private final transient java.util.List<Restarts.Resumption> resumptions;
 
-        Run(Spmd program, int number, boolean resume, String runId, Map<String, MemoryStore.Shelf> shelves) {
+        Run(Spmd program, int number, boolean resume, String runId, Map<String, MemoryStore.Shelf> shelves,
+            java.util.List<Restarts.Resumption> resumptions) {
             this.program = program;
             this.number = number;
             this.resume = resume;
             this.runId = runId;
             this.shelves = shelves;
+            this.resumptions = resumptions;
         }
 
         @Override
         public void run(Context ctx) throws Exception {
             Attempt saved = CURRENT.get();
-            CURRENT.set(new Attempt(number, resume, shelves != null ? shelves : OUTSIDE.shelves, runId));
+            CURRENT.set(new Attempt(number, resume, shelves != null ? shelves : OUTSIDE.shelves, runId, resumptions));
             try {
                 program.run(ctx);
             } finally {

@@ -17,6 +17,8 @@ import java.util.Optional;
  * DIR/cp-0000000007/part-3.lpfcp   process 3's part of checkpoint 7 (checksummed)
  * DIR/cp-0000000007/COMMITTED      written last, by process 0: the job's description
  * DIR/checkpoint.request           created by {@link #request()}; consumed by the job's process 0
+ * DIR/reached-RUN                  the iteration that comes next in run RUN, as its process 0 last
+ *                                  recorded it (every 100 ms and when it ends): what a retry redoes
  * </pre>
  * Cheap: each call lists the directory once.
  */
@@ -33,6 +35,9 @@ public final class CheckpointDirectory {
 
     /** @return the directory */
     public Path path() { return dir; }
+
+    /** @return the file of run {@code run}'s progress (its id reduced to letters, digits, '.', '_' and '-') */
+    Path reachedFile(String run) { return dir.resolve("reached-" + run.replaceAll("[^A-Za-z0-9._-]", "_")); }
 
     Path seqDir(long seq) { return dir.resolve(String.format("%s%010d", PREFIX, seq)); }
 

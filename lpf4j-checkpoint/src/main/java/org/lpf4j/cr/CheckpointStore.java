@@ -85,6 +85,24 @@ public interface CheckpointStore extends AutoCloseable {
     /** Process 0 only, at the start of a job: forgets a request left over from an earlier job. */
     default void discardOutsideRequest() {}
 
+    /**
+     * Process 0 only: how far run {@code run} of the job has got, the iteration that comes next,
+     * so that a retry can say how many iterations it does again. Called at every checkpoint point:
+     * must be cheap, with no I/O on the caller's thread (a file store writes it from a thread of
+     * its own, and when closed).
+     *
+     * @param run       the run's id
+     * @param iteration the iteration that comes next
+     */
+    default void progress(String run, long iteration) {}
+
+    /**
+     * @param run a run's id
+     * @return the last iteration {@link #progress} recorded for it, as far as it reached the store
+     *         (a file store may miss the last 100 ms before a crash), or -1 if none is known
+     */
+    default long reached(String run) { return -1; }
+
     /** Releases what the store holds open; committed checkpoints stay. */
     @Override
     default void close() {}

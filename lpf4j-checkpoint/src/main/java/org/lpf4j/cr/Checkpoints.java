@@ -31,14 +31,21 @@ import java.util.Optional;
  * <pre>{@code
  * try (Checkpoints cr = Checkpoints.init(ctx, "heat " + n)) {
  *     cr.protect("grid", grid);                       // a MemorySegment, registered or not
- *     Checkpoints.Counter step = cr.counter("step", 0);  // or cr.value(name, serializable)
- *     cr.resume();                                    // a restart: grid and step are restored
- *     for (; step.get() < steps; step.set(step.get() + 1)) {
- *         ... puts ...; ctx.sync(); ... compute ...
- *         cr.checkpoint();                            // ends the superstep; takes one if due
- *     }
+ *     cr.resume();                                    // a restart: grid and the iteration are restored
+ *     for (long t = cr.iteration(); t < steps; t = cr.checkpoint()) {
+ *         ... puts ...; ctx.sync(); ... compute step t ...
+ *     }                                               // checkpoint(): ends step t, takes one if due
  * }
  * }</pre>
+ *
+ * <p><b>The iteration.</b> This object counts the program's iterations itself: {@link #iteration}
+ * is the one that comes next (0 in a run that starts from the beginning), and every checkpoint
+ * point ({@link #checkpoint}, {@link #checkpointNow}) advances it by one <em>before</em> it takes
+ * a checkpoint. So a checkpoint always holds the state after iteration t together with "t + 1
+ * comes next", and a restart resumes with the iteration after the last one the checkpoint
+ * contains, whatever else the loop does: the loop above cannot run an iteration twice. A program
+ * makes exactly one checkpoint point per iteration (its last sync of the iteration); values
+ * declared with {@link #value} are state like the segments, taken at the same point.
  *
  * <p><b>Modules.</b> The selected {@code cr} module keeps the checkpoints: {@code files} (a
  * directory, survives lost JVMs), {@code memory} (this JVM: a threads-engine section rolls back
@@ -86,6 +93,9 @@ public final class Checkpoints implements AutoCloseable {
     private final List<Entry> entries = new ArrayList<>();
 
     private boolean resumed, closed;
+    /** The iteration that comes next: advanced by every checkpoint point, restored by {@link #resume}. */
+    private long iteration;
+    private boolean tookCheckpoint, iterationReadBeforeResume;
     private long reportedGood, reportedFailed;
     private volatile long lastGood;
     /** Seqs whose write failed at this process, oldest first (written by the writer thread; guarded by itself). */
@@ -97,12 +107,15 @@ public final class Checkpoints implements AutoCloseable {
     // Process 0 only: the next seq to take, the highest seq settled (committed or given up), the last committed.
     private long nextSeq, lastTakenNanos, settled, lastCommitted;
     private final Map<Long, Long> superstepOf = new LinkedHashMap<>();
+    private final Map<Long, Long> iterationOf = new LinkedHashMap<>();
 
     /** One declared piece of state. */
     private record Entry(String name, MemorySegment segment, Value<?> value) {}
 
     /**
-     * A small serialisable value that survives with the checkpoints (an iteration counter).
+     * A small serialisable value that survives with the checkpoints: state like a protected
+     * segment, taken at the checkpoint point with the rest. The iteration is not one: that is
+     * {@link Checkpoints#iteration()}, which the checkpoint point advances.
      *
      * @param <T> its type
      */
@@ -128,22 +141,21 @@ public final class Checkpoints implements AutoCloseable {
     }
 
     /**
-     * A {@code long} that survives with the checkpoints (an iteration counter), read and updated
-     * without allocation: what {@link #counter} declares.
+     * The holder {@link Checkpoints#counter} used to return. A counter the loop advanced after the
+     * checkpoint point made a restart repeat an iteration, so {@code counter} now refuses at once;
+     * use {@link Checkpoints#iteration()}.
+     *
+     * @deprecated replaced by {@link Checkpoints#iteration()}, advanced by the checkpoint point itself
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static final class Counter {
-        private final long[] cell = new long[1];
+        private Counter() {}
 
-        private Counter(long initial) { cell[0] = initial; }
+        /** @return never: no {@code Counter} is made */
+        public long get() { throw new UnsupportedOperationException(); }
 
-        /** @return the current value */
-        public long get() { return cell[0]; }
-
-        /** @param v the new value */
-        public void set(long v) { cell[0] = v; }
-
-        @Override
-        public String toString() { return Long.toString(cell[0]); }
+        /** @param v ignored: no {@code Counter} is made */
+        public void set(long v) { throw new UnsupportedOperationException(); }
     }
 
     private Checkpoints(Context ctx, String program, CheckpointModule module) {
@@ -259,17 +271,26 @@ public final class Checkpoints implements AutoCloseable {
     }
 
     /**
-     * Declares a {@code long} that must survive, e.g. the iteration count; unlike a
-     * {@link #value} it is read and set without allocation. Local; before {@link #resume}.
+     * Refuses at once: a counter that the program advanced itself was checkpointed together with
+     * the state it had at the checkpoint point, so a loop that advanced it after
+     * {@code cr.checkpoint()} (in a {@code for} update) restarted into an iteration it had already
+     * done. The iteration is now this object's own: {@link #iteration()}, advanced by every
+     * checkpoint point.
      *
-     * @param name    a name unique among this object's declarations
-     * @param initial its value in a run that does not resume
-     * @return the counter
+     * @param name    the counter's name
+     * @param initial its initial value
+     * @return never returns
+     * @throws UnsupportedOperationException always, saying how to write the loop instead
+     * @deprecated use {@link #iteration()}: {@code for (long t = cr.iteration(); t < steps; t = cr.checkpoint())}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Counter counter(String name, long initial) {
-        Counter c = new Counter(initial);
-        declare(name, MemorySegment.ofArray(c.cell), null);
-        return c;
+        throw new UnsupportedOperationException("Checkpoints.counter(\"" + name + "\", " + initial + ") at pid " + pid
+                + ": a counter the program advances itself can be checkpointed out of step with the state (a loop "
+                + "that advances it after cr.checkpoint() repeats an iteration after a restart). The checkpoint point "
+                + "now counts the iterations: write the loop as for (long t = cr.iteration(); t < steps; "
+                + "t = cr.checkpoint()) { ... } after cr.resume(), and start from iteration " + initial
+                + " by adding it to t");
     }
 
     private void declare(String name, MemorySegment segment, Value<?> value) {
@@ -300,6 +321,11 @@ public final class Checkpoints implements AutoCloseable {
     public Optional<Restored> resume() {
         if (resumed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": called twice");
         if (closed) throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": closed");
+        if (iterationReadBeforeResume) {
+            throw new IllegalStateException("Checkpoints.resume() at pid " + pid + ": cr.iteration() was read before "
+                    + "resume(), so a restart would start the loop from the wrong iteration; call cr.resume() first, then "
+                    + "for (long t = cr.iteration(); t < steps; t = cr.checkpoint()) { ... }");
+        }
         resumed = true;
         Attempt attempt = Attempt.current();
         boolean wanted = store != null && (attempt.number() > 0 || attempt.resume() || settings.resume());
@@ -356,7 +382,10 @@ public final class Checkpoints implements AutoCloseable {
                 if (pid == 0) {
                     notes.add(candidates.isEmpty() ? "no complete checkpoint of this run in " + store.where()
                             : "no usable checkpoint among " + candidates);
-                    System.err.println("lpf4j cr: starting " + program + " from the beginning: " + String.join("; ", notes));
+                    long redone = redone(attempt, 0);
+                    System.err.println("lpf4j cr: starting " + program + " from the beginning: " + String.join("; ", notes)
+                            + redoneText(redone));
+                    attempt.resumed(new Restarts.Resumption(attempt.number(), 0, 0, redone));
                 }
                 return Optional.empty();
             }
@@ -407,16 +436,35 @@ public final class Checkpoints implements AutoCloseable {
         CheckpointEvent restored = new CheckpointEvent();
         restored.begin();
         restore(part);
+        iteration = Long.parseLong(part.header().get("iteration"));
         long superstep = Long.parseLong(part.header().getOrDefault("superstep", "0"));
         emit(restored, "restored", seq, superstep, part.bytes().byteSize());
+        long redone = -1;
         if (pid == 0) {
             lastCommitted = seq;
             lastTakenNanos = System.nanoTime();
-            System.err.println("lpf4j cr: " + program + " resumed from checkpoint " + seq + " (superstep " + superstep + ") in "
-                    + store.where() + (attempt.number() > 0 ? ", restart " + attempt.number() : "")
-                    + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
+            redone = redone(attempt, iteration);
+            System.err.println("lpf4j cr: " + program + " resumed from checkpoint " + seq + " at iteration " + iteration
+                    + " (superstep " + superstep + ") in " + store.where()
+                    + (attempt.number() > 0 ? ", restart " + attempt.number() : "")
+                    + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)) + redoneText(redone));
+            attempt.resumed(new Restarts.Resumption(attempt.number(), seq, iteration, redone));
         }
-        return Optional.of(new Restored(seq, superstep, store.where(), attempt.number(), notes));
+        return Optional.of(new Restored(seq, superstep, iteration, redone, store.where(), attempt.number(), notes));
+    }
+
+    /**
+     * Process 0 of a retry: how many iterations the failed run had done beyond {@code from}, as far
+     * as the store's record of its progress tells (none recorded: it never passed a checkpoint
+     * point); -1 where no run failed before this one (an explicit restart).
+     */
+    private long redone(Attempt attempt, long from) {
+        if (attempt.number() == 0 || runId.isEmpty()) return -1;
+        return Math.max(0, store.reached(runId) - from);
+    }
+
+    private static String redoneText(long redone) {
+        return redone < 0 ? "" : "; " + redone + " iteration" + (redone == 1 ? "" : "s") + " redone";
     }
 
     /** @return the fields of checkpoint {@code seq}'s commit mark, empty if it cannot be read */
@@ -452,6 +500,9 @@ public final class Checkpoints implements AutoCloseable {
         String refusal = refusal(part.header());
         if (refusal != null) return where + ": part " + pid + ": " + refusal;
         if (!Integer.toString(pid).equals(part.header().get("pid"))) return where + ": part " + pid + " says pid " + part.header().get("pid");
+        if (!part.header().getOrDefault("iteration", "").matches("\\d+")) {
+            return where + ": part " + pid + " does not record the iteration that comes next (made before checkpoints did)";
+        }
         String committedAt = commitMark(seq).get("superstep");
         if (committedAt != null && !committedAt.equals(part.header().get("superstep"))) {
             return where + ": part " + pid + " was taken at superstep " + part.header().get("superstep")
@@ -510,30 +561,50 @@ public final class Checkpoints implements AutoCloseable {
     }
 
     /**
-     * A checkpoint point: ends the superstep like {@code ctx.sync()} (requests queued before it
-     * are executed) and then takes a checkpoint if one is due (see the class comment). Collective.
+     * The iteration that comes next: 0 in a run from the beginning, the one after the checkpoint's
+     * last after {@link #resume} restored one, one more after every checkpoint point. Read it
+     * after {@link #resume} ({@link #resume} refuses to run after it was read). Local, O(1).
      *
-     * @return whether a checkpoint was taken
+     * @return the iteration that comes next
      */
-    public boolean checkpoint() { return point(false); }
+    public long iteration() {
+        if (!resumed) iterationReadBeforeResume = true;
+        return iteration;
+    }
+
+    /**
+     * A checkpoint point, the end of an iteration: ends the superstep like {@code ctx.sync()}
+     * (requests queued before it are executed), advances {@link #iteration()} by one, and then
+     * takes a checkpoint if one is due (see the class comment), which so records the state after
+     * this iteration together with the iteration that comes next. Collective.
+     *
+     * @return the iteration that comes next (the new {@link #iteration()})
+     */
+    public long checkpoint() { return point(false); }
 
     /**
      * A checkpoint point at which the program asks for a checkpoint: as {@link #checkpoint}, but
      * one is taken whatever the interval says (under a module that can keep checkpoints).
      * Collective: every process calls it at the same point.
      *
-     * @return whether a checkpoint was taken
+     * @return the iteration that comes next (the new {@link #iteration()})
      */
-    public boolean checkpointNow() { return point(true); }
+    public long checkpointNow() { return point(true); }
 
-    private boolean point(boolean force) {
+    /** @return whether the last checkpoint point took a checkpoint (false before the first) */
+    public boolean tookCheckpoint() { return tookCheckpoint; }
+
+    private long point(boolean force) {
         if (closed) throw new IllegalStateException("Checkpoints.checkpoint at pid " + pid + ": closed");
         if (store == null) {
             ctx.sync();
-            return false;
+            iteration++;
+            tookCheckpoint = false;
+            return iteration;
         }
         resumed = true; // declarations end here even without resume()
-        return point(force, true);
+        tookCheckpoint = point(force, true);
+        return iteration;
     }
 
     /**
@@ -564,6 +635,10 @@ public final class Checkpoints implements AutoCloseable {
         }
         ctx.sync();
         long decision = control[DECISION];
+        if (mayTake) {
+            iteration++;
+            if (pid == 0 && !runId.isEmpty()) store.progress(runId, iteration);
+        }
         if (pid == 0) commitWhatIsWritten();
         if (!mayTake) return false;
         if (decision <= 0) return false;
@@ -624,6 +699,7 @@ public final class Checkpoints implements AutoCloseable {
             settled = failed;
             long givenUp = failed;
             superstepOf.keySet().removeIf(s -> s <= givenUp);
+            iterationOf.keySet().removeIf(s -> s <= givenUp);
         } else if (everyone > settled && everyone != Long.MAX_VALUE && (failed == 0 || everyone < failed)) {
             commit(everyone);
             settled = everyone;
@@ -635,6 +711,8 @@ public final class Checkpoints implements AutoCloseable {
         Map<String, String> mark = jobFields();
         mark.put("seq", Long.toString(seq));
         mark.put("superstep", superstep == null ? "?" : superstep.toString());
+        Long next = iterationOf.get(seq);
+        mark.put("iteration", next == null ? "?" : next.toString());
         mark.put("run", runId);
         mark.put("written", java.time.Instant.now().toString());
         String description = PartFormat.lines(mark);
@@ -645,6 +723,7 @@ public final class Checkpoints implements AutoCloseable {
             emit(committed, "committed", seq, superstep == null ? -1 : superstep, description.length());
             lastCommitted = seq;
             superstepOf.keySet().removeIf(s -> s <= seq);
+            iterationOf.keySet().removeIf(s -> s <= seq);
             store.prune(settings.keep());
         } catch (IOException | RuntimeException e) {
             System.err.println("lpf4j cr: could not commit checkpoint " + seq + " of " + program + " in "
@@ -658,11 +737,15 @@ public final class Checkpoints implements AutoCloseable {
         taken.begin();
         awaitWrite(0);
         long superstep = ctx.superstep();
-        if (pid == 0) superstepOf.put(seq, superstep);
+        if (pid == 0) {
+            superstepOf.put(seq, superstep);
+            iterationOf.put(seq, iteration);
+        }
         Map<String, String> fields = jobFields();
         fields.put("pid", Integer.toString(pid));
         fields.put("seq", Long.toString(seq));
         fields.put("superstep", Long.toString(superstep));
+        fields.put("iteration", Long.toString(iteration));
         List<PartFormat.Entry> declared = new ArrayList<>();
         MemorySegment[] data = new MemorySegment[entries.size()];
         for (int i = 0; i < entries.size(); i++) {

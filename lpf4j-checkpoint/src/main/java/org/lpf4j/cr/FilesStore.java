@@ -32,6 +32,11 @@ final class FilesStore implements CheckpointStore {
     private final AtomicBoolean requested = new AtomicBoolean();
     private volatile boolean closed;
     private Thread watcher;
+    /** The run whose progress process 0 records, and the iteration that comes next in it (-1: none yet). */
+    private volatile String progressRun;
+    private volatile long progress = -1;
+    /** The progress last written to the directory (the watcher's and close's, under this lock). */
+    private long progressWritten = -1;
 
     FilesStore(Path dir, String origin, CheckpointModule.Job job) {
         this.dir = dir.toAbsolutePath();
@@ -123,6 +128,44 @@ final class FilesStore implements CheckpointStore {
     public List<Long> committed() { return layout.committed(); }
 
     @Override
+    public void progress(String run, long iteration) {
+        if (progressRun == null) progressRun = run;
+        progress = iteration;
+    }
+
+    @Override
+    public long reached(String run) {
+        try {
+            return Long.parseLong(Files.readString(layout.reachedFile(run)).trim());
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Writes the recorded progress if it changed since the last write: a small file under a .tmp
+     * name, renamed; not forced (it only feeds a message, and the next write replaces it).
+     */
+    private synchronized void writeProgress() {
+        String run = progressRun;
+        long now = progress;
+        if (run == null || now == progressWritten) return;
+        Path target = layout.reachedFile(run);
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        try {
+            Files.writeString(tmp, now + "\n");
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            progressWritten = now;
+        } catch (IOException e) {
+            // Only a message would miss it; the next poll tries again.
+        }
+    }
+
+    @Override
     public List<Long> incomplete() { return layout.incomplete(); }
 
     @Override
@@ -186,9 +229,10 @@ final class FilesStore implements CheckpointStore {
             while (true) {
                 FilesStore store = self.get();
                 if (store == null || store.closed) return;
-                store = null;
                 try {
                     if (Files.deleteIfExists(request)) flag.set(true);
+                    store.writeProgress();
+                    store = null;
                     Thread.sleep(POLL_MILLIS);
                 } catch (InterruptedException e) {
                     return;
@@ -211,5 +255,6 @@ final class FilesStore implements CheckpointStore {
                 Thread.currentThread().interrupt();
             }
         }
+        writeProgress();
     }
 }

@@ -24,6 +24,8 @@ final class MemoryStore implements CheckpointStore {
     static final class Shelf {
         private final Map<Long, MemorySegment[]> parts = new ConcurrentHashMap<>();
         private final ConcurrentSkipListMap<Long, String> committed = new ConcurrentSkipListMap<>();
+        /** The progress of the one run whose retries share this shelf ({@link Restarts}): the iteration that comes next. */
+        private volatile long reached = -1;
 
         private MemorySegment[] of(long seq, int nprocs) { return parts.computeIfAbsent(seq, s -> new MemorySegment[nprocs]); }
     }
@@ -52,6 +54,12 @@ final class MemoryStore implements CheckpointStore {
         if (part == null) throw new NoSuchFileException("part of pid " + job.pid() + " of checkpoint " + seq + " in memory");
         return part;
     }
+
+    @Override
+    public void progress(String run, long iteration) { shelf.reached = iteration; }
+
+    @Override
+    public long reached(String run) { return shelf.reached; }
 
     @Override
     public void commit(long seq, String description) { shelf.committed.put(seq, description); }

@@ -26,13 +26,42 @@ public final class Restarts {
     /**
      * What {@link #exec} did.
      *
-     * @param restarts the retries it needed (0: the first run succeeded)
-     * @param failures the failure of each failed run, in order
+     * @param restarts    the retries it needed (0: the first run succeeded)
+     * @param failures    the failure of each failed run, in order
+     * @param resumptions where each retry's process 0 resumed, in order (as its
+     *                    {@link Checkpoints#resume} found it; a retry that never called it has none)
      */
-    public record Outcome(int restarts, List<FatalException> failures) {
-        /** Copies the list. */
+    public record Outcome(int restarts, List<FatalException> failures, List<Resumption> resumptions) {
+        /** Copies the lists. */
         public Outcome {
             failures = List.copyOf(failures);
+            resumptions = List.copyOf(resumptions);
+        }
+
+        /** @return the resumptions in words, e.g. "restart 1 resumed from checkpoint 4 at iteration 4273, 17 iterations redone"; "" if none */
+        public String describeResumptions() {
+            List<String> parts = new ArrayList<>();
+            for (Resumption r : resumptions) parts.add(r.toString());
+            return String.join("; ", parts);
+        }
+    }
+
+    /**
+     * Where one retry resumed, as its process 0's {@link Checkpoints#resume} found it.
+     *
+     * @param attempt    the retry's number (1, 2, …; 0: an explicit restart)
+     * @param checkpoint the checkpoint it restored, 0 when it started from the beginning
+     * @param iteration  the iteration it resumed at (0 from the beginning)
+     * @param redone     the iterations the failed run had done beyond {@code iteration} (it
+     *                   recorded its progress at least every 100 ms), -1 if unknown
+     */
+    public record Resumption(int attempt, long checkpoint, long iteration, long redone) {
+        @Override
+        public String toString() {
+            String start = checkpoint == 0 ? "started from the beginning"
+                    : "resumed from checkpoint " + checkpoint + " at iteration " + iteration;
+            return (attempt == 0 ? "the run " : "restart " + attempt + " ") + start
+                    + (redone < 0 ? "" : ", " + redone + " iteration" + (redone == 1 ? "" : "s") + " redone");
         }
     }
 
@@ -73,11 +102,12 @@ public final class Restarts {
         if (firstAttempt < 0) throw new IllegalArgumentException("Restarts.exec: firstAttempt " + firstAttempt + " < 0");
         Map<String, MemoryStore.Shelf> shelves = new ConcurrentHashMap<>();
         List<FatalException> failures = new ArrayList<>();
+        List<Resumption> resumptions = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int attempt = 0; ; attempt++) {
             int number = firstAttempt + attempt;
             try {
-                ctx.exec(p, new Attempt.Run(spmd, number, resume, runId, shelves), args);
-                return new Outcome(attempt, failures);
+                ctx.exec(p, new Attempt.Run(spmd, number, resume, runId, shelves, resumptions), args);
+                return new Outcome(attempt, failures, resumptions);
             } catch (FatalException e) {
                 failures.add(e);
                 if (attempt >= restarts) {

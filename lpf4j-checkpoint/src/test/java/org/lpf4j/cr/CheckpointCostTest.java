@@ -39,17 +39,14 @@ class CheckpointCostTest {
         int p = 3;
         AtomicLongArray bytes = new AtomicLongArray(p), supersteps = new AtomicLongArray(p);
         Lpf.root().exec(p, WithCheckpoints.spmd("cost", (ctx, cr) -> {
-            Checkpoints.Counter step = cr.counter("step", 0);
             cr.protect("data", MemorySegment.ofArray(new double[64]));
             cr.resume();
             for (int i = 0; i < WARM; i++) {
-                step.set(step.get() + 1);
                 cr.checkpoint();
             }
             long s0 = ctx.superstep();
             long before = mx.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < MEASURED; i++) {
-                step.set(step.get() + 1);
                 cr.checkpoint();
             }
             bytes.set(ctx.pid(), mx.getCurrentThreadAllocatedBytes() - before);

@@ -59,6 +59,7 @@ class CheckpointsTest {
     private static void assertResult(RingJob job, int p) {
         long[][] want = RingJob.expected(p, job.n, job.steps);
         for (int q = 0; q < p; q++) assertArrayEquals(want[q], job.results[q], "pid " + q);
+        assertArrayEquals(RingJob.expectedSums(p, job.n, job.steps), job.sums, "the value the loop body updates");
     }
 
     private List<Long> committed() throws IOException {
@@ -100,12 +101,85 @@ class CheckpointsTest {
         }
     }
 
+    /**
+     * The loop of the documentation: the checkpoint point ends iteration t and records t + 1 with
+     * the state after t, so a retry resumes with the iteration after the checkpoint's last (the
+     * result is the failure-free one, value included) and says how many iterations it redoes:
+     * the failed run had reached iteration 17 (its pid 1 threw at the top of it).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"files", "memory"})
+    void aRetryResumesAtTheNextIterationAndCountsTheIterationsItRedoes(String module) {
+        if (module.equals("files")) files(); else Parameters.set("lpf.cr", "memory");
+        RingJob job = new RingJob(3, 3, 30, 4, 1, 17);
+        job.pauseMillis = 2;
+        Restarts.Outcome outcome = Restarts.exec(Lpf.root(), 3, job, Args.NONE, 1, false, line -> {});
+        assertEquals(1, outcome.restarts());
+        assertResult(job, 3);
+        assertEquals(1, outcome.resumptions().size(), outcome.resumptions().toString());
+        Restarts.Resumption r = outcome.resumptions().get(0);
+        assertEquals(job.restoredAt.get(), r.iteration(), "the iteration the program read after resume()");
+        assertTrue(r.iteration() > 0 && r.iteration() % 4 == 0 && r.iteration() <= 16, r.toString());
+        assertEquals(17 - r.iteration(), r.redone(), r.toString());
+        long redone = 17 - r.iteration();
+        assertEquals("restart 1 resumed from checkpoint " + r.checkpoint() + " at iteration " + r.iteration() + ", "
+                + redone + (redone == 1 ? " iteration" : " iterations") + " redone", outcome.describeResumptions());
+    }
+
+    @Test
+    void aRetryWithoutACheckpointSaysItStartsFromTheBeginningAndRedoesEverything() {
+        Parameters.set("lpf.cr", "memory");
+        RingJob job = new RingJob(2, 2, 10, 0, 0, 6); // no checkpoint asked for: the retry starts over
+        Restarts.Outcome outcome = Restarts.exec(Lpf.root(), 2, job, Args.NONE, 1, false, line -> {});
+        assertResult(job, 2);
+        assertEquals(List.of(new Restarts.Resumption(1, 0, 0, 6)), outcome.resumptions());
+        assertEquals("restart 1 started from the beginning, 6 iterations redone", outcome.describeResumptions());
+    }
+
+    /** The old loop advanced a counter of its own after the checkpoint point: a restart repeated an iteration. */
+    @Test
+    @SuppressWarnings("removal")
+    void theOldCounterFailsAtOnceSayingHowToWriteTheLoop() {
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root().exec(2,
+                WithCheckpoints.spmd("old", (ctx, cr) -> cr.counter("step", 0))));
+        assertTrue(causes(e).contains("Checkpoints.counter(\"step\", 0)")
+                && causes(e).contains("for (long t = cr.iteration(); t < steps; t = cr.checkpoint())"), causes(e));
+    }
+
+    @Test
+    void theIterationReadBeforeResumeIsRefusedAtOnce() {
+        FatalException e = assertThrows(FatalException.class, () -> Lpf.root().exec(2,
+                WithCheckpoints.spmd("early", (ctx, cr) -> {
+                    long t = cr.iteration();
+                    cr.resume();
+                    if (t != 0) throw new AssertionError(t);
+                })));
+        assertTrue(causes(e).contains("cr.iteration() was read before resume()"), causes(e));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "files"})
+    void everyCheckpointPointAdvancesTheIterationFlushDoesNot(String module) {
+        if (module.equals("files")) files();
+        Lpf.root().exec(3, WithCheckpoints.spmd("count", (ctx, cr) -> {
+            cr.resume();
+            if (cr.iteration() != 0) throw new AssertionError("starts at " + cr.iteration());
+            long t = cr.checkpoint();
+            if (t != 1 || cr.iteration() != 1) throw new AssertionError("after one point: " + t);
+            t = cr.checkpointNow();
+            if (t != 2 || cr.iteration() != 2) throw new AssertionError("after two points: " + t);
+            cr.flush();
+            if (cr.iteration() != 2) throw new AssertionError("flush advanced it to " + cr.iteration());
+        }));
+    }
+
     @Test
     void noneIsTheDefaultAndFilesIsChosenOnceItsDirectoryIsSet() {
         String[] chosen = new String[2];
         java.util.function.IntConsumer pick = i -> Lpf.root().exec(1, WithCheckpoints.spmd("which", (ctx, cr) -> {
             chosen[i] = cr.module();
-            boolean took = cr.checkpointNow();
+            cr.checkpointNow();
+            boolean took = cr.tookCheckpoint();
             if (took != cr.module().equals("files")) throw new AssertionError(cr.module() + " took a checkpoint: " + took);
         }));
         pick.accept(0);
@@ -296,7 +370,8 @@ class CheckpointsTest {
             long t0 = System.nanoTime();
             for (int i = 0; i < 60; i++) { // the same number of points on every process
                 Thread.sleep(5);
-                if (cr.checkpoint()) taken++;
+                cr.checkpoint();
+                if (cr.tookCheckpoint()) taken++;
             }
             long elapsedMillis = (System.nanoTime() - t0) / 1_000_000;
             if (taken < 3 || taken > elapsedMillis / 40 + 1) {
@@ -310,13 +385,15 @@ class CheckpointsTest {
             cr.resume();
             for (int i = 0; i < 20; i++) {
                 Thread.sleep(10);
-                if (cr.checkpoint() && ctx.pid() == 0) taken[0]++;
+                cr.checkpoint();
+                if (cr.tookCheckpoint() && ctx.pid() == 0) taken[0]++;
             }
             if (ctx.pid() == 0) Files.writeString(dir.resolve(FilesStore.REQUEST_FILE), "");
             boolean got = false;
             for (int i = 0; !got && i < 500; i++) { // the decision is process 0's: all leave together
                 Thread.sleep(10);
-                got = cr.checkpoint();
+                cr.checkpoint();
+                got = cr.tookCheckpoint();
             }
             if (got && ctx.pid() == 0) taken[0]++;
         }));

@@ -32,10 +32,10 @@ import java.util.function.IntConsumer;
  * step's sync) and takes a checkpoint when one is due. BSP cost per step: local work 4·n·⌈n/p⌉
  * flops; h = 2 rows of n doubles per process (each sends and receives at most 2n doubles), so
  * {@code l + 16n·g}; plus, when a checkpoint is due, a copy of the owned rows. No allocation
- * per step (the step counter is a {@link Checkpoints.Counter}).
+ * per step (the step is {@link Checkpoints#iteration()}, which the checkpoint point advances).
  *
  * <p><b>Checkpoints.</b> Each process declares the owned rows of both buffers (which one is
- * current follows from the step's parity) and the step counter. A restart restores them and
+ * current follows from the step's parity); the checkpoints count the steps. A restart restores them and
  * exchanges the halos once before going on. The program name in the checkpoint is
  * {@code "Heat n steps"}: another grid or step count is refused.
  *
@@ -204,16 +204,15 @@ public final class Heat implements Spmd {
             try (Checkpoints cr = Checkpoints.init(ctx, "Heat " + n + " " + steps)) {
                 cr.protect("rows a", owned(a));
                 cr.protect("rows b", owned(b));
-                Checkpoints.Counter step = cr.counter("step", 0);
-                if (cr.resume().isPresent()) resumedAt = (int) step.get();
-                int t = (int) step.get();
+                if (cr.resume().isPresent()) resumedAt = (int) cr.iteration();
+                long t = cr.iteration();
                 double[] cur = t % 2 == 0 ? a : b, next = t % 2 == 0 ? b : a;
                 Memslot curSlot = t % 2 == 0 ? aSlot : bSlot, nextSlot = t % 2 == 0 ? bSlot : aSlot;
                 exchange(curSlot);
                 ctx.sync();
                 IntConsumer hook = stepHook;
                 while (t < steps) {
-                    if (hook != null) hook.accept(t);
+                    if (hook != null) hook.accept((int) t);
                     sweep(cur, next, w, 1, rows + 1);
                     double[] swap = cur;
                     cur = next;
@@ -222,8 +221,7 @@ public final class Heat implements Spmd {
                     curSlot = nextSlot;
                     nextSlot = swapSlot;
                     exchange(curSlot);
-                    step.set(++t);
-                    cr.checkpoint();
+                    t = cr.checkpoint(); // the step's sync; step t done, t + 1 next
                 }
                 cr.flush(); // the last checkpoint complete: --resume of the finished job starts from it
                 result = cur;

@@ -173,12 +173,11 @@ public final class PageRank implements Spmd {
             failed = true;
             int n = hi - lo;
             java.util.Arrays.fill(rank, 1.0 / nv);
-            Checkpoints.Counter done = null;
             int first = 0;
             if (cr != null) {
                 cr.protect("ranks", MemorySegment.ofArray(rank));
-                done = cr.counter("iterations done", 0);
-                if (cr.resume().isPresent()) first = (int) done.get();
+                cr.resume();
+                first = (int) cr.iteration();
             }
             int[] rowPtr = rows.rowPtr(), col = rows.col(), deg = rows.outDeg();
             for (int it = first; it < iterations; it++) {
@@ -202,10 +201,7 @@ public final class PageRank implements Spmd {
                     for (int e = rowPtr[i], end = rowPtr[i + 1]; e < end; e++) sum += z[col[e]];
                     rank[i] = base + DAMPING * sum;
                 }
-                if (cr != null) {
-                    done.set(it + 1);
-                    cr.checkpoint();
-                }
+                if (cr != null) cr.checkpoint(); // advances cr.iteration() to it + 1 before taking one
             }
             if (cr != null) cr.flush(); // the last checkpoint complete: --resume of the finished job starts from it
             failed = false;

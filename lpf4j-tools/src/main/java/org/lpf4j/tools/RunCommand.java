@@ -224,6 +224,7 @@ public class RunCommand implements Callable<Integer> {
         int p = procs != null ? procs : Lpf.engine().machineSize();
         SectionTiming timing = new SectionTiming(p, profile);
         MemorySegment output;
+        Restarts.Outcome outcome = null;
         try (Arena arena = Arena.ofShared()) {
             // One byte more than the program gets: the text always has a terminating zero.
             MemorySegment buffer = arena.allocate(OUTPUT_BYTES + 1);
@@ -232,7 +233,7 @@ public class RunCommand implements Callable<Integer> {
             FatalException failure = null;
             try {
                 if (restarts > 0 || resume || attempt > 0 || checkpointDir != null) {
-                    Restarts.exec(root, p, timing.wrap(program.perProcess()), args, restarts, resume, line -> {
+                    outcome = Restarts.exec(root, p, timing.wrap(program.perProcess()), args, restarts, resume, line -> {
                         out.println("lpf run: " + line);
                         out.flush();
                     }, attempt, runId());
@@ -250,8 +251,20 @@ public class RunCommand implements Callable<Integer> {
                         + failure.getMessage(), failure);
             }
         }
-        out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: " + timing.summary());
+        out.println("lpf run: " + program.type().getName() + " on the " + engine + " engine: "
+                + withResumptions(timing.summary(), outcome));
         if (profile != null) profile.report(timing.processes(), program.type().getSimpleName() + " on the " + engine + " engine", out);
+    }
+
+    /**
+     * The summary with, at the end of its first line, where each restart resumed and how many
+     * iterations it did again (what process 0's {@code Checkpoints.resume} found).
+     */
+    static String withResumptions(String summary, Restarts.Outcome outcome) {
+        String resumed = outcome == null ? "" : outcome.describeResumptions();
+        if (resumed.isEmpty()) return summary;
+        int end = summary.indexOf('\n');
+        return end < 0 ? summary + "  " + resumed : summary.substring(0, end) + "  " + resumed + summary.substring(end);
     }
 
     /**
