@@ -16,6 +16,8 @@ final class AreaTable {
         static final int PENDING = 0, ACTIVE = 1, POPPING = 2;
         final MemorySegment area;
         final long size;
+        /** The number of pushes before this one since begin: the same on every process. */
+        int seq;
         Memslot slot;
         int state = PENDING;
         Reg below;

@@ -59,40 +59,51 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * use its {@code Context} for its own registrations or requests.
  *
  * <h2>How a sync works, and its cost</h2>
- * {@link #sync()} makes these core supersteps:
+ * A {@code put} or {@code send} writes a record (header and bytes) into this process's stream for
+ * its destination: one region of {@code R} bytes per destination in a native buffer. The sync is
+ * then, in the common case, <b>one core superstep</b>: each process puts to every other one its
+ * stream, led by a header of 16 longs (what it sends, its totals and its collective arguments):
+ * {@code p − 1} puts, h = the stream bytes + 128·(p − 1); gets and {@code hpput}s are issued as
+ * core requests in the same superstep. Every receiver then copies the gets' bytes out, applies
+ * the put records of its streams (so gets see the values before the puts) and indexes the
+ * messages. When some process's stream does not fit its region, or it issued more gets and
+ * hpputs than the current budget, or some process pushed a registration, the headers tell every
+ * process so, and they continue with the <b>full protocol</b> on the same superstep's requests:
  * <ol>
- *   <li><b>meta</b>: each process puts to every other one a record of 12 longs (its requests to
- *       that process, its messages and their bytes for it, and its totals and collective
- *       arguments): {@code p − 1} puts, h = 96·(p − 1) bytes;</li>
- *   <li><b>grow</b> (only when a capacity must grow, amortised by doubling): an empty superstep
- *       that activates the new capacities;</li>
- *   <li><b>gets</b> (only when some process has a get): every get, so that each reads the source
- *       before any put of the superstep is applied;</li>
- *   <li><b>data</b> (skipped when no process has anything): every put, and one get per
- *       (sender, receiver) pair of messages fetching the sender's records for the receiver.</li>
+ *   <li><b>grow</b> (when a capacity must grow: queue, register, R (up to 256 KiB), the budget;
+ *       doubling, so amortised): an empty superstep that activates them;</li>
+ *   <li><b>gets</b> (when some process has a get): every get, before any put;</li>
+ *   <li><b>data</b>: every put as a core put from its record, and one get per (sender, receiver)
+ *       pair of messages fetching the sender's message records.</li>
  * </ol>
- * So a superstep of puts costs two core supersteps (2·l + g·(h + 96·(p − 1))), one with gets three,
- * an empty one one. The bytes: a {@code put} copies its source into a native buffer at the call
- * (O(nbytes), no allocation once the buffer has grown), {@code hpput} from a registered area is
- * put without a copy (from another segment it is copied at the sync), a get into an area that is
- * not registered lands in a buffer and is copied out after the sync, a message is copied at the
- * send, once more at the sync (grouped per destination) and once more by {@link #move}
- * ({@link #hpmove()} does not copy). The layer's bookkeeping per sync is O(p + requests).
+ * So a superstep of puts, sends, gets and hpputs that fit costs one core superstep with
+ * h = its bytes + the records' headers (24 bytes per put, 16 per message) + 128·(p − 1); an empty
+ * superstep too. Copies: a {@code put} copies its source once at the call and once at the
+ * receiver (the record applied), {@code hpput} from a registered area is put without a copy
+ * (from another segment it is copied at the sync), a get's bytes are copied from the layer's
+ * buffer into the destination after the sync, a message is copied at the send and by
+ * {@link #move} ({@link #hpmove()} does not copy). The layer's bookkeeping per sync is
+ * O(p + requests); no allocation per call once its buffers have grown.
  *
  * <h2>Threads</h2>
  * An object belongs to its process; use it from one thread at a time.
  */
 public final class Bsplib implements AutoCloseable {
 
-    /** Longs per meta record. */
-    private static final int W = 12;
-    private static final int M_REQS = 0, M_MSG_BYTES = 1, M_MSGS = 2, M_PAYLOAD = 3, M_OUTBOX_OFF = 4, M_OUT = 5,
-            M_MAX_TO = 6, M_FLAGS = 7, M_TAG = 8, M_PUSH = 9, M_POP = 10;
-    private static final long F_GETS = 1, F_SENDS = 2, F_OUTBOX_GROWS = 4, F_ANY = 8;
-    /** The layer's own registrations: meta in (global), meta out, outbox (global), inbox, put and get buffers. */
-    private static final int OWN_REGS = 6;
-    /** A message record's header: the payload length. */
-    private static final long HEADER = 8;
+    /** Longs per stream header. */
+    private static final int W = 16;
+    private static final long HDR = 8L * W;
+    private static final int H_STREAM = 0, H_REQS = 1, H_MSG_BYTES = 2, H_MSGS = 3, H_PAYLOAD = 4, H_OUTBOX_OFF = 5,
+            H_OUT = 6, H_MAX_TO = 7, H_FLAGS = 8, H_TAG = 9, H_PUSH = 10, H_POP = 11, H_MAX_STREAM = 12, H_DIRECT = 13;
+    private static final long F_GETS = 1, F_SENDS = 2, F_OUTBOX_GROWS = 4, F_INCOMPLETE = 8;
+    /** Registrations of the layer: inbox regions and outbox (global); streams, receive, spill, put and get buffers. */
+    private static final int OWN_REGS = 7;
+    /** Record headers: a put's (registration, offset, size), a message's (kind, payload length). */
+    private static final long PUT_HDR = 24, MSG_HDR = 16;
+    /** Region bytes per destination: at first, and at most (larger streams take the full protocol). */
+    private static final long R_INIT = 4096, R_MAX = 256 * 1024;
+    /** Gets and hpputs a process may issue in the one-superstep sync: at first, and at most. */
+    private static final long BUDGET_INIT = 16, BUDGET_MAX = 1L << 20;
 
     private final Context ctx;
     private final int pid;
@@ -100,33 +111,47 @@ public final class Bsplib implements AutoCloseable {
     private final long start = System.nanoTime();
     private final AreaTable areas = new AreaTable();
     private final List<AreaTable.Reg> live = new ArrayList<>();
+    private final List<AreaTable.Reg> bySeq = new ArrayList<>();
     private final List<AreaTable.Reg> pushes = new ArrayList<>();
     private final List<AreaTable.Reg> pops = new ArrayList<>();
 
     private long queueCap;
     private long regCap;
+    private long budget = BUDGET_INIT;
+    private long regionBytes = R_INIT;
     private boolean ended;
 
-    private final MemorySegment metaIn, metaOut;
-    private final Memslot metaInSlot, metaOutSlot;
+    /** p regions of regionBytes: the streams this process sends (local) and receives (global). */
+    private MemorySegment streams, inboxes;
+    private Memslot streamsSlot, inboxesSlot;
+    private final long[] streamUsed;
+    private final boolean[] spilled;
 
-    // Buffers of the layer; each registered (locally, or globally for the outbox) at the sync.
-    private final Buffer putBuf = new Buffer("put buffer");
+    // Buffers of the layer, registered locally at the sync; the outbox globally.
+    private final Buffer spill = new Buffer("spill buffer");
+    private final Buffer putBuf = new Buffer("hpput buffer");
     private final Buffer getBuf = new Buffer("get buffer");
-    private final Buffer msgBuf = new Buffer("send buffer");
     private final Buffer inbox = new Buffer("receive buffer");
     private MemorySegment outbox;
     private Memslot outboxSlot;
 
-    // The puts of this superstep (struct of arrays, reused).
-    private int nPut;
-    private int[] putPid = new int[16];
-    private Memslot[] putDst = new Memslot[16];
-    private long[] putDstOff = new long[16];
-    private long[] putSize = new long[16];
-    private Memslot[] putSrc = new Memslot[16];        // null: from putBuf at putSrcOff
-    private long[] putSrcOff = new long[16];
-    private MemorySegment[] putLate = new MemorySegment[16]; // hpput of an unregistered source: copied at the sync
+    // The buffered puts of this superstep (records in the streams or the spill buffer).
+    private int nBp;
+    private int[] bpPid = new int[16];
+    private Memslot[] bpDst = new Memslot[16];
+    private long[] bpDstOff = new long[16];
+    private long[] bpSize = new long[16];
+    private long[] bpLoc = new long[16];
+
+    // The hpputs of this superstep.
+    private int nHp;
+    private int[] hpPid = new int[16];
+    private Memslot[] hpDst = new Memslot[16];
+    private long[] hpDstOff = new long[16];
+    private long[] hpSize = new long[16];
+    private Memslot[] hpSrc = new Memslot[16];            // null: from putBuf at hpSrcOff
+    private long[] hpSrcOff = new long[16];
+    private MemorySegment[] hpLate = new MemorySegment[16]; // an unregistered source: copied at the sync
 
     // The gets of this superstep.
     private int nGet;
@@ -137,21 +162,24 @@ public final class Bsplib implements AutoCloseable {
     private MemorySegment[] getDst = new MemorySegment[16];
     private long[] getBufOff = new long[16];
 
-    // The messages sent in this superstep: records in msgBuf.
+    // The messages sent in this superstep (records in the streams or the spill buffer).
     private int nMsg;
     private int[] msgDst = new int[16];
-    private long[] msgOff = new long[16];
+    private long[] msgLoc = new long[16];
     private long[] msgLen = new long[16];
     private MemorySegment[] msgLateTag = new MemorySegment[16];     // hpsend: copied at the sync
     private MemorySegment[] msgLatePayload = new MemorySegment[16];
 
-    private final long[] reqTo, msgBytesTo, msgsTo, payloadTo, outboxOff, inboxOff;
+    private final long[] reqTo, recBytesTo, msgBytesTo, msgsTo, payloadTo, outboxOff, inboxOff;
 
     private long tagSize, nextTagSize;
 
-    // The receive queue of this superstep.
+    // The receive queue of this superstep: message records by segment and offset.
     private long inTagSize;
-    private long inCursor, inMessages, inPayload;
+    private int qHead, qEnd;
+    private MemorySegment[] qSeg = new MemorySegment[16];
+    private long[] qOff = new long[16];
+    private long inPayload;
 
     private final class Buffer {
         final String name;
@@ -200,24 +228,32 @@ public final class Bsplib implements AutoCloseable {
         this.nprocs = ctx.nprocs();
         int p = nprocs;
         reqTo = new long[p];
+        recBytesTo = new long[p];
         msgBytesTo = new long[p];
         msgsTo = new long[p];
         payloadTo = new long[p];
         outboxOff = new long[p + 1];
         inboxOff = new long[p + 1];
-        queueCap = Math.max(16, 4L * p);
+        streamUsed = new long[p];
+        spilled = new boolean[p];
+        queueCap = fastQueue(p, budget);
         regCap = OWN_REGS + 1 + 8;
         ctx.resizeMemoryRegister(regCap);
         ctx.resizeMessageQueue(queueCap);
         ctx.sync();
         Arena arena = Arena.ofAuto();
-        metaIn = arena.allocate(8L * W * p, 8);
-        metaOut = arena.allocate(8L * W * p, 8);
+        streams = arena.allocate(regionBytes * p, 8);
+        inboxes = arena.allocate(regionBytes * p, 8);
         outbox = arena.allocate(64, 8);
-        metaInSlot = ctx.registerGlobal(metaIn);
+        inboxesSlot = ctx.registerGlobal(inboxes);
         outboxSlot = ctx.registerGlobal(outbox);
-        metaOutSlot = ctx.registerLocal(metaOut);
+        streamsSlot = ctx.registerLocal(streams);
         ctx.sync();
+    }
+
+    /** The queue one-superstep syncs need: p − 1 streams out and in, the budget out, p budgets in. */
+    private static long fastQueue(int p, long budget) {
+        return 2L * p + budget * (p + 1);
     }
 
     /**
@@ -259,9 +295,10 @@ public final class Bsplib implements AutoCloseable {
         ended = true;
         for (int i = live.size() - 1; i >= 0; i--) ctx.deregister(live.get(i).slot);
         live.clear();
-        ctx.deregister(metaOutSlot);
+        ctx.deregister(streamsSlot);
         ctx.deregister(outboxSlot);
-        ctx.deregister(metaInSlot);
+        ctx.deregister(inboxesSlot);
+        spill.release();
         putBuf.release();
         getBuf.release();
         inbox.release();
@@ -300,6 +337,8 @@ public final class Bsplib implements AutoCloseable {
         Objects.requireNonNull(area, "Bsplib.pushReg: area");
         if (area.isReadOnly()) throw new IllegalArgumentException(call("pushReg", "area=" + area) + ": the area is read-only");
         AreaTable.Reg r = new AreaTable.Reg(area);
+        r.seq = bySeq.size();
+        bySeq.add(r);
         areas.push(r);
         pushes.add(r);
     }
@@ -353,9 +392,21 @@ public final class Bsplib implements AutoCloseable {
     public void put(int pid, MemorySegment src, MemorySegment dst, long offset, long nbytes) {
         AreaTable.Reg r = checkPut("put", pid, src, dst, offset, nbytes);
         if (nbytes == 0) return;
-        long at = putBuf.take(nbytes);
-        MemorySegment.copy(src, 0, putBuf.seg, at, nbytes);
-        addPut(pid, r.slot, offset, nbytes, null, at, null);
+        long loc = place(pid, PUT_HDR + align8(nbytes));
+        MemorySegment seg = segOf(loc);
+        long at = offOf(loc);
+        seg.set(JAVA_LONG, at, (long) r.seq << 1);
+        seg.set(JAVA_LONG, at + 8, offset);
+        seg.set(JAVA_LONG, at + 16, nbytes);
+        MemorySegment.copy(src, 0, seg, at + PUT_HDR, nbytes);
+        if (nBp == bpPid.length) growBps();
+        int i = nBp++;
+        bpPid[i] = pid;
+        bpDst[i] = r.slot;
+        bpDstOff[i] = offset;
+        bpSize[i] = nbytes;
+        bpLoc[i] = loc;
+        reqTo[pid]++;
     }
 
     /**
@@ -374,8 +425,17 @@ public final class Bsplib implements AutoCloseable {
         AreaTable.Reg r = checkPut("hpput", pid, src, dst, offset, nbytes);
         if (nbytes == 0) return;
         AreaTable.Reg s = areas.usable(src);
-        if (s != null && nbytes <= s.size) addPut(pid, r.slot, offset, nbytes, s.slot, 0, null);
-        else addPut(pid, r.slot, offset, nbytes, null, 0, src);
+        if (nHp == hpPid.length) growHps();
+        int i = nHp++;
+        hpPid[i] = pid;
+        hpDst[i] = r.slot;
+        hpDstOff[i] = offset;
+        hpSize[i] = nbytes;
+        boolean direct = s != null && nbytes <= s.size;
+        hpSrc[i] = direct ? s.slot : null;
+        hpSrcOff[i] = 0;
+        hpLate[i] = direct ? null : src;
+        reqTo[pid]++;
     }
 
     /**
@@ -451,18 +511,26 @@ public final class Bsplib implements AutoCloseable {
         return r;
     }
 
-    private void addPut(int dstPid, Memslot dst, long dstOff, long n, Memslot src, long srcOff, MemorySegment late) {
-        if (nPut == putPid.length) growPuts();
-        int i = nPut++;
-        putPid[i] = dstPid;
-        putDst[i] = dst;
-        putDstOff[i] = dstOff;
-        putSize[i] = n;
-        putSrc[i] = src;
-        putSrcOff[i] = srcOff;
-        putLate[i] = late;
-        reqTo[dstPid]++;
+    /**
+     * Places a record of {@code bytes} for {@code q}: in q's stream region while it fits and nothing
+     * for q has spilled, else in the spill buffer. Keeps the per-destination totals.
+     *
+     * @return the record's offset in the streams (≥ 0) or the complement of its offset in the spill buffer
+     */
+    private long place(int q, long bytes) {
+        recBytesTo[q] += bytes;
+        if (!spilled[q] && HDR + streamUsed[q] + bytes <= regionBytes) {
+            long at = q * regionBytes + HDR + streamUsed[q];
+            streamUsed[q] += bytes;
+            return at;
+        }
+        spilled[q] = true;
+        return ~spill.take(bytes);
     }
+
+    private MemorySegment segOf(long loc) { return loc >= 0 ? streams : spill.seg; }
+
+    private static long offOf(long loc) { return loc >= 0 ? loc : ~loc; }
 
     private void addGet(String name, int srcPid, MemorySegment src, long offset, MemorySegment dst, long nbytes) {
         live();
@@ -565,24 +633,29 @@ public final class Bsplib implements AutoCloseable {
 
     private long addMsg(int dst, long nbytes, MemorySegment lateTag, MemorySegment latePayload) {
         if (nMsg == msgDst.length) growMsgs();
-        long rec = HEADER + align8(tagSize) + align8(nbytes);
-        long at = msgBuf.take(rec);
-        msgBuf.seg.set(JAVA_LONG, at, nbytes);
+        long rec = MSG_HDR + align8(tagSize) + align8(nbytes);
+        long loc = place(dst, rec);
+        MemorySegment seg = segOf(loc);
+        long at = offOf(loc);
+        seg.set(JAVA_LONG, at, 1);
+        seg.set(JAVA_LONG, at + 8, nbytes);
         int i = nMsg++;
         msgDst[i] = dst;
-        msgOff[i] = at;
+        msgLoc[i] = loc;
         msgLen[i] = rec;
         msgLateTag[i] = lateTag;
         msgLatePayload[i] = latePayload;
         msgBytesTo[dst] += rec;
         msgsTo[dst]++;
         payloadTo[dst] += nbytes;
-        return at;
+        return loc;
     }
 
-    private void copyMsg(long at, MemorySegment tag, MemorySegment payload, long nbytes) {
-        if (tagSize > 0) MemorySegment.copy(tag, 0, msgBuf.seg, at + HEADER, tagSize);
-        if (nbytes > 0) MemorySegment.copy(payload, 0, msgBuf.seg, at + HEADER + align8(tagSize), nbytes);
+    private void copyMsg(long loc, MemorySegment tag, MemorySegment payload, long nbytes) {
+        MemorySegment seg = segOf(loc);
+        long at = offOf(loc);
+        if (tagSize > 0) MemorySegment.copy(tag, 0, seg, at + MSG_HDR, tagSize);
+        if (nbytes > 0) MemorySegment.copy(payload, 0, seg, at + MSG_HDR + align8(tagSize), nbytes);
     }
 
     /**
@@ -590,7 +663,7 @@ public final class Bsplib implements AutoCloseable {
      *
      * @return the number of messages not yet moved
      */
-    public long qsize() { return inMessages; }
+    public long qsize() { return qEnd - qHead; }
 
     /** @return the payload bytes of the messages not yet moved ({@code bsp_qsize}'s second result); O(1) */
     public long qsizeBytes() { return inPayload; }
@@ -604,14 +677,16 @@ public final class Bsplib implements AutoCloseable {
      */
     public long getTag(MemorySegment tag) {
         live();
-        if (inMessages == 0) return -1;
+        if (qHead == qEnd) return -1;
+        MemorySegment seg = qSeg[qHead];
+        long at = qOff[qHead];
         if (tag != null && inTagSize > 0) {
             if (tag.byteSize() < inTagSize) {
                 throw new IndexOutOfBoundsException(call("getTag", "tag=" + tag) + ": the tag size is " + inTagSize);
             }
-            MemorySegment.copy(inbox.seg, inCursor + HEADER, tag, 0, inTagSize);
+            MemorySegment.copy(seg, at + MSG_HDR, tag, 0, inTagSize);
         }
-        return inbox.seg.get(JAVA_LONG, inCursor);
+        return seg.get(JAVA_LONG, at + 8);
     }
 
     /** @return the tag size of the messages in the queue (that of the superstep they were sent in) */
@@ -628,15 +703,17 @@ public final class Bsplib implements AutoCloseable {
      */
     public long move(MemorySegment payload, long receptionBytes) {
         live();
-        if (inMessages == 0) throw new IllegalStateException(call("move", "receptionBytes=" + receptionBytes) + ": the queue is empty");
+        if (qHead == qEnd) throw new IllegalStateException(call("move", "receptionBytes=" + receptionBytes) + ": the queue is empty");
         if (receptionBytes < 0) throw new IllegalArgumentException(call("move", "receptionBytes=" + receptionBytes) + ": negative");
-        long len = inbox.seg.get(JAVA_LONG, inCursor), n = Math.min(len, receptionBytes);
+        MemorySegment seg = qSeg[qHead];
+        long at = qOff[qHead];
+        long len = seg.get(JAVA_LONG, at + 8), n = Math.min(len, receptionBytes);
         if (n > 0) {
             if (payload == null || payload.byteSize() < n) {
                 throw new IndexOutOfBoundsException(call("move", "receptionBytes=" + receptionBytes)
                         + ": the payload segment has " + (payload == null ? 0 : payload.byteSize()) + " bytes, " + n + " to copy");
             }
-            MemorySegment.copy(inbox.seg, inCursor + HEADER + align8(inTagSize), payload, 0, n);
+            MemorySegment.copy(seg, at + MSG_HDR + align8(inTagSize), payload, 0, n);
         }
         advance(len);
         return n;
@@ -658,19 +735,29 @@ public final class Bsplib implements AutoCloseable {
      */
     public BspMessage hpmove() {
         live();
-        if (inMessages == 0) return null;
-        long len = inbox.seg.get(JAVA_LONG, inCursor);
-        MemorySegment ro = inbox.seg.asReadOnly();
-        BspMessage m = new BspMessage(ro.asSlice(inCursor + HEADER, inTagSize),
-                ro.asSlice(inCursor + HEADER + align8(inTagSize), len));
+        if (qHead == qEnd) return null;
+        MemorySegment seg = qSeg[qHead];
+        long at = qOff[qHead];
+        long len = seg.get(JAVA_LONG, at + 8);
+        MemorySegment ro = seg.asReadOnly();
+        BspMessage m = new BspMessage(ro.asSlice(at + MSG_HDR, inTagSize), ro.asSlice(at + MSG_HDR + align8(inTagSize), len));
         advance(len);
         return m;
     }
 
     private void advance(long len) {
-        inCursor += HEADER + align8(inTagSize) + align8(len);
-        inMessages--;
+        qSeg[qHead++] = null;
         inPayload -= len;
+    }
+
+    /** Appends the message record at {@code at} of {@code seg} to the receive queue. */
+    private void enqueue(MemorySegment seg, long at) {
+        if (qEnd == qSeg.length) {
+            qSeg = Arrays.copyOf(qSeg, 2 * qEnd);
+            qOff = Arrays.copyOf(qOff, 2 * qEnd);
+        }
+        qSeg[qEnd] = seg;
+        qOff[qEnd++] = at;
     }
 
     // =====================================================================================
@@ -698,11 +785,13 @@ public final class Bsplib implements AutoCloseable {
     /**
      * Ends the superstep ({@code bsp_sync}): collective. Applies the registrations and tag size of
      * this superstep, executes every get (before the puts), every put and delivers the messages;
-     * the previous superstep's messages not moved are dropped. Cost: see the class comment (two
-     * core supersteps for one of puts, three with gets, one when nothing happened anywhere).
+     * the previous superstep's messages not moved are dropped. Cost: see the class comment (one
+     * core superstep when everything fits, else the full protocol).
      *
      * @throws IllegalStateException     on every process, if the processes disagree on the number
      *                                   of pushReg/popReg calls or the tag size
+     * @throws IndexOutOfBoundsException at a receiver whose registered area is smaller than a put
+     *                                   to it (the section then fails)
      * @throws org.lpf4j.FatalException if the section failed (another process threw or aborted)
      */
     public void sync() {
@@ -711,83 +800,109 @@ public final class Bsplib implements AutoCloseable {
         // hpsend and hpput read their sources now.
         for (int i = 0; i < nMsg; i++) {
             if (msgLateTag[i] != null || msgLatePayload[i] != null) {
-                long len = msgBuf.seg.get(JAVA_LONG, msgOff[i]);
-                copyMsg(msgOff[i], msgLateTag[i], msgLatePayload[i], len);
+                long len = segOf(msgLoc[i]).get(JAVA_LONG, offOf(msgLoc[i]) + 8);
+                copyMsg(msgLoc[i], msgLateTag[i], msgLatePayload[i], len);
                 msgLateTag[i] = null;
                 msgLatePayload[i] = null;
             }
         }
-        for (int i = 0; i < nPut; i++) {
-            if (putLate[i] != null) {
-                long at = putBuf.take(putSize[i]);
-                MemorySegment.copy(putLate[i], 0, putBuf.seg, at, putSize[i]);
-                putSrcOff[i] = at;
-                putLate[i] = null;
+        for (int i = 0; i < nHp; i++) {
+            if (hpLate[i] != null) {
+                long at = putBuf.take(hpSize[i]);
+                MemorySegment.copy(hpLate[i], 0, putBuf.seg, at, hpSize[i]);
+                hpSrcOff[i] = at;
+                hpLate[i] = null;
             }
         }
-        // ---- meta superstep: everyone learns what everyone needs
-        long out = 0, maxTo = 0;
+        // ---- the headers, and the streams that fit
+        long out = 0, maxTo = 0, maxStream = 0;
+        boolean incomplete = nHp + nGet > budget;
         for (int q = 0; q < p; q++) {
             out += reqTo[q];
             maxTo = Math.max(maxTo, reqTo[q]);
+            maxStream = Math.max(maxStream, recBytesTo[q]);
             outboxOff[q + 1] = outboxOff[q] + msgBytesTo[q];
+            incomplete |= spilled[q];
         }
         long outboxNeed = outboxOff[p];
         long flags = (nGet > 0 ? F_GETS : 0) | (nMsg > 0 ? F_SENDS : 0) | (outboxNeed > outbox.byteSize() ? F_OUTBOX_GROWS : 0)
-                | (nPut + nGet + nMsg + pushes.size() + pops.size() > 0 ? F_ANY : 0);
+                | (incomplete ? F_INCOMPLETE : 0);
         for (int q = 0; q < p; q++) {
-            long b = 8L * W * q;
-            metaOut.set(JAVA_LONG, b + 8 * M_REQS, reqTo[q]);
-            metaOut.set(JAVA_LONG, b + 8 * M_MSG_BYTES, msgBytesTo[q]);
-            metaOut.set(JAVA_LONG, b + 8 * M_MSGS, msgsTo[q]);
-            metaOut.set(JAVA_LONG, b + 8 * M_PAYLOAD, payloadTo[q]);
-            metaOut.set(JAVA_LONG, b + 8 * M_OUTBOX_OFF, outboxOff[q]);
-            metaOut.set(JAVA_LONG, b + 8 * M_OUT, out);
-            metaOut.set(JAVA_LONG, b + 8 * M_MAX_TO, maxTo);
-            metaOut.set(JAVA_LONG, b + 8 * M_FLAGS, flags);
-            metaOut.set(JAVA_LONG, b + 8 * M_TAG, nextTagSize);
-            metaOut.set(JAVA_LONG, b + 8 * M_PUSH, pushes.size());
-            metaOut.set(JAVA_LONG, b + 8 * M_POP, pops.size());
-            if (q == pid) MemorySegment.copy(metaOut, b, metaIn, 8L * W * pid, 8L * W);
-            else ctx.put(metaOutSlot, b, q, metaInSlot, 8L * W * pid, 8L * W);
+            long b = q * regionBytes;
+            streams.set(JAVA_LONG, b + 8 * H_STREAM, spilled[q] ? 0 : streamUsed[q]);
+            streams.set(JAVA_LONG, b + 8 * H_REQS, reqTo[q]);
+            streams.set(JAVA_LONG, b + 8 * H_MSG_BYTES, msgBytesTo[q]);
+            streams.set(JAVA_LONG, b + 8 * H_MSGS, msgsTo[q]);
+            streams.set(JAVA_LONG, b + 8 * H_PAYLOAD, payloadTo[q]);
+            streams.set(JAVA_LONG, b + 8 * H_OUTBOX_OFF, outboxOff[q]);
+            streams.set(JAVA_LONG, b + 8 * H_OUT, out);
+            streams.set(JAVA_LONG, b + 8 * H_MAX_TO, maxTo);
+            streams.set(JAVA_LONG, b + 8 * H_FLAGS, flags);
+            streams.set(JAVA_LONG, b + 8 * H_TAG, nextTagSize);
+            streams.set(JAVA_LONG, b + 8 * H_PUSH, pushes.size());
+            streams.set(JAVA_LONG, b + 8 * H_POP, pops.size());
+            streams.set(JAVA_LONG, b + 8 * H_MAX_STREAM, maxStream);
+            streams.set(JAVA_LONG, b + 8 * H_DIRECT, nHp + nGet);
+            long n = HDR + (spilled[q] ? 0 : streamUsed[q]);
+            // Own stream: copied, so that its messages outlive this superstep's new sends.
+            if (q == pid) MemorySegment.copy(streams, b, inboxes, pid * regionBytes, n);
+            else ctx.put(streamsSlot, b, q, inboxesSlot, pid * regionBytes, n);
         }
+        if (!incomplete) issueDirect(true);
         ctx.sync();
-        // ---- what the meta says (identical conclusions on every process)
-        long maxOut = 0, sumMaxTo = 0, allFlags = 0, inBytes = 0, inMsgs = 0, inPay = 0;
+        // ---- what the headers say (identical conclusions on every process)
+        long maxOut = 0, sumMaxTo = 0, allFlags = 0, inBytes = 0, inMsgs = 0, inPay = 0, maxStreamAll = 0, maxDirect = 0;
         String mismatch = null;
         for (int r = 0; r < p; r++) {
-            long b = 8L * W * r;
-            maxOut = Math.max(maxOut, metaIn.get(JAVA_LONG, b + 8 * M_OUT));
-            sumMaxTo += metaIn.get(JAVA_LONG, b + 8 * M_MAX_TO);
-            allFlags |= metaIn.get(JAVA_LONG, b + 8 * M_FLAGS);
+            maxOut = Math.max(maxOut, header(r, H_OUT));
+            sumMaxTo += header(r, H_MAX_TO);
+            allFlags |= header(r, H_FLAGS);
+            maxStreamAll = Math.max(maxStreamAll, header(r, H_MAX_STREAM));
+            maxDirect = Math.max(maxDirect, header(r, H_DIRECT));
             inboxOff[r] = inBytes;
-            inBytes += metaIn.get(JAVA_LONG, b + 8 * M_MSG_BYTES);
-            inMsgs += metaIn.get(JAVA_LONG, b + 8 * M_MSGS);
-            inPay += metaIn.get(JAVA_LONG, b + 8 * M_PAYLOAD);
-            if (mismatch == null) mismatch = compare(r, b);
+            inBytes += header(r, H_MSG_BYTES);
+            inMsgs += header(r, H_MSGS);
+            inPay += header(r, H_PAYLOAD);
+            if (mismatch == null) mismatch = compare(r);
         }
         inboxOff[p] = inBytes;
         if (mismatch != null) { // this superstep's registrations are void everywhere
-            for (AreaTable.Reg r : pushes) areas.remove(r);
+            for (AreaTable.Reg r : pushes) {
+                areas.remove(r);
+                bySeq.remove(bySeq.size() - 1);
+            }
             for (AreaTable.Reg r : pops) r.state = AreaTable.Reg.ACTIVE;
             pushes.clear();
             pops.clear();
             nextTagSize = tagSize;
-            inMessages = 0;
-            inPayload = 0;
+            clearQueue();
             resetSuperstep();
             throw new IllegalStateException("Bsplib.sync at pid " + pid + " of " + p + " (superstep " + ctx.superstep()
                     + "): the processes disagree: " + mismatch);
         }
-        if ((allFlags & F_ANY) == 0) { // nothing anywhere: the meta superstep was the sync
-            finishSuperstep(0, 0, 0);
+        if ((allFlags & F_INCOMPLETE) == 0 && pushes.isEmpty()) {
+            // ---- the one-superstep sync: gets out first, then the puts of every stream
+            copyGetsOut();
+            clearQueue();
+            for (int r = 0; r < p; r++) applyStream(r, header(r, H_STREAM));
+            finishSuperstep(inPay, 0);
             return;
         }
+        fullProtocol(allFlags, maxOut, sumMaxTo, maxStreamAll, maxDirect, outboxNeed, inBytes, inPay);
+    }
+
+    /** The rest of a sync that did not fit one superstep (see the class comment). */
+    private void fullProtocol(long allFlags, long maxOut, long sumMaxTo, long maxStreamAll, long maxDirect, long outboxNeed,
+                              long inBytes, long inPay) {
+        int p = nprocs;
         // ---- grow the capacities, collectively, when this superstep needs more
-        long queueNeed = Math.max(4L * p, maxOut + sumMaxTo + ((allFlags & F_SENDS) != 0 ? 2L * p : 0));
+        long newBudget = budget, newRegion = regionBytes;
+        while (newBudget < maxDirect && newBudget < BUDGET_MAX) newBudget *= 2;
+        while (newRegion < HDR + maxStreamAll && newRegion < R_MAX) newRegion *= 2;
+        long queueNeed = Math.max(fastQueue(p, newBudget), maxOut + sumMaxTo + ((allFlags & F_SENDS) != 0 ? 2L * p : 0));
         long regNeed = OWN_REGS + 1 + live.size() + pushes.size();
-        boolean outboxGrows = (allFlags & F_OUTBOX_GROWS) != 0;
-        if (queueNeed > queueCap || regNeed > regCap || outboxGrows) {
+        boolean outboxGrows = (allFlags & F_OUTBOX_GROWS) != 0, regionGrows = newRegion != regionBytes;
+        if (queueNeed > queueCap || regNeed > regCap || outboxGrows || regionGrows) {
             if (queueNeed > queueCap) {
                 queueCap = Math.max(queueNeed, 2 * queueCap);
                 ctx.resizeMessageQueue(queueCap);
@@ -796,72 +911,135 @@ public final class Bsplib implements AutoCloseable {
                 regCap = Math.max(regNeed, 2 * regCap);
                 ctx.resizeMemoryRegister(regCap);
             }
-            if (outboxGrows) { // collective: everyone registers its outbox anew, grown or not
+            // Collective re-registrations, in the same order everywhere (each drops its old slot first).
+            if (outboxGrows) {
                 ctx.deregister(outboxSlot);
-                if (outboxNeed > outbox.byteSize()) {
-                    outbox = Arena.ofAuto().allocate(Math.max(outboxNeed, 2 * outbox.byteSize()), 8);
-                }
+                if (outboxNeed > outbox.byteSize()) outbox = Arena.ofAuto().allocate(Math.max(outboxNeed, 2 * outbox.byteSize()), 8);
                 outboxSlot = ctx.registerGlobal(outbox);
+            }
+            if (regionGrows) { // this superstep's streams are not read from the inboxes any more
+                ctx.deregister(inboxesSlot);
+                inboxes = Arena.ofAuto().allocate(newRegion * p, 8);
+                inboxesSlot = ctx.registerGlobal(inboxes);
             }
             ctx.sync();
         }
+        budget = newBudget;
         // ---- registrations of this superstep: active from the end of this sync
         for (AreaTable.Reg r : pushes) r.slot = ctx.registerGlobal(r.area);
         // ---- gets, before any put
         if ((allFlags & F_GETS) != 0) {
-            if (nGet > 0) {
-                Memslot gs = getBuf.slot();
-                for (int i = 0; i < nGet; i++) ctx.get(getPid[i], getSrc[i], getSrcOff[i], gs, getBufOff[i], getSize[i]);
-            }
+            issueDirect(false);
             ctx.sync();
-            for (int i = 0; i < nGet; i++) {
-                MemorySegment.copy(getBuf.seg, getBufOff[i], getDst[i], 0, getSize[i]);
-                getDst[i] = null;
-            }
+            copyGetsOut();
         }
-        // ---- puts and messages
-        if (nPut > 0) {
-            Memslot ps = putBuf.slot();
-            for (int i = 0; i < nPut; i++) {
-                Memslot src = putSrc[i] == null ? ps : putSrc[i];
-                ctx.put(src, putSrcOff[i], putPid[i], putDst[i], putDstOff[i], putSize[i]);
-                putSrc[i] = null;
-                putDst[i] = null;
-            }
+        // ---- puts from their records, hpputs, and the messages fetched by their receivers
+        Memslot ss = null, sp = null;
+        for (int i = 0; i < nBp; i++) {
+            long loc = bpLoc[i];
+            Memslot src = loc >= 0 ? (ss != null ? ss : (ss = streamsSlot)) : (sp != null ? sp : (sp = spill.slot()));
+            ctx.put(src, offOf(loc) + PUT_HDR, bpPid[i], bpDst[i], bpDstOff[i], bpSize[i]);
+            bpDst[i] = null;
         }
-        if (nMsg > 0) { // group the records per destination in the outbox
-            for (int i = 0; i < nMsg; i++) {
-                int q = msgDst[i];
-                MemorySegment.copy(msgBuf.seg, msgOff[i], outbox, outboxOff[q], msgLen[i]);
-                outboxOff[q] += msgLen[i];
-            }
+        issueHpputs();
+        for (int i = 0; i < nMsg; i++) { // grouped per destination in the outbox
+            int q = msgDst[i];
+            MemorySegment.copy(segOf(msgLoc[i]), offOf(msgLoc[i]), outbox, outboxOff[q], msgLen[i]);
+            outboxOff[q] += msgLen[i];
         }
         if (inBytes > 0) {
             if (inBytes > inbox.seg.byteSize()) inbox.grow(inBytes, 0);
             Memslot is = inbox.slot();
             for (int r = 0; r < p; r++) {
                 long n = inboxOff[r + 1] - inboxOff[r];
-                if (n > 0) ctx.get(r, outboxSlot, metaIn.get(JAVA_LONG, 8L * W * r + 8 * M_OUTBOX_OFF), is, inboxOff[r], n);
+                if (n > 0) ctx.get(r, outboxSlot, header(r, H_OUTBOX_OFF), is, inboxOff[r], n);
             }
         }
         ctx.sync();
-        finishSuperstep(inBytes, inMsgs, inPay);
+        clearQueue();
+        for (long at = 0; at < inBytes; at += MSG_HDR + align8(tagSize) + align8(inbox.seg.get(JAVA_LONG, at + 8))) {
+            enqueue(inbox.seg, at);
+        }
+        finishSuperstep(inPay, regionGrows ? newRegion : 0);
     }
 
-    private String compare(int r, long b) {
-        long push = metaIn.get(JAVA_LONG, b + 8 * M_PUSH), pop = metaIn.get(JAVA_LONG, b + 8 * M_POP),
-                tag = metaIn.get(JAVA_LONG, b + 8 * M_TAG);
+    /** Queues the gets, and with {@code hpputs} the hpputs, as core requests. */
+    private void issueDirect(boolean hpputs) {
+        if (nGet > 0) {
+            Memslot gs = getBuf.slot();
+            for (int i = 0; i < nGet; i++) ctx.get(getPid[i], getSrc[i], getSrcOff[i], gs, getBufOff[i], getSize[i]);
+        }
+        if (hpputs) issueHpputs();
+    }
+
+    private void issueHpputs() {
+        if (nHp == 0) return;
+        Memslot ps = putBuf.slot();
+        for (int i = 0; i < nHp; i++) ctx.put(hpSrc[i] == null ? ps : hpSrc[i], hpSrcOff[i], hpPid[i], hpDst[i], hpDstOff[i], hpSize[i]);
+    }
+
+    private void copyGetsOut() {
+        for (int i = 0; i < nGet; i++) {
+            MemorySegment.copy(getBuf.seg, getBufOff[i], getDst[i], 0, getSize[i]);
+            getDst[i] = null;
+        }
+    }
+
+    /** Applies the put records of the stream from {@code r} and queues its messages. */
+    private void applyStream(int r, long bytes) {
+        long base = r * regionBytes + HDR, end = base + bytes, tagBytes = align8(tagSize);
+        for (long at = base; at < end; ) {
+            long kind = inboxes.get(JAVA_LONG, at);
+            if (kind == 1) {
+                enqueue(inboxes, at);
+                at += MSG_HDR + tagBytes + align8(inboxes.get(JAVA_LONG, at + 8));
+                continue;
+            }
+            int seq = (int) (kind >>> 1);
+            long off = inboxes.get(JAVA_LONG, at + 8), size = inboxes.get(JAVA_LONG, at + 16);
+            AreaTable.Reg reg = seq < bySeq.size() ? bySeq.get(seq) : null;
+            if (reg == null || !reg.usable()) {
+                throw new IllegalStateException("Bsplib.sync at pid " + pid + ": a put from pid " + r
+                        + " names registration #" + seq + ", which is not registered here");
+            }
+            if (off > reg.size - size) {
+                throw new IndexOutOfBoundsException("Bsplib.sync at pid " + pid + ": a put from pid " + r + " of " + size
+                        + " bytes at offset " + off + " is past this process's registered area of " + reg.size + " bytes");
+            }
+            MemorySegment.copy(inboxes, at + PUT_HDR, reg.area, off, size);
+            at += PUT_HDR + align8(size);
+        }
+    }
+
+    private long header(int r, int field) {
+        return inboxes.get(JAVA_LONG, r * regionBytes + 8L * field);
+    }
+
+    private String compare(int r) {
+        long push = header(r, H_PUSH), pop = header(r, H_POP), tag = header(r, H_TAG);
         if (push != pushes.size()) return "pushReg called " + pushes.size() + " times here, " + push + " times at pid " + r;
         if (pop != pops.size()) return "popReg called " + pops.size() + " times here, " + pop + " times at pid " + r;
         if (tag != nextTagSize) return "tag size " + nextTagSize + " here, " + tag + " at pid " + r;
         return null;
     }
 
-    private void finishSuperstep(long inBytes, long inMsgs, long inPay) {
+    private void clearQueue() {
+        Arrays.fill(qSeg, 0, qEnd, null);
+        qHead = 0;
+        qEnd = 0;
+        inPayload = 0;
+    }
+
+    /**
+     * Ends the superstep: pops and pushes take effect, the tag size changes, the queue holds the
+     * messages just received; with {@code newRegion} &gt; 0 the streams grow to it.
+     */
+    private void finishSuperstep(long inPay, long newRegion) {
         for (AreaTable.Reg r : pops) {
             ctx.deregister(r.slot);
             areas.remove(r);
             live.remove(r);
+            bySeq.set(r.seq, null);
         }
         for (AreaTable.Reg r : pushes) {
             r.state = AreaTable.Reg.ACTIVE;
@@ -871,23 +1049,31 @@ public final class Bsplib implements AutoCloseable {
         pops.clear();
         inTagSize = tagSize;
         tagSize = nextTagSize;
-        inCursor = 0;
-        inMessages = inMsgs;
         inPayload = inPay;
+        if (newRegion > 0) {
+            ctx.deregister(streamsSlot);
+            regionBytes = newRegion;
+            streams = Arena.ofAuto().allocate(newRegion * nprocs, 8);
+            streamsSlot = ctx.registerLocal(streams);
+        }
         resetSuperstep();
     }
 
     private void resetSuperstep() {
-        nPut = 0;
+        nBp = 0;
+        nHp = 0;
         nGet = 0;
         nMsg = 0;
+        spill.used = 0;
         putBuf.used = 0;
         getBuf.used = 0;
-        msgBuf.used = 0;
         Arrays.fill(reqTo, 0);
+        Arrays.fill(recBytesTo, 0);
         Arrays.fill(msgBytesTo, 0);
         Arrays.fill(msgsTo, 0);
         Arrays.fill(payloadTo, 0);
+        Arrays.fill(streamUsed, 0);
+        Arrays.fill(spilled, false);
     }
 
     // =====================================================================================
@@ -904,15 +1090,24 @@ public final class Bsplib implements AutoCloseable {
 
     private static long align8(long n) { return (n + 7) & ~7L; }
 
-    private void growPuts() {
-        int n = putPid.length * 2;
-        putPid = Arrays.copyOf(putPid, n);
-        putDst = Arrays.copyOf(putDst, n);
-        putDstOff = Arrays.copyOf(putDstOff, n);
-        putSize = Arrays.copyOf(putSize, n);
-        putSrc = Arrays.copyOf(putSrc, n);
-        putSrcOff = Arrays.copyOf(putSrcOff, n);
-        putLate = Arrays.copyOf(putLate, n);
+    private void growBps() {
+        int n = bpPid.length * 2;
+        bpPid = Arrays.copyOf(bpPid, n);
+        bpDst = Arrays.copyOf(bpDst, n);
+        bpDstOff = Arrays.copyOf(bpDstOff, n);
+        bpSize = Arrays.copyOf(bpSize, n);
+        bpLoc = Arrays.copyOf(bpLoc, n);
+    }
+
+    private void growHps() {
+        int n = hpPid.length * 2;
+        hpPid = Arrays.copyOf(hpPid, n);
+        hpDst = Arrays.copyOf(hpDst, n);
+        hpDstOff = Arrays.copyOf(hpDstOff, n);
+        hpSize = Arrays.copyOf(hpSize, n);
+        hpSrc = Arrays.copyOf(hpSrc, n);
+        hpSrcOff = Arrays.copyOf(hpSrcOff, n);
+        hpLate = Arrays.copyOf(hpLate, n);
     }
 
     private void growGets() {
@@ -928,7 +1123,7 @@ public final class Bsplib implements AutoCloseable {
     private void growMsgs() {
         int n = msgDst.length * 2;
         msgDst = Arrays.copyOf(msgDst, n);
-        msgOff = Arrays.copyOf(msgOff, n);
+        msgLoc = Arrays.copyOf(msgLoc, n);
         msgLen = Arrays.copyOf(msgLen, n);
         msgLateTag = Arrays.copyOf(msgLateTag, n);
         msgLatePayload = Arrays.copyOf(msgLatePayload, n);
