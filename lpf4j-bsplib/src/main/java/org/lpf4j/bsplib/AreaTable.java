@@ -36,9 +36,20 @@ final class AreaTable {
     private boolean[] used = new boolean[16];
     private int keys;
 
+    // heapBase() allocates an Optional; the arrays of the last heap segments looked up are kept
+    // by segment identity (direct-mapped), so a program that reuses its segments allocates nothing.
+    private final MemorySegment[] cachedSegs = new MemorySegment[16];
+    private final Object[] cachedBases = new Object[16];
+
     /** @return the heap array of a heap segment, or null for a native one */
-    static Object base(MemorySegment s) {
-        return s.isNative() ? null : s.heapBase().orElse(null);
+    Object base(MemorySegment s) {
+        if (s.isNative()) return null;
+        int i = System.identityHashCode(s) & (cachedSegs.length - 1);
+        if (cachedSegs[i] == s) return cachedBases[i];
+        Object b = s.heapBase().orElse(null);
+        cachedSegs[i] = s;
+        cachedBases[i] = b;
+        return b;
     }
 
     private static int hash(Object base, long addr, int mask) {

@@ -473,9 +473,9 @@ public final class Bsplib implements AutoCloseable {
     private AreaTable.Reg checkPut(String name, int dstPid, MemorySegment src, MemorySegment dst, long offset, long nbytes) {
         live();
         checkPid(name, dstPid, offset, nbytes);
-        Objects.requireNonNull(dst, () -> call(name, "pid=" + dstPid) + ": dst is null");
+        if (dst == null) throw new NullPointerException(call(name, "pid=" + dstPid) + ": dst is null"); // not requireNonNull with a lambda: that allocates per call
         if (nbytes > 0) {
-            Objects.requireNonNull(src, () -> call(name, "pid=" + dstPid) + ": src is null");
+            if (src == null) throw new NullPointerException(call(name, "pid=" + dstPid) + ": src is null");
             if (src.byteSize() < nbytes) {
                 throw new IndexOutOfBoundsException(call(name, "pid=" + dstPid + ", offset=" + offset + ", nbytes=" + nbytes)
                         + ": the source has only " + src.byteSize() + " bytes");
@@ -535,10 +535,10 @@ public final class Bsplib implements AutoCloseable {
     private void addGet(String name, int srcPid, MemorySegment src, long offset, MemorySegment dst, long nbytes) {
         live();
         checkPid(name, srcPid, offset, nbytes);
-        Objects.requireNonNull(src, () -> call(name, "pid=" + srcPid) + ": src is null");
+        if (src == null) throw new NullPointerException(call(name, "pid=" + srcPid) + ": src is null");
         AreaTable.Reg r = registered(name, srcPid, src, offset, nbytes, "source");
         if (nbytes == 0) return;
-        Objects.requireNonNull(dst, () -> call(name, "pid=" + srcPid) + ": dst is null");
+        if (dst == null) throw new NullPointerException(call(name, "pid=" + srcPid) + ": dst is null");
         if (dst.byteSize() < nbytes || dst.isReadOnly()) {
             throw new IndexOutOfBoundsException(call(name, "pid=" + srcPid + ", offset=" + offset + ", nbytes=" + nbytes)
                     + ": the destination " + dst + " is " + (dst.isReadOnly() ? "read-only" : "smaller than nbytes"));
@@ -867,11 +867,11 @@ public final class Bsplib implements AutoCloseable {
         }
         inboxOff[p] = inBytes;
         if (mismatch != null) { // this superstep's registrations are void everywhere
-            for (AreaTable.Reg r : pushes) {
-                areas.remove(r);
+            for (int i = 0; i < pushes.size(); i++) {
+                areas.remove(pushes.get(i));
                 bySeq.remove(bySeq.size() - 1);
             }
-            for (AreaTable.Reg r : pops) r.state = AreaTable.Reg.ACTIVE;
+            for (int i = 0; i < pops.size(); i++) pops.get(i).state = AreaTable.Reg.ACTIVE;
             pushes.clear();
             pops.clear();
             nextTagSize = tagSize;
@@ -926,7 +926,7 @@ public final class Bsplib implements AutoCloseable {
         }
         budget = newBudget;
         // ---- registrations of this superstep: active from the end of this sync
-        for (AreaTable.Reg r : pushes) r.slot = ctx.registerGlobal(r.area);
+        for (int i = 0; i < pushes.size(); i++) pushes.get(i).slot = ctx.registerGlobal(pushes.get(i).area);
         // ---- gets, before any put
         if ((allFlags & F_GETS) != 0) {
             issueDirect(false);
@@ -1035,15 +1035,16 @@ public final class Bsplib implements AutoCloseable {
      * messages just received; with {@code newRegion} &gt; 0 the streams grow to it.
      */
     private void finishSuperstep(long inPay, long newRegion) {
-        for (AreaTable.Reg r : pops) {
+        for (int i = 0; i < pops.size(); i++) { // indexed loops: no iterator per sync
+            AreaTable.Reg r = pops.get(i);
             ctx.deregister(r.slot);
             areas.remove(r);
             live.remove(r);
             bySeq.set(r.seq, null);
         }
-        for (AreaTable.Reg r : pushes) {
-            r.state = AreaTable.Reg.ACTIVE;
-            live.add(r);
+        for (int i = 0; i < pushes.size(); i++) {
+            pushes.get(i).state = AreaTable.Reg.ACTIVE;
+            live.add(pushes.get(i));
         }
         pushes.clear();
         pops.clear();
