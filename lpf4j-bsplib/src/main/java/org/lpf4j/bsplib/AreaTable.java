@@ -15,16 +15,20 @@ final class AreaTable {
     static final class Reg {
         static final int PENDING = 0, ACTIVE = 1, POPPING = 2;
         final MemorySegment area;
+        /** This process's size. */
         final long size;
+        /** The size every process registered, known from the sync that activates this one. */
+        final long[] sizes;
         /** The number of pushes before this one since begin: the same on every process. */
         int seq;
         Memslot slot;
         int state = PENDING;
         Reg below;
 
-        Reg(MemorySegment area) {
+        Reg(MemorySegment area, int nprocs) {
             this.area = area;
             this.size = area.byteSize();
+            this.sizes = new long[nprocs];
         }
 
         boolean usable() { return state != PENDING; }

@@ -37,7 +37,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *       named by its identity: where it starts (a native segment's address; a heap segment's array
  *       and offset), so {@code MemorySegment.ofArray(a)} names the same area each time. Pushing
  *       the same area again stacks a registration; {@code popReg} removes the latest one (at the
- *       next sync; until then the area stays usable).</li>
+ *       next sync; until then the area stays usable). Each process may register an area of its
+ *       own size: the sizes are exchanged at the registration's sync (p longs per registration),
+ *       and a put or get is checked against the size its target process registered.</li>
  *   <li>{@link #put} copies the source at the call (it may be overwritten at once);
  *       {@link #hpput} reads it during the sync (it must stay unchanged until then).</li>
  *   <li>{@link #get} and {@link #hpget} read the source as it was before the superstep's puts:
@@ -94,7 +96,7 @@ public final class Bsplib implements AutoCloseable {
     private static final int W = 16;
     private static final long HDR = 8L * W;
     private static final int H_STREAM = 0, H_REQS = 1, H_MSG_BYTES = 2, H_MSGS = 3, H_PAYLOAD = 4, H_OUTBOX_OFF = 5,
-            H_OUT = 6, H_MAX_TO = 7, H_FLAGS = 8, H_TAG = 9, H_PUSH = 10, H_POP = 11, H_MAX_STREAM = 12, H_DIRECT = 13;
+            H_OUT = 6, H_MAX_TO = 7, H_FLAGS = 8, H_TAG = 9, H_PUSH = 10, H_POP = 11, H_MAX_STREAM = 12, H_DIRECT = 13, H_POPPED = 14;
     private static final long F_GETS = 1, F_SENDS = 2, F_OUTBOX_GROWS = 4, F_INCOMPLETE = 8;
     /** Registrations of the layer: inbox regions and outbox (global); streams, receive, spill, put and get buffers. */
     private static final int OWN_REGS = 7;
@@ -170,7 +172,7 @@ public final class Bsplib implements AutoCloseable {
     private MemorySegment[] msgLateTag = new MemorySegment[16];     // hpsend: copied at the sync
     private MemorySegment[] msgLatePayload = new MemorySegment[16];
 
-    private final long[] reqTo, recBytesTo, msgBytesTo, msgsTo, payloadTo, outboxOff, inboxOff;
+    private final long[] reqTo, recBytesTo, msgBytesTo, msgsTo, payloadTo, outboxOff, inboxOff, outboxFrom;
 
     private long tagSize, nextTagSize;
 
@@ -234,6 +236,7 @@ public final class Bsplib implements AutoCloseable {
         payloadTo = new long[p];
         outboxOff = new long[p + 1];
         inboxOff = new long[p + 1];
+        outboxFrom = new long[p];
         streamUsed = new long[p];
         spilled = new boolean[p];
         queueCap = fastQueue(p, budget);
@@ -336,7 +339,7 @@ public final class Bsplib implements AutoCloseable {
         live();
         Objects.requireNonNull(area, "Bsplib.pushReg: area");
         if (area.isReadOnly()) throw new IllegalArgumentException(call("pushReg", "area=" + area) + ": the area is read-only");
-        AreaTable.Reg r = new AreaTable.Reg(area);
+        AreaTable.Reg r = new AreaTable.Reg(area, nprocs);
         r.seq = bySeq.size();
         bySeq.add(r);
         areas.push(r);
@@ -390,8 +393,8 @@ public final class Bsplib implements AutoCloseable {
      *                                   superstep) or a size is negative
      */
     public void put(int pid, MemorySegment src, MemorySegment dst, long offset, long nbytes) {
+        if (nbytes == 0 && !ended) return; // legal whatever the other arguments, as in BSPlib
         AreaTable.Reg r = checkPut("put", pid, src, dst, offset, nbytes);
-        if (nbytes == 0) return;
         long loc = place(pid, PUT_HDR + align8(nbytes));
         MemorySegment seg = segOf(loc);
         long at = offOf(loc);
@@ -422,8 +425,8 @@ public final class Bsplib implements AutoCloseable {
      * @param nbytes bytes to put
      */
     public void hpput(int pid, MemorySegment src, MemorySegment dst, long offset, long nbytes) {
+        if (nbytes == 0 && !ended) return;
         AreaTable.Reg r = checkPut("hpput", pid, src, dst, offset, nbytes);
-        if (nbytes == 0) return;
         AreaTable.Reg s = areas.usable(src);
         if (nHp == hpPid.length) growHps();
         int i = nHp++;
@@ -474,12 +477,10 @@ public final class Bsplib implements AutoCloseable {
         live();
         checkPid(name, dstPid, offset, nbytes);
         if (dst == null) throw new NullPointerException(call(name, "pid=" + dstPid) + ": dst is null"); // not requireNonNull with a lambda: that allocates per call
-        if (nbytes > 0) {
-            if (src == null) throw new NullPointerException(call(name, "pid=" + dstPid) + ": src is null");
-            if (src.byteSize() < nbytes) {
-                throw new IndexOutOfBoundsException(call(name, "pid=" + dstPid + ", offset=" + offset + ", nbytes=" + nbytes)
-                        + ": the source has only " + src.byteSize() + " bytes");
-            }
+        if (src == null) throw new NullPointerException(call(name, "pid=" + dstPid) + ": src is null");
+        if (src.byteSize() < nbytes) {
+            throw new IndexOutOfBoundsException(call(name, "pid=" + dstPid + ", offset=" + offset + ", nbytes=" + nbytes)
+                    + ": the source has only " + src.byteSize() + " bytes");
         }
         return registered(name, dstPid, dst, offset, nbytes, "destination");
     }
@@ -503,10 +504,11 @@ public final class Bsplib implements AutoCloseable {
             throw new IllegalArgumentException(call(name, "pid=" + other + ", offset=" + offset + ", nbytes=" + nbytes)
                     + ": the " + role + " area " + area + " " + why);
         }
-        if (offset > r.size - nbytes) {
+        long size = r.sizes[other]; // the size pid `other` registered: areas may differ per process
+        if (offset > size - nbytes) {
             throw new IndexOutOfBoundsException(call(name, "pid=" + other + ", offset=" + offset + ", nbytes=" + nbytes)
-                    + ": offset + nbytes = " + (offset + nbytes) + " is past the registered " + role + " area of "
-                    + r.size + " bytes");
+                    + ": offset + nbytes = " + (offset + nbytes) + " is past the " + role + " area of " + size
+                    + " bytes that pid " + other + " registered");
         }
         return r;
     }
@@ -533,11 +535,11 @@ public final class Bsplib implements AutoCloseable {
     private static long offOf(long loc) { return loc >= 0 ? loc : ~loc; }
 
     private void addGet(String name, int srcPid, MemorySegment src, long offset, MemorySegment dst, long nbytes) {
+        if (nbytes == 0 && !ended) return; // legal whatever the other arguments, as in BSPlib
         live();
         checkPid(name, srcPid, offset, nbytes);
         if (src == null) throw new NullPointerException(call(name, "pid=" + srcPid) + ": src is null");
         AreaTable.Reg r = registered(name, srcPid, src, offset, nbytes, "source");
-        if (nbytes == 0) return;
         if (dst == null) throw new NullPointerException(call(name, "pid=" + srcPid) + ": dst is null");
         if (dst.byteSize() < nbytes || dst.isReadOnly()) {
             throw new IndexOutOfBoundsException(call(name, "pid=" + srcPid + ", offset=" + offset + ", nbytes=" + nbytes)
@@ -815,7 +817,7 @@ public final class Bsplib implements AutoCloseable {
             }
         }
         // ---- the headers, and the streams that fit
-        long out = 0, maxTo = 0, maxStream = 0;
+        long out = 0, maxTo = 0, maxStream = 0, popped = popped();
         boolean incomplete = nHp + nGet > budget;
         for (int q = 0; q < p; q++) {
             out += reqTo[q];
@@ -841,6 +843,7 @@ public final class Bsplib implements AutoCloseable {
             streams.set(JAVA_LONG, b + 8 * H_TAG, nextTagSize);
             streams.set(JAVA_LONG, b + 8 * H_PUSH, pushes.size());
             streams.set(JAVA_LONG, b + 8 * H_POP, pops.size());
+            streams.set(JAVA_LONG, b + 8 * H_POPPED, popped);
             streams.set(JAVA_LONG, b + 8 * H_MAX_STREAM, maxStream);
             streams.set(JAVA_LONG, b + 8 * H_DIRECT, nHp + nGet);
             long n = HDR + (spilled[q] ? 0 : streamUsed[q]);
@@ -863,6 +866,7 @@ public final class Bsplib implements AutoCloseable {
             inBytes += header(r, H_MSG_BYTES);
             inMsgs += header(r, H_MSGS);
             inPay += header(r, H_PAYLOAD);
+            outboxFrom[r] = header(r, H_OUTBOX_OFF); // kept: a growing region replaces the inboxes
             if (mismatch == null) mismatch = compare(r);
         }
         inboxOff[p] = inBytes;
@@ -899,7 +903,9 @@ public final class Bsplib implements AutoCloseable {
         long newBudget = budget, newRegion = regionBytes;
         while (newBudget < maxDirect && newBudget < BUDGET_MAX) newBudget *= 2;
         while (newRegion < HDR + maxStreamAll && newRegion < R_MAX) newRegion *= 2;
-        long queueNeed = Math.max(fastQueue(p, newBudget), maxOut + sumMaxTo + ((allFlags & F_SENDS) != 0 ? 2L * p : 0));
+        while (newRegion < HDR + 8L * pushes.size()) newRegion *= 2; // the sizes of the pushed areas (below)
+        long queueNeed = Math.max(fastQueue(p, newBudget), maxOut + sumMaxTo + ((allFlags & F_SENDS) != 0 ? 2L * p : 0)
+                + (pushes.isEmpty() ? 0 : 2L * p));
         long regNeed = OWN_REGS + 1 + live.size() + pushes.size();
         boolean outboxGrows = (allFlags & F_OUTBOX_GROWS) != 0, regionGrows = newRegion != regionBytes;
         if (queueNeed > queueCap || regNeed > regCap || outboxGrows || regionGrows) {
@@ -917,10 +923,11 @@ public final class Bsplib implements AutoCloseable {
                 if (outboxNeed > outbox.byteSize()) outbox = Arena.ofAuto().allocate(Math.max(outboxNeed, 2 * outbox.byteSize()), 8);
                 outboxSlot = ctx.registerGlobal(outbox);
             }
-            if (regionGrows) { // this superstep's streams are not read from the inboxes any more
+            if (regionGrows) { // the headers were read; this superstep's streams are sent by the data superstep
                 ctx.deregister(inboxesSlot);
                 inboxes = Arena.ofAuto().allocate(newRegion * p, 8);
                 inboxesSlot = ctx.registerGlobal(inboxes);
+                regionBytes = newRegion; // the streams (put sources below) follow at the end of the superstep
             }
             ctx.sync();
         }
@@ -941,6 +948,12 @@ public final class Bsplib implements AutoCloseable {
             ctx.put(src, offOf(loc) + PUT_HDR, bpPid[i], bpDst[i], bpDstOff[i], bpSize[i]);
             bpDst[i] = null;
         }
+        if (!pushes.isEmpty()) { // every process learns the size each process registered (inboxes are free now)
+            long at = putBuf.take(8L * pushes.size()); // before issueHpputs registers putBuf
+            for (int i = 0; i < pushes.size(); i++) putBuf.seg.set(JAVA_LONG, at + 8L * i, pushes.get(i).size);
+            Memslot ps = putBuf.slot();
+            for (int q = 0; q < p; q++) ctx.put(ps, at, q, inboxesSlot, pid * regionBytes, 8L * pushes.size());
+        }
         issueHpputs();
         for (int i = 0; i < nMsg; i++) { // grouped per destination in the outbox
             int q = msgDst[i];
@@ -952,15 +965,19 @@ public final class Bsplib implements AutoCloseable {
             Memslot is = inbox.slot();
             for (int r = 0; r < p; r++) {
                 long n = inboxOff[r + 1] - inboxOff[r];
-                if (n > 0) ctx.get(r, outboxSlot, header(r, H_OUTBOX_OFF), is, inboxOff[r], n);
+                if (n > 0) ctx.get(r, outboxSlot, outboxFrom[r], is, inboxOff[r], n);
             }
         }
         ctx.sync();
+        for (int i = 0; i < pushes.size(); i++) {
+            long[] sizes = pushes.get(i).sizes;
+            for (int r = 0; r < p; r++) sizes[r] = inboxes.get(JAVA_LONG, r * regionBytes + 8L * i);
+        }
         clearQueue();
         for (long at = 0; at < inBytes; at += MSG_HDR + align8(tagSize) + align8(inbox.seg.get(JAVA_LONG, at + 8))) {
             enqueue(inbox.seg, at);
         }
-        finishSuperstep(inPay, regionGrows ? newRegion : 0);
+        finishSuperstep(inPay, streams.byteSize() != regionBytes * p ? regionBytes : 0);
     }
 
     /** Queues the gets, and with {@code hpputs} the hpputs, as core requests. */
@@ -1015,10 +1032,21 @@ public final class Bsplib implements AutoCloseable {
         return inboxes.get(JAVA_LONG, r * regionBytes + 8L * field);
     }
 
+    /** @return a digest of which registrations this superstep pops, in order (they must agree) */
+    private long popped() {
+        long h = 0;
+        for (int i = 0; i < pops.size(); i++) h = h * 0x9E3779B97F4A7C15L + pops.get(i).seq + 1;
+        return h;
+    }
+
     private String compare(int r) {
         long push = header(r, H_PUSH), pop = header(r, H_POP), tag = header(r, H_TAG);
         if (push != pushes.size()) return "pushReg called " + pushes.size() + " times here, " + push + " times at pid " + r;
         if (pop != pops.size()) return "popReg called " + pops.size() + " times here, " + pop + " times at pid " + r;
+        if (header(r, H_POPPED) != popped()) {
+            return "popReg removes other registrations here than at pid " + r
+                    + " (each pops the latest registration of the area it names: the areas or their order differ)";
+        }
         if (tag != nextTagSize) return "tag size " + nextTagSize + " here, " + tag + " at pid " + r;
         return null;
     }
@@ -1053,7 +1081,6 @@ public final class Bsplib implements AutoCloseable {
         inPayload = inPay;
         if (newRegion > 0) {
             ctx.deregister(streamsSlot);
-            regionBytes = newRegion;
             streams = Arena.ofAuto().allocate(newRegion * nprocs, 8);
             streamsSlot = ctx.registerLocal(streams);
         }

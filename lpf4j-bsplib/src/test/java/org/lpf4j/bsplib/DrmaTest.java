@@ -104,8 +104,12 @@ class DrmaTest {
             int from = (s + p - 1) % p;
             bsp.get(from, x, 0, a, 16);
             bsp.get(from, x, 8, b, 8);
-            bsp.put(from, null, x, 0, 0); // zero bytes: no effect, no source needed
+            // Zero bytes: legal whatever the other arguments (as in BSPlib), and no effect.
+            bsp.put(from, null, x, 0, 0);
+            bsp.put(-1, null, Run.longs(1), -5, 0);
             bsp.get(from, x, 16, null, 0);
+            bsp.get(p, null, -5, null, 0);
+            bsp.hpget(from, Run.longs(1), 99, a, 0);
             bsp.hpput(from, null, x, 0, 0);
             bsp.sync();
             assertEquals(3L * from, a.getAtIndex(JAVA_LONG, 0));
@@ -176,7 +180,7 @@ class DrmaTest {
             m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.get(-1, x, 0, plain, 8)).getMessage();
             assertTrue(m.contains("Bsplib.get(pid=-1") && m.contains("pid out of range"), m);
             m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.hpput(0, Run.of(1, 2), x, 8, 16)).getMessage();
-            assertTrue(m.contains("offset=8, nbytes=16") && m.contains("past the registered destination area of 16 bytes"), m);
+            assertTrue(m.contains("offset=8, nbytes=16") && m.contains("past the destination area of 16 bytes that pid 0 registered"), m);
             m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.hpget(0, x, 16, plain, 8)).getMessage();
             assertTrue(m.contains("Bsplib.hpget") && m.contains("source area"), m);
             m = assertThrows(IllegalArgumentException.class, () -> bsp.get(0, plain, 0, x, 8)).getMessage();

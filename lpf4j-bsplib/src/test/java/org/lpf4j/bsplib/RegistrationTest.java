@@ -74,7 +74,7 @@ class RegistrationTest {
             bsp.pushReg(small); // shrinking registration on top
             bsp.sync();
             IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(0, Run.of(1), big, 16, 8));
-            assertTrue(e.getMessage().contains("past the registered destination area of 16 bytes"), e.getMessage());
+            assertTrue(e.getMessage().contains("past the destination area of 16 bytes that pid 0 registered"), e.getMessage());
             bsp.put(0, Run.of(1), big, 8, 8);
             bsp.popReg(big); // the latest (16 bytes) goes at the sync; until then still usable
             bsp.put(0, Run.of(2), big, 0, 8);
@@ -181,6 +181,70 @@ class RegistrationTest {
             bsp.sync();
             bsp.popReg(x);
             bsp.sync();
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("MULTI")
+    void eachProcessRegistersItsOwnSizeAndPutsAreCheckedAgainstTheTargets(int p) {
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid();
+            // pid 0 registers 8 longs, the others nothing at all: legal, the area is each one's own.
+            MemorySegment x = s == 0 ? Run.longs(8) : MemorySegment.NULL;
+            bsp.pushReg(x);
+            bsp.sync();
+            if (s > 0) {
+                bsp.put(0, Run.of(s), x, 8L * s, 8);                   // past the local 0 bytes: fine
+                String m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(0, Run.of(1), x, 64, 8)).getMessage();
+                assertTrue(m.contains("past the destination area of 64 bytes that pid 0 registered"), m);
+                m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(s, Run.of(1), x, 0, 8)).getMessage();
+                assertTrue(m.contains("area of 0 bytes that pid " + s + " registered"), m);
+                bsp.get(0, x, 0, Run.longs(1), 8);
+            }
+            bsp.sync();
+            if (s == 0) for (int q = 1; q < p; q++) assertEquals(q, x.getAtIndex(JAVA_LONG, q)); // p <= 8: one slot each
+            bsp.popReg(x);
+            bsp.sync();
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("MULTI")
+    void poppingDifferentRegistrationsIsAnErrorEverywhere(int p) {
+        Run.bsp(p, bsp -> {
+            MemorySegment a = Run.longs(1), b = Run.longs(1);
+            bsp.pushReg(a);
+            bsp.pushReg(b);
+            bsp.sync();
+            bsp.popReg(bsp.pid() == 0 ? a : b); // one pop each, but not of the same registration
+            IllegalStateException e = assertThrows(IllegalStateException.class, bsp::sync);
+            assertTrue(e.getMessage().contains("popReg removes other registrations"), e.getMessage());
+            // Ambiguous: pid 0 stacks a twice where the others register a and then b.
+            MemorySegment c = Run.longs(1), d = Run.longs(1);
+            bsp.pushReg(c);
+            bsp.pushReg(bsp.pid() == 0 ? c : d);
+            bsp.sync();
+            bsp.popReg(c);
+            e = assertThrows(IllegalStateException.class, bsp::sync);
+            assertTrue(e.getMessage().contains("popReg removes other registrations"), e.getMessage());
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void aThousandRegistrationsOfTheSameAreaInOneSuperstep(int p) {
+        Run.bsp(p, bsp -> {
+            int n = 1000;
+            MemorySegment a = Run.longs(n);
+            for (int i = 0; i < n; i++) bsp.pushReg(a.asSlice(0, 8L * i)); // sizes 0 .. 999 longs, the last on top
+            bsp.sync();
+            bsp.put((bsp.pid() + 1) % p, Run.of(42), a, 8L * (n - 2), 8);
+            assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(0, Run.of(1), a, 8L * (n - 1), 8));
+            bsp.sync();
+            assertEquals(42, a.getAtIndex(JAVA_LONG, n - 2));
+            for (int i = 0; i < n; i++) bsp.popReg(a);
+            bsp.sync();
+            assertThrows(IllegalArgumentException.class, () -> bsp.put(0, Run.of(1), a, 0, 0 + 8));
         });
     }
 }
