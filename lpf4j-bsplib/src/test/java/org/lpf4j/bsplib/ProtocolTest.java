@@ -141,4 +141,33 @@ class ProtocolTest {
             bsp.sync();
         });
     }
+
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void hundredsOfHpputsAndHpsendsOfGrowingSizesWithAPopInTheSameSuperstep(int p) {
+        Run.bsp(p, bsp -> {
+            int m = 100, n = m * (m + 1) / 2, right = (bsp.pid() + 1) % p;
+            MemorySegment array = MemorySegment.ofArray(new int[n]), value = MemorySegment.ofArray(new int[m]);
+            bsp.pushReg(array);
+            bsp.setTagsize(4);
+            bsp.sync();
+            for (int i = 1, j = 0; i <= m; j += i, i++) {
+                bsp.hpput(right, value, array, 4L * j, 4L * i);              // 20 KB in all: spills
+                bsp.hpsend(right, MemorySegment.ofArray(new int[] {j}), value, 4L * i);
+            }
+            bsp.popReg(array); // still usable by the puts of this superstep
+            value.fill((byte) 0x12); // unbuffered: what is there at the sync is sent
+            bsp.sync();
+            for (int k = 0; k < n; k++) assertEquals(0x12121212, array.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, k));
+            int[] got = new int[n];
+            for (int i = 1; i <= m; i++) {
+                BspMessage msg = bsp.hpmove();
+                int j = msg.tag().get(java.lang.foreign.ValueLayout.JAVA_INT, 0), len = (int) (msg.size() / 4);
+                assertEquals(j, len * (len - 1) / 2, "a message's tag is where its payload starts");
+                MemorySegment.copy(msg.payload(), 0, MemorySegment.ofArray(got), 4L * j, msg.size());
+            }
+            assertEquals(null, bsp.hpmove());
+            for (int g : got) assertEquals(0x12121212, g);
+        });
+    }
 }
