@@ -16,8 +16,9 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
  * 64 KiB put to the right neighbour ({@link Bsplib#put} copies at the call, {@link Bsplib#hpput}
  * from a registered area does not), each followed by a sync, on the threads engine. The core
  * program reserves its capacities and registers its areas once, as a hand-written program does.
- * Each pair alternates in four repetitions; the first is a warm-up, the fastest of the other
- * three counts. Process 0 times; results are microseconds per superstep.
+ * The core and BSPlib blocks alternate in 16 repetitions of short blocks; the first is a warm-up.
+ * Printed per row: the median time of each and the median of the per-repetition ratio (a block
+ * of BSPlib beside the core block just before it), which a loaded machine disturbs least. Process 0 times; results are microseconds per superstep.
  *
  * <p>Run (after {@code mvn -pl lpf4j-bsplib -am test-compile}):
  * {@code java -cp lpf4j-bsplib/target/test-classes:lpf4j-bsplib/target/classes:lpf4j-core/target/classes:lpf4j-engine-threads/target/classes
@@ -28,27 +29,37 @@ public final class BsplibCost {
 
     static final String[] ROWS = {"empty sync", "8 B ring put", "64 KiB ring put", "64 KiB ring hpput"};
     static final long[] SIZES = {0, 8, 65536, 65536};
-    static final int REPS = 4;
+    static final int REPS = 16;
 
-    static int iterations(long size) { return size > 1024 ? 3_000 : 20_000; }
+    static int iterations(long size) { return size > 1024 ? 1_000 : 5_000; }
 
     public static void main(String[] args) {
         int[] ps = args.length == 0 ? new int[] {2, 4} : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
-        System.out.printf("%-20s %3s %12s %12s %8s%n", "workload", "p", "core us", "bsplib us", "ratio");
+        System.out.printf("%-20s %3s %12s %12s %16s%n", "workload", "p", "core us", "bsplib us", "median ratio");
         for (int p : ps) {
-            MemorySegment out = Arena.ofAuto().allocate(8L * 2 * ROWS.length);
+            MemorySegment out = Arena.ofAuto().allocate(8L * 2 * ROWS.length * REPS);
             Lpf.root().exec(p, BsplibCost::measure, Args.of(MemorySegment.NULL, out));
             for (int r = 0; r < ROWS.length; r++) {
-                double core = out.getAtIndex(JAVA_DOUBLE, 2L * r), lib = out.getAtIndex(JAVA_DOUBLE, 2L * r + 1);
-                System.out.printf("%-20s %3d %12.2f %12.2f %8.2f%n", ROWS[r], p, core, lib, lib / core);
+                double[] core = new double[REPS - 1], lib = new double[REPS - 1], ratio = new double[REPS - 1];
+                for (int k = 1; k < REPS; k++) {
+                    core[k - 1] = out.getAtIndex(JAVA_DOUBLE, (2L * r) * REPS + k);
+                    lib[k - 1] = out.getAtIndex(JAVA_DOUBLE, (2L * r + 1) * REPS + k);
+                    ratio[k - 1] = lib[k - 1] / core[k - 1];
+                }
+                System.out.printf("%-20s %3d %12.2f %12.2f %16.2f%n", ROWS[r], p, median(core), median(lib), median(ratio));
             }
         }
     }
 
+    static double median(double[] v) {
+        double[] c = v.clone();
+        java.util.Arrays.sort(c);
+        return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+    }
+
     static void measure(Context ctx) {
         int p = ctx.nprocs(), s = ctx.pid(), right = (s + 1) % p;
-        double[] best = new double[2 * ROWS.length];
-        java.util.Arrays.fill(best, Double.MAX_VALUE);
+        double[] times = new double[2 * ROWS.length * REPS]; // [row kind][rep]
         MemorySegment src = Arena.ofShared().allocate(65536, 8), dst = Arena.ofShared().allocate(65536, 8);
         for (int rep = 0; rep < REPS; rep++) {
             // ---- core API
@@ -67,7 +78,7 @@ public final class BsplibCost {
                     ctx.sync();
                 }
                 double us = (System.nanoTime() - t0) * 1e-3 / n;
-                if (rep > 0) best[2 * r] = Math.min(best[2 * r], us);
+                times[(2 * r) * REPS + rep] = us;
             }
             ctx.deregister(ss);
             ctx.deregister(ds);
@@ -91,11 +102,11 @@ public final class BsplibCost {
                         bsp.sync();
                     }
                     double us = (System.nanoTime() - t0) * 1e-3 / n;
-                    if (rep > 0) best[2 * r + 1] = Math.min(best[2 * r + 1], us);
+                    times[(2 * r + 1) * REPS + rep] = us;
                 }
             }
             ctx.sync();
         }
-        if (s == 0) for (int i = 0; i < best.length; i++) ctx.args().output().setAtIndex(JAVA_DOUBLE, i, best[i]);
+        if (s == 0) for (int i = 0; i < times.length; i++) ctx.args().output().setAtIndex(JAVA_DOUBLE, i, times[i]);
     }
 }
