@@ -51,8 +51,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *       {@link org.lpf4j.FatalException} from its next sync, never a hang.</li>
  * </ul>
  * Errors are exceptions that name the call, the pid and the values; a call that throws has no
- * effect. Collective mismatches (push/pop counts, tag sizes) are found at the sync and thrown there
- * on every process alike.
+ * effect. Collective mismatches (push/pop counts, popping other registrations, tag sizes) are found
+ * at the sync and thrown there on every process alike; the superstep's registrations, pops and tag
+ * size are then void everywhere, and its puts, gets and messages are dropped (hpputs may have landed).
  *
  * <h2>Capacities</h2>
  * The user sizes nothing: the layer owns the context's message queue and memory register and
@@ -414,7 +415,9 @@ public final class Bsplib implements AutoCloseable {
 
     /**
      * Unbuffered put ({@code bsp_hpput}): as {@link #put}, but {@code src} is read during the next
-     * sync and must not change until it returns. From the start of a registered area it is put
+     * sync and must not change until it returns. As in BSPlib it is not ordered with the gets of
+     * the superstep (a get of the bytes it writes may see either value) nor with the other puts
+     * to the same bytes (buffered puts usually land after it); use {@link #put} where that matters. From the start of a registered area it is put
      * without any copy by the layer; from another segment it is copied once, at the sync.
      * O(1) at the call.
      *
