@@ -8,7 +8,7 @@ import java.time.Duration;
 
 
 /**
- * The BSMP and collectives test suites (their own tests, unchanged) on the MPI engine, in one
+ * The BSMP, BSPlib and collectives test suites (their own tests, unchanged) on the MPI engine, in one
  * 8-rank Open MPI job each, in every run (about a minute each on 2 cores). The collectives suite
  * runs whole: its SPMD functions capture only serializable state and set parameters in every
  * process, so the same test code serves engines of one JVM and of many.
@@ -22,6 +22,13 @@ class LibrariesTest {
         // names pid 0's or pid 1's call site, whichever the debug layer sees first (flaky under load).
         MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine=mpi", "-Dlpf.test.exclude=.*aMisuseInsideBsmpIsReportedAtTheCallersLine.*")
                 .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsmp"), 100);
+    }
+
+    /** BSPlib's suite (its own tests, unchanged): every {@code exec(p)}, p = 1 … 8, on the first p ranks. */
+    @Test
+    void bsplibSuiteOnEightRanks() {
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine=mpi")
+                .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsplib"), 100);
     }
 
     @Test
