@@ -33,7 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * ranks leave the cores to the busy ones (tests oversubscribe).
  */
 final class MpiRuntime {
-    static final int TAG_COMMAND = 31;
+    static final int TAG_COMMAND = MpiTags.COMMAND;
     static final long EXEC = 1, SPLIT = 2, STOP = 3;
     /** MPI's {@code MPI_UNDEFINED}, the same in both ABIs. */
     static final int UNDEFINED = -32766;
