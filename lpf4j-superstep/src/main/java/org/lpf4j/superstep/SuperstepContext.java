@@ -474,6 +474,32 @@ public abstract class SuperstepContext implements Context, NodeExchange {
      */
     protected abstract FatalException runRehook(Spmd spmd, Args args);
 
+    /**
+     * Runs {@code spmd} as this process of the section {@code ctx} belongs to, then ends its part
+     * of the section (the end round) and frees it: what every multi-JVM engine does for each
+     * process of a section. Records the section's Flight Recorder event.
+     *
+     * @param engine the engine's name, for the event
+     * @param call   e.g. {@code "exec(p=4)"}
+     * @return the section's failure (with the causes at pid 0), or null if it ended well
+     */
+    public static FatalException runProcess(SuperstepContext ctx, Spmd spmd, String engine, String call) {
+        Throwable threw = null;
+        org.lpf4j.spi.kit.SectionEvent section = SuperstepRecorder.beginSection();
+        try {
+            spmd.run(ctx);
+        } catch (Throwable t) {
+            threw = t;
+        }
+        SuperstepRecorder.endSection(section, engine, call, ctx.pid(), ctx.nprocs(), ctx.superstep(), threw != null);
+        try {
+            ctx.finish(threw);
+        } finally {
+            ctx.close();
+        }
+        return ctx.outcome(call);
+    }
+
     /** Checks that the section has not ended; throws its failure otherwise. For the engine's own calls. */
     protected final void requireLive(String call) { live(call); }
 
@@ -490,8 +516,7 @@ public abstract class SuperstepContext implements Context, NodeExchange {
             throw new IllegalStateException("the section of pid " + pid + " of " + nprocs + " ended with " + pending
                     + " transfers of superstep " + superstep + " pending");
         }
-        exchange.close();
-        transport.close();
+        exchange.close(); // and the transport
         carried.close();
         arena.close();
         closeEngine();
