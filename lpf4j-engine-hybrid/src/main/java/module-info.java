@@ -7,6 +7,7 @@ module org.lpf4j.engine.hybrid {
     requires transitive org.lpf4j.core;
     requires org.lpf4j.engine.threads;
     requires org.lpf4j.engine.mpi;
+    requires org.lpf4j.superstep;
     exports org.lpf4j.engine.hybrid;
 
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.hybrid.HybridEngineProvider;

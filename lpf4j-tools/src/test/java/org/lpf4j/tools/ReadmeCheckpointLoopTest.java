@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The README's checkpointed program ("Jobs that survive a lost process"), as written: its Java
  * block is compiled apart by javac and run with {@code lpf run --class-path} under
- * {@code --restarts 2} on the mpi engine (4 ranks) and the hybrid engine (2 nodes x 2 threads);
+ * {@code --restarts 2} on the mpi engine (4 ranks), the hybrid engine (2 nodes x 2 threads) and the
+ * net engine (4 JVMs over TCP);
  * a random rank JVM gets {@code kill -9} at a random time after the first committed checkpoint.
  * The restarted job must print, bit for bit, what a run without a fault prints (its segment and
  * the value its loop body updates), and say where it resumed and how many iterations it redid.
@@ -84,7 +85,7 @@ class ReadmeCheckpointLoopTest {
     }
 
     @ParameterizedTest(name = "{0} engine, {1}")
-    @CsvSource({"mpi, -p 4", "hybrid, --nodes 2 -p 4"})
+    @CsvSource({"mpi, -p 4", "hybrid, --nodes 2 -p 4", "net, -p 4"})
     void theReadmeLoopRestartsIntoTheAnswerOfARunWithoutAFault(String engine, String layout) throws Exception {
         assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
                 && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
@@ -93,7 +94,7 @@ class ReadmeCheckpointLoopTest {
         String want = result(clean);
         long seed = Long.getLong("lpf.test.killSeed", System.nanoTime());
         Random random = new Random(seed);
-        int jvms = engine.equals("mpi") ? 4 : 2;
+        int jvms = engine.equals("hybrid") ? 2 : 4;
         int victim = random.nextInt(jvms);
         long delayMillis = random.nextInt(800);
         String trial = engine + " (seed " + seed + ": JVM " + victim + " of " + jvms + " killed " + delayMillis

@@ -31,10 +31,11 @@ class RestartRunTest {
                 && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
     }
 
-    /** @return whether {@code h} is a JVM of the job (not mpirun, whose command line names the same class) */
+    /** @return whether {@code h} is a JVM of the job (not mpirun or the net engine's launcher, whose command lines name the same class) */
     static boolean isRankJvm(ProcessHandle h) {
         return h.info().command().map(c -> c.endsWith("/java")).orElse(false)
-                && h.info().commandLine().map(c -> c.contains("--launched") && c.contains("LpfCommand")).orElse(false);
+                && h.info().commandLine().map(c -> c.contains("--launched") && c.contains("LpfCommand")
+                        && !c.contains("org.lpf4j.engine.net.NetLaunch")).orElse(false);
     }
 
     /** Waits until a checkpoint in {@code dir} is committed, then kills one of the job's JVMs with SIGKILL. */

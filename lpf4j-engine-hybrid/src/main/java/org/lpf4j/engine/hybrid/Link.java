@@ -2,8 +2,8 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
-import org.lpf4j.engine.mpi.layered.NodeExchange;
-import org.lpf4j.engine.mpi.layered.NodeRequests;
+import org.lpf4j.superstep.NodeExchange;
+import org.lpf4j.superstep.NodeRequests;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 

@@ -6,6 +6,7 @@ import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ForwardingContext;
+import org.lpf4j.superstep.WholeJobProbe;
 
 import java.util.Objects;
 
@@ -42,38 +43,10 @@ final class MpiRootContext extends ForwardingContext {
     public Machine probe() {
         Machine m = machine;
         if (m == null) {
-            runtime.exec(runtime.size, new ProbeSpmd(), Args.NONE);
-            Machine all = ProbeSpmd.last;
-            m = new Machine(runtime.size, runtime.size, all.messageSizes(), gs(all), ls(all));
+            m = WholeJobProbe.probe(runtime.size, (n, spmd) -> runtime.exec(n, spmd, Args.NONE));
             machine = m;
         }
         return m;
-    }
-
-    private static double[] gs(Machine m) {
-        long[] sizes = m.messageSizes();
-        double[] g = new double[sizes.length];
-        for (int i = 0; i < sizes.length; i++) g[i] = m.g(sizes[i]);
-        return g;
-    }
-
-    private static double[] ls(Machine m) {
-        long[] sizes = m.messageSizes();
-        double[] l = new double[sizes.length];
-        for (int i = 0; i < sizes.length; i++) l[i] = m.l(sizes[i]);
-        return l;
-    }
-
-    /** Measures on every rank; pid 0 keeps the result. */
-    static final class ProbeSpmd implements Spmd {
-        private static final long serialVersionUID = 1L;
-        static volatile Machine last;
-
-        @Override
-        public void run(Context ctx) {
-            Machine m = ctx.probe();
-            if (ctx.pid() == 0) last = m;
-        }
     }
 
     @Override

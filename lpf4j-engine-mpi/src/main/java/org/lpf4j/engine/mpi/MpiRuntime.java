@@ -7,11 +7,9 @@ import org.lpf4j.Spmd;
 import org.lpf4j.spi.Agreement;
 import org.lpf4j.spi.Components;
 
-import java.io.IOException;
-import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.superstep.Shipment;
 
-import java.io.NotSerializableException;
-import java.io.Serializable;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * ranks leave the cores to the busy ones (tests oversubscribe).
  */
 final class MpiRuntime {
-    static final int TAG_COMMAND = 31;
+    static final int TAG_COMMAND = MpiTags.COMMAND;
     static final long EXEC = 1, SPLIT = 2, STOP = 3;
     /** MPI's {@code MPI_UNDEFINED}, the same in both ABIs. */
     static final int UNDEFINED = -32766;
@@ -181,31 +179,12 @@ final class MpiRuntime {
     }
 
     private void run(int p, Spmd spmd, Args args) {
-        byte[] shipment = ship(p, spmd, args);
+        byte[] shipment = Shipment.ship(p, spmd, args, "MPI");
         int n = Math.min(p, size);
         long comm = firstRanks(n);
         for (int r = 1; r < n; r++) command(r, EXEC, n, shipment);
         FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0), settings);
         if (f != null) throw f;
-    }
-
-    private static byte[] ship(int p, Spmd spmd, Args args) {
-        List<Object> symbols = new ArrayList<>(args.symbols());
-        try {
-            return CrossJvmObjects.serialize(new Shipment(spmd, symbols));
-        } catch (NotSerializableException e) {
-            throw new IllegalArgumentException("exec(p=" + p + "): the MPI engine ships the SPMD function and the symbols to every"
-                    + " process, but " + e.getMessage() + " is not serializable (SPMD function " + spmd.getClass().getName()
-                    + "); use a named class implementing Spmd, or a lambda whose captured values are serializable", e);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("exec(p=" + p + "): cannot serialize the SPMD function " + spmd.getClass().getName()
-                    + " or the symbols: " + e, e);
-        }
-    }
-
-    /** What an {@code EXEC} carries. */
-    record Shipment(Spmd spmd, List<Object> symbols) implements Serializable {
-        private static final long serialVersionUID = 1L;
     }
 
     /** @return the communicator of ranks 0..n-1 (made once per n, with every rank) */
@@ -313,20 +292,8 @@ final class MpiRuntime {
     }
 
     private void runShipped(int n, byte[] payload) {
-        Spmd spmd;
-        Args args;
-        try {
-            // This rank's command loop runs on the thread that called Lpf.root(): its context loader knows the program.
-            Shipment s = (Shipment) CrossJvmObjects.forCurrentThread().deserialize(payload);
-            spmd = s.spmd();
-            args = s.symbols().isEmpty() ? Args.NONE : new Args(MemorySegment.NULL, MemorySegment.NULL, s.symbols());
-        } catch (IOException | ClassNotFoundException | RuntimeException e) {
-            IllegalStateException why = new IllegalStateException("rank " + rank + " could not read the shipped SPMD function"
-                    + " (is the class path the same on every rank?): " + e, e);
-            spmd = ctx -> { throw why; };
-            args = Args.NONE;
-        }
+        Shipment s = Shipment.unship(payload, rank);
         long comm = n == size ? control : firstRanks.get(n);
-        Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank), settings);
+        Sections.run(mpi, mpi.dup(comm), s.spmd(), s.args(), "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank), settings);
     }
 }

@@ -10,7 +10,8 @@ import org.lpf4j.spi.kit.BulkCopy;
  * {@link #agreementText()}); a hook is the program's own affair. Immutable.
  *
  * @param pairsInRoundUpTo  sections of at most this many processes send their streams before the
- *                          sync's allreduce, which carries who sends to whom ({@link MpiEngine#PAIRS_IN_ROUND_UP_TO})
+ *                          sync's allreduce, which carries who sends to whom ({@link MpiEngine#PAIRS_IN_ROUND_UP_TO};
+ *                          the protocol's rules for these three are {@link org.lpf4j.superstep.ProtocolSettings}'s)
  * @param probeNanos        the time budget of one probe measurement ({@link MpiEngine#PROBE_MILLIS})
  * @param countExchange     how counts that do not travel in the round are exchanged ({@link MpiEngine#COUNT_EXCHANGE})
  * @param sparseFrom        the smallest section in which {@code auto} may take the sparse way ({@link MpiEngine#SPARSE_FROM})
@@ -31,25 +32,10 @@ record MpiSettings(int pairsInRoundUpTo, long probeNanos, String countExchange, 
                 BulkCopy.resolve());
     }
 
-    /**
-     * Whether a superstep whose streams do not go out before the round exchanges them the sparse way
-     * (a nonblocking consensus among the senders) rather than by an all-to-all: {@code auto} in
-     * sections of at least {@link #sparseFrom} processes when every process sends to at most a
-     * quarter of the others, which the round's OR bounds for every process alike.
-     *
-     * @param processes the section's processes
-     * @param maxDegree a bound on the largest number of other processes any process sends to
-     */
-    boolean sparse(int processes, int maxDegree) {
-        return switch (countExchange) {
-            case "sparse" -> true;
-            case "dense" -> false;
-            default -> processes >= sparseFrom && 4L * maxDegree <= processes;
-        };
+    /** @return the protocol's part of these settings, for the sections' contexts */
+    org.lpf4j.superstep.ProtocolSettings protocol() {
+        return new org.lpf4j.superstep.ProtocolSettings(pairsInRoundUpTo, countExchange, sparseFrom, copy);
     }
-
-    /** @return whether a section of {@code processes} sends its streams before the round, which carries who sends to whom */
-    boolean pairsInRound(int processes) { return processes > 1 && processes <= pairsInRoundUpTo; }
 
     /** @return the settings the ranks of one job must share, as the agreement compares them */
     String agreementText() {

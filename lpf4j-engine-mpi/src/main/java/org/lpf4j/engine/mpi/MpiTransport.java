@@ -1,5 +1,9 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.superstep.NativeBuffer;
+import org.lpf4j.superstep.Transport;
+
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -9,23 +13,36 @@ import java.lang.foreign.ValueLayout;
  * {@code MPI_Alltoall} for dense meta-data, a nonblocking consensus ({@code MPI_Issend},
  * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. With the section's sync
  * deadline on ({@link SyncDeadline}) every wait polls instead ({@code MPI_Testall},
- * {@code MPI_Ialltoall}). Allocates only when a batch outgrows its request array.
+ * {@code MPI_Ialltoall}). The round is {@code MPI_Allreduce} ({@code MPI_Iallreduce} polled under
+ * the deadline), a cause a length and the bytes with {@code MPI_Send}. Channels are tags
+ * ({@link MpiTags}). Allocates only when a batch outgrows its request array.
  */
 final class MpiTransport implements Transport {
+    /**
+     * A stream sent before the round goes in a first message of this size: small enough for an
+     * eager send, so that it arrives while the round runs (Open MPI's shared-memory eager limit
+     * is 4 KiB including its own match header of a few dozen bytes).
+     */
+    static final long EAGER_BYTES = 4096 - 64;
     private final Mpi mpi;
     private final long comm;
     private final RequestArray early, rest, consensus, barrier;
-    private final int me;
+    private final int me, ranks;
     /** How every wait completes: blocking in MPI, or polled under the section's sync deadline. */
     private final SyncDeadline deadline;
     /** One message of the sparse way: the value (one long), sent from and received into native memory. */
     private final NativeBuffer notes = new NativeBuffer(), note = new NativeBuffer();
-    private static final int TAG_NONZERO = 14;
+    private static final int TAG_NONZERO = MpiTags.NONZERO;
 
-    MpiTransport(Mpi mpi, long comm, int ranks, SyncDeadline deadline) {
+    /**
+     * @param comm              the section's communicator (the caller frees it after {@link #close})
+     * @param syncTimeoutMillis the deadline on every wait of a sync, 0 for none
+     */
+    MpiTransport(Mpi mpi, long comm, int syncTimeoutMillis) {
         this.mpi = mpi;
-        this.deadline = deadline;
         this.comm = comm;
+        this.ranks = mpi.size(comm);
+        this.deadline = new SyncDeadline(mpi, comm, mpi.rank(comm), ranks, syncTimeoutMillis);
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
         this.consensus = new RequestArray(mpi, 8);
@@ -75,6 +92,47 @@ final class MpiTransport implements Transport {
         }
     }
 
+    @Override public int rank() { return me; }
+
+    @Override public int ranks() { return ranks; }
+
+    @Override public long eagerBytes() { return EAGER_BYTES; }
+
+    @Override public void beginRound(long superstep) { deadline.begin(superstep); }
+
+    @Override
+    public void allreduce(MemorySegment buffer, int words, Reduction op) {
+        deadline.allreduceLongs(buffer.address(), buffer.address() + 8L * words, words,
+                op == Reduction.OR ? mpi.opBor() : mpi.opMax());
+    }
+
+    @Override
+    public boolean anyThreadMayCall() { return mpi.queryThread() >= Mpi.THREAD_SERIALIZED; }
+
+    /** A length, then the bytes, with blocking sends: a cause at the end of a failed section. */
+    @Override
+    public void sendMessage(byte[] bytes, int rank) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment len = a.allocate(8);
+            len.set(ValueLayout.JAVA_LONG, 0, bytes.length);
+            mpi.sendBytes(len, 8, rank, MpiTags.MESSAGE, comm);
+            if (bytes.length > 0) mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, bytes), bytes.length, rank, MpiTags.MESSAGE, comm);
+        }
+    }
+
+    @Override
+    public byte[] receiveMessage(int rank) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment len = a.allocate(8);
+            mpi.recvBytes(len, 8, rank, MpiTags.MESSAGE, comm);
+            int n = Math.toIntExact(len.get(ValueLayout.JAVA_LONG, 0));
+            if (n == 0) return new byte[0];
+            MemorySegment buf = a.allocate(n);
+            mpi.recvBytes(buf, n, rank, MpiTags.MESSAGE, comm);
+            return buf.toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
     private RequestArray batch(int batch) { return batch == EARLY ? early : rest; }
 
     @Override
@@ -83,13 +141,13 @@ final class MpiTransport implements Transport {
     }
 
     @Override
-    public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {
-        batch(batch).irecv(into, offset, bytes, rank, tag, comm);
+    public void receive(int batch, Channel channel, MemorySegment into, long offset, long bytes, int rank) {
+        batch(batch).irecv(into, offset, bytes, rank, MpiTags.of(channel), comm);
     }
 
     @Override
-    public void send(int batch, MemorySegment from, long offset, long bytes, int rank, int tag) {
-        batch(batch).isend(from, offset, bytes, rank, tag, comm);
+    public void send(int batch, Channel channel, MemorySegment from, long offset, long bytes, int rank) {
+        batch(batch).isend(from, offset, bytes, rank, MpiTags.of(channel), comm);
     }
 
     @Override
@@ -100,6 +158,7 @@ final class MpiTransport implements Transport {
 
     @Override
     public void close() {
+        deadline.close();
         early.close();
         rest.close();
         consensus.close();

@@ -7,8 +7,7 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
-import org.lpf4j.spi.kit.SectionEvent;
-import org.lpf4j.spi.kit.SuperstepRecorder;
+import org.lpf4j.superstep.SuperstepContext;
 
 /**
  * Running one process's part of a section over a communicator: the context, the SPMD function,
@@ -26,20 +25,7 @@ final class Sections {
                               MpiSettings settings) {
         mpi.setErrorsReturn(comm);
         MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
-        Throwable threw = null;
-        SectionEvent section = SuperstepRecorder.beginSection();
-        try {
-            spmd.run(ctx);
-        } catch (Throwable t) {
-            threw = t;
-        }
-        SuperstepRecorder.endSection(section, "mpi", call, ctx.pid(), ctx.nprocs(), ctx.superstep(), threw != null);
-        try {
-            ctx.finish(threw);
-        } finally {
-            ctx.close();
-        }
-        return ctx.outcome(call);
+        return SuperstepContext.runProcess(ctx, spmd, "mpi", call);
     }
 
     /**

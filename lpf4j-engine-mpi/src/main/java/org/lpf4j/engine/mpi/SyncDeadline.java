@@ -1,5 +1,6 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.superstep.NativeBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -41,7 +42,7 @@ import java.util.List;
  */
 final class SyncDeadline implements AutoCloseable {
     /** The tag of the deadline's messages on the section's communicator. */
-    static final int TAG_ALIVE = 15;
+    static final int TAG_ALIVE = MpiTags.ALIVE;
     /** How long a process that found its deadline passed waits for the others' answers. */
     static final long GRACE_NANOS = 1_000_000_000L;
     private static final long QUERY = 1, ANSWER = 2, FAILED = 3;
@@ -316,9 +317,9 @@ final class SyncDeadline implements AutoCloseable {
     }
 
     /** Processes did not arrive in time; the message names them. */
-    static final class Passed extends RuntimeException {
+    static final class Passed extends org.lpf4j.superstep.Transport.Stopped {
         private static final long serialVersionUID = 1L;
 
-        Passed(String reason) { super(reason, null, false, false); }
+        Passed(String reason) { super(reason); }
     }
 }

@@ -2,8 +2,8 @@ package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
 import org.lpf4j.Lpf;
-import org.lpf4j.engine.mpi.layered.NodeExchange;
-import org.lpf4j.engine.mpi.layered.NodeRequests;
+import org.lpf4j.superstep.NodeExchange;
+import org.lpf4j.superstep.NodeRequests;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 

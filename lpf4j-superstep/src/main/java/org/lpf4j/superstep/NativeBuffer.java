@@ -1,14 +1,16 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A native buffer that grows (by doubling) and frees its old memory when it does. MPI reads and
- * writes only native memory, so everything sent or received goes through one of these unless it
- * can be sent from or received into the user's native segment in place.
+ * A native buffer that grows (by doubling) and frees its old memory when it does. Transports move
+ * only native memory, so everything sent or received goes through one of these unless it can be
+ * sent from or received into the user's native segment in place. {@link #atLeast} is O(1) once the
+ * buffer is large enough; a growth allocates a new shared arena and closes the old one. Used by
+ * one thread at a time.
  */
-final class NativeBuffer implements AutoCloseable {
+public final class NativeBuffer implements AutoCloseable {
     private Arena arena;
     private MemorySegment segment = MemorySegment.NULL;
 

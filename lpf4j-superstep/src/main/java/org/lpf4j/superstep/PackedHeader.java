@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,33 +1,34 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import org.lpf4j.MsgAttr;
-import org.lpf4j.engine.mpi.layered.NodeRequests;
 import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.superstep.Transport.Channel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import static org.lpf4j.engine.mpi.PackedHeader.DEFINE;
-import static org.lpf4j.engine.mpi.PackedHeader.GET;
-import static org.lpf4j.engine.mpi.PackedHeader.LENGTH;
-import static org.lpf4j.engine.mpi.PackedHeader.PUT_INLINE;
-import static org.lpf4j.engine.mpi.PackedHeader.PUT_LARGE;
-import static org.lpf4j.engine.mpi.PackedHeader.pad;
+import static org.lpf4j.superstep.PackedHeader.DEFINE;
+import static org.lpf4j.superstep.PackedHeader.GET;
+import static org.lpf4j.superstep.PackedHeader.LENGTH;
+import static org.lpf4j.superstep.PackedHeader.PUT_INLINE;
+import static org.lpf4j.superstep.PackedHeader.PUT_LARGE;
+import static org.lpf4j.superstep.PackedHeader.pad;
 
 /**
- * The superstep exchange between JVMs, written once: the MPI engine's sync runs it for its one
- * process per rank, the hybrid engine's node-level sync for all the threads of a node
+ * The superstep exchange between JVMs, written once over a {@link Transport}: a sync of a
+ * multi-JVM engine runs it for its one process per rank, the hybrid engine's node-level sync for
+ * all the threads of a node
  * ({@link NodeRequests} says how pids map to ranks and local processes). C LPF's {@code mpimsg}
  * design:
  *
  * <ol>
  *   <li>{@link #count}: the packed bytes this rank sends each rank (headers, inline payloads,
  *       operator definitions), and the reply bytes it expects. In a small section
- *       ({@link MpiSettings#pairsInRound}) nobody exchanges these counts: each stream is sent
+ *       ({@link ProtocolSettings#pairsInRound}) nobody exchanges these counts: each stream is sent
  *       before the sync's allreduce with its length in front ({@link #sendEarly}), the allreduce
  *       carries only who sends to whom, and {@link #runEarly} receives. Otherwise
  *       {@link #run(NodeRequests, boolean)} exchanges the counts after the allreduce: with a
@@ -56,16 +57,14 @@ import static org.lpf4j.engine.mpi.PackedHeader.pad;
  * grows or a combining operator is first defined.
  */
 final class Exchange implements AutoCloseable {
-    static final int TAG_PACKED = 11, TAG_LARGE = 12, TAG_REPLY = 13, TAG_PACKED_REST = 16;
     /** Payloads of at least this many bytes to another rank travel as their own message. */
     static final long LARGE = 16 * 1024;
     /**
-     * A stream sent before the round goes as its first {@code EARLY_CHUNK} bytes (its length, then
+     * A stream sent before the round goes as its first {@code earlyChunk} bytes (its length, then
      * the stream), received into a slot of this size per source, and the rest as a second message:
-     * small enough for an eager send, so that it arrives while the round runs (Open MPI's
-     * shared-memory eager limit is 4 KiB including its own match header of a few dozen bytes).
+     * the transport's eager size ({@link Transport#eagerBytes()}), so that it arrives while the round runs.
      */
-    static final long EARLY_CHUNK = 4096 - 64;
+    private final long earlyChunk;
     /** Every stream in the outgoing buffer is preceded by its length (one long): what a stream sent early starts with. */
     private static final long PREFIX = 8;
 
@@ -122,6 +121,7 @@ final class Exchange implements AutoCloseable {
      */
     Exchange(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier) {
         this.transport = transport;
+        this.earlyChunk = transport.eagerBytes();
         this.copier = copier;
         this.combiners = combiners;
         this.me = me;
@@ -234,7 +234,7 @@ final class Exchange implements AutoCloseable {
 
     /**
      * Before the round: packs the requests {@link #count} counted and sends each stream to its
-     * rank (its first {@link #EARLY_CHUNK} bytes, then the rest); they complete with the exchange
+     * rank (its first {@code earlyChunk} bytes, then the rest); they complete with the exchange
      * ({@link #runEarly}) or the drain ({@link #drainEarly}) that must follow the round.
      */
     void sendEarly(NodeRequests r) {
@@ -283,13 +283,13 @@ final class Exchange implements AutoCloseable {
 
     /** Receives the streams the bits say were sent to this rank: first chunks, then the rest of the long ones. */
     private void receiveEarly(MemorySegment bits, long at) {
-        MemorySegment chunks = packedIn.atLeast(EARLY_CHUNK * ranks);
+        MemorySegment chunks = packedIn.atLeast(earlyChunk * ranks);
         boolean any = false;
         for (int s = 0; s < ranks; s++) {
             inBytes[s] = 0;
             longIn[s] = false;
             if (s == me || !sends(bits, at, ranks, s, me)) continue;
-            transport.receive(Transport.EARLY, chunks, EARLY_CHUNK * s, EARLY_CHUNK, s, TAG_PACKED);
+            transport.receive(Transport.EARLY, Channel.PACKED, chunks, earlyChunk * s, earlyChunk, s);
             any = true;
         }
         if (!any) return;
@@ -297,17 +297,17 @@ final class Exchange implements AutoCloseable {
         long longTotal = 0;
         for (int s = 0; s < ranks; s++) {
             if (s == me || !sends(bits, at, ranks, s, me)) continue;
-            inBytes[s] = chunks.get(ValueLayout.JAVA_LONG, EARLY_CHUNK * s);
-            inAt[s] = EARLY_CHUNK * s + PREFIX;
-            if (PREFIX + inBytes[s] > EARLY_CHUNK) longTotal += PREFIX + inBytes[s];
+            inBytes[s] = chunks.get(ValueLayout.JAVA_LONG, earlyChunk * s);
+            inAt[s] = earlyChunk * s + PREFIX;
+            if (PREFIX + inBytes[s] > earlyChunk) longTotal += PREFIX + inBytes[s];
         }
         if (longTotal == 0) return;
         MemorySegment longs = packedLong.atLeast(longTotal);
         long o = 0;
         for (int s = 0; s < ranks; s++) {
-            if (s == me || PREFIX + inBytes[s] <= EARLY_CHUNK) continue;
-            MemorySegment.copy(chunks, EARLY_CHUNK * s, longs, o, EARLY_CHUNK);
-            transport.receive(Transport.EARLY, longs, o + EARLY_CHUNK, PREFIX + inBytes[s] - EARLY_CHUNK, s, TAG_PACKED_REST);
+            if (s == me || PREFIX + inBytes[s] <= earlyChunk) continue;
+            MemorySegment.copy(chunks, earlyChunk * s, longs, o, earlyChunk);
+            transport.receive(Transport.EARLY, Channel.PACKED_REST, longs, o + earlyChunk, PREFIX + inBytes[s] - earlyChunk, s);
             inAt[s] = o + PREFIX;
             longIn[s] = true;
             o += PREFIX + inBytes[s];
@@ -361,7 +361,7 @@ final class Exchange implements AutoCloseable {
     private void postReceives() {
         MemorySegment in = packedIn.atLeast(0);
         for (int s = 0; s < ranks; s++) {
-            if (s != me && inBytes[s] > 0) transport.receive(Transport.EARLY, in, inAt[s], inBytes[s], s, TAG_PACKED);
+            if (s != me && inBytes[s] > 0) transport.receive(Transport.EARLY, Channel.PACKED, in, inAt[s], inBytes[s], s);
         }
         postReplyReceives();
     }
@@ -369,14 +369,14 @@ final class Exchange implements AutoCloseable {
     private void postReplyReceives() {
         MemorySegment replies = replyIn.atLeast(0);
         for (int s = 0; s < ranks; s++) {
-            if (s != me && replyInBytes[s] > 0) transport.receive(Transport.REST, replies, replyInAt[s], replyInBytes[s], s, TAG_REPLY);
+            if (s != me && replyInBytes[s] > 0) transport.receive(Transport.REST, Channel.REPLY, replies, replyInAt[s], replyInBytes[s], s);
         }
     }
 
     /**
      * Packs every local process's requests by destination rank (local process by local process,
      * each in its queue order) and sends the streams: {@code early}, each with its length in
-     * front and split after {@link #EARLY_CHUNK} bytes, else as they are. Each get's
+     * front and split after {@code earlyChunk} bytes, else as they are. Each get's
      * {@code getTag} becomes where its reply starts in the reply stream of its owner's rank.
      */
     private void pack(NodeRequests r, boolean early) {
@@ -431,13 +431,13 @@ final class Exchange implements AutoCloseable {
         for (int d = 0; d < ranks; d++) {
             if (d == me || outBytes[d] == 0) continue;
             if (!early) {
-                transport.send(Transport.REST, out, outAt[d] + PREFIX, outBytes[d], d, TAG_PACKED);
+                transport.send(Transport.REST, Channel.PACKED, out, outAt[d] + PREFIX, outBytes[d], d);
                 continue;
             }
-            long total = PREFIX + outBytes[d], first = Math.min(total, EARLY_CHUNK);
+            long total = PREFIX + outBytes[d], first = Math.min(total, earlyChunk);
             out.set(ValueLayout.JAVA_LONG, outAt[d], outBytes[d]);
-            transport.send(Transport.REST, out, outAt[d], first, d, TAG_PACKED);
-            if (total > first) transport.send(Transport.REST, out, outAt[d] + first, total - first, d, TAG_PACKED_REST);
+            transport.send(Transport.REST, Channel.PACKED, out, outAt[d], first, d);
+            if (total > first) transport.send(Transport.REST, Channel.PACKED_REST, out, outAt[d] + first, total - first, d);
         }
     }
 
@@ -456,10 +456,10 @@ final class Exchange implements AutoCloseable {
                 if (src.isNative()) {
                     long start = src.address() + q.putSrcOffset[i];
                     addSending(start, start + size);
-                    transport.send(Transport.REST, src, q.putSrcOffset[i], size, d, TAG_LARGE);
+                    transport.send(Transport.REST, Channel.LARGE, src, q.putSrcOffset[i], size, d);
                 } else {
                     copier.copy(src, q.putSrcOffset[i], stage, staged, size);
-                    transport.send(Transport.REST, stage, staged, size, d, TAG_LARGE);
+                    transport.send(Transport.REST, Channel.LARGE, stage, staged, size, d);
                     staged += size;
                 }
             }
@@ -532,7 +532,7 @@ final class Exchange implements AutoCloseable {
                 }
                 reply += size;
             }
-            if (s != me) transport.send(Transport.REST, replies, replyOutAt[s], replyOutBytes[s], s, TAG_REPLY);
+            if (s != me) transport.send(Transport.REST, Channel.REPLY, replies, replyOutAt[s], replyOutBytes[s], s);
         }
         return broken;
     }
@@ -582,11 +582,11 @@ final class Exchange implements AutoCloseable {
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;
                 } else if (valid && size > 0 && dst.isNative() && canReceiveDirectly(dst.address() + offset, size)) {
-                    transport.receive(Transport.REST, dst, offset, size, s, TAG_LARGE);
+                    transport.receive(Transport.REST, Channel.LARGE, dst, offset, size, s);
                     continue; // written by the transport
                 } else {
                     payload = staged;
-                    transport.receive(Transport.REST, stage, staged, size, s, TAG_LARGE);
+                    transport.receive(Transport.REST, Channel.LARGE, stage, staged, size, s);
                     staged += size;
                 }
                 if (!valid || size == 0) continue; // a zero-size put is a no-op whatever it names
@@ -603,7 +603,7 @@ final class Exchange implements AutoCloseable {
         return broken;
     }
 
-    /** Writes the puts from other ranks (and, for the MPI engine, from itself) that address local process {@code local}, in order. */
+    /** Writes the puts from other ranks (and, for an engine with one process per rank, from itself) that address local process {@code local}, in order. */
     void applyPuts(int local, SlotRegister register) {
         if (local >= arrivals.length) return;
         Arrivals a = arrivals[local];

@@ -1,7 +1,6 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.layered.NodeRequests;
 import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestList;
@@ -24,16 +23,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExchangeFreedSourceTest {
     /** A section of one rank: nothing to send or receive. */
     private static final Transport ALONE = new Transport() {
+        @Override public int rank() { return 0; }
+        @Override public int ranks() { return 1; }
+        @Override public long eagerBytes() { return 4032; }
+        @Override public void allreduce(MemorySegment buffer, int words, Reduction op) {
+            MemorySegment.copy(buffer, 0, buffer, 8L * words, 8L * words);
+        }
         @Override public void alltoallLongs(MemorySegment buffer, long inAt) { }
         @Override public void exchangeNonzero(long[] out, long[] in) { }
-        @Override public void receive(int batch, MemorySegment into, long offset, long bytes, int rank, int tag) {
+        @Override public void receive(int batch, Channel channel, MemorySegment into, long offset, long bytes, int rank) {
             throw new AssertionError("a section of one rank receives nothing");
         }
-        @Override public void send(int batch, MemorySegment from, long offset, long bytes, int rank, int tag) {
+        @Override public void send(int batch, Channel channel, MemorySegment from, long offset, long bytes, int rank) {
             throw new AssertionError("a section of one rank sends nothing");
         }
         @Override public void complete(int batch) { }
         @Override public int pending() { return 0; }
+        @Override public void sendMessage(byte[] bytes, int rank) { throw new AssertionError("nobody to send to"); }
+        @Override public byte[] receiveMessage(int rank) { throw new AssertionError("nobody to receive from"); }
         @Override public void close() { }
     };
 

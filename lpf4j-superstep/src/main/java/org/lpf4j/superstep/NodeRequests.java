@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi.layered;
+package org.lpf4j.superstep;
 
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -6,9 +6,9 @@ import org.lpf4j.spi.kit.SlotRegister;
 /**
  * The requests a rank brings to one superstep exchange, and how its pids map to ranks: the
  * rank's {@link #processes()} local processes each have a {@link RequestList} (requests for
- * processes of <em>other</em> ranks, or of any rank for the MPI engine itself, addressed by global
- * pid) and a {@link SlotRegister} (where requests from other ranks land or read). The MPI engine's
- * own sync is the case of one local process per rank with pid = rank.
+ * processes of <em>other</em> ranks, or of any rank for an engine with one process per rank, addressed by global
+ * pid) and a {@link SlotRegister} (where requests from other ranks land or read). An engine with one
+ * process per rank (mpi) is the case of one local process per rank with pid = rank.
  *
  * <p>The exchange reads the lists and registers only while every local process waits in the sync;
  * it writes each put's {@code putTag} (the attribute id) and each get's {@code getTag} (where its

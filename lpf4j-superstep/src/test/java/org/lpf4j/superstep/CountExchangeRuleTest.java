@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,28 +14,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CountExchangeRuleTest {
     @Test
     void theRoundsOrBoundsTheLargestOutDegreeWithinAFactorOfTwo() {
-        assertEquals(0, MpiContext.degreeBit(0));
-        assertEquals(0, MpiContext.maxDegree(MpiContext.HAS_MESSAGES | MpiContext.IN_SYNC), "the flags are not a degree");
+        assertEquals(0, SuperstepContext.degreeBit(0));
+        assertEquals(0, SuperstepContext.maxDegree(SuperstepContext.HAS_MESSAGES | SuperstepContext.IN_SYNC), "the flags are not a degree");
         for (int d = 1; d < 5000; d++) {
-            int bound = MpiContext.maxDegree(MpiContext.degreeBit(d) | MpiContext.IN_SYNC | MpiContext.HAS_MESSAGES);
+            int bound = SuperstepContext.maxDegree(SuperstepContext.degreeBit(d) | SuperstepContext.IN_SYNC | SuperstepContext.HAS_MESSAGES);
             assertTrue(bound >= d && bound < 2 * d, "degree " + d + ": bound " + bound);
         }
-        long all = MpiContext.degreeBit(1) | MpiContext.degreeBit(7) | MpiContext.degreeBit(3);
-        assertEquals(7, MpiContext.maxDegree(all));
-        assertEquals(15, MpiContext.maxDegree(all | MpiContext.degreeBit(8)));
-        assertTrue((MpiContext.degreeBit(Integer.MAX_VALUE) & (MpiContext.ENDING | MpiContext.IN_REHOOK)) == 0);
+        long all = SuperstepContext.degreeBit(1) | SuperstepContext.degreeBit(7) | SuperstepContext.degreeBit(3);
+        assertEquals(7, SuperstepContext.maxDegree(all));
+        assertEquals(15, SuperstepContext.maxDegree(all | SuperstepContext.degreeBit(8)));
+        assertTrue((SuperstepContext.degreeBit(Integer.MAX_VALUE) & (SuperstepContext.ENDING | SuperstepContext.IN_REHOOK)) == 0);
     }
 
     @Test
     void autoIsSparseWhenEveryProcessSendsToAtMostAQuarterInALargeEnoughSection() {
-        MpiSettings auto = new MpiSettings(4, 1, "auto", 8, 0);
+        ProtocolSettings auto = new ProtocolSettings(4, "auto", 8, null);
         assertTrue(auto.sparse(8, 1), "a ring at p = 8");
         assertTrue(auto.sparse(16, 3));
         assertFalse(auto.sparse(16, 7), "a bound of 7 of 16");
         assertFalse(auto.sparse(8, 7), "a total exchange");
         assertFalse(auto.sparse(5, 1), "a section below sparseFrom");
-        assertFalse(new MpiSettings(4, 1, "auto", 64, 0).sparse(16, 1));
-        assertTrue(new MpiSettings(4, 1, "sparse", 64, 0).sparse(8, 7));
-        assertFalse(new MpiSettings(4, 1, "dense", 1, 0).sparse(8, 1));
+        assertFalse(new ProtocolSettings(4, "auto", 64, null).sparse(16, 1));
+        assertTrue(new ProtocolSettings(4, "sparse", 64, null).sparse(8, 7));
+        assertFalse(new ProtocolSettings(4, "dense", 1, null).sparse(8, 1));
     }
 }

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.superstep;
 
 import org.lpf4j.MsgAttr;
 import org.lpf4j.spi.kit.CrossJvmObjects;

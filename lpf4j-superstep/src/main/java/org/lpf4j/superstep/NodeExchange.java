@@ -1,14 +1,14 @@
-package org.lpf4j.engine.mpi.layered;
+package org.lpf4j.superstep;
 
 import org.lpf4j.Context;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 
 /**
- * An MPI-engine section as an engine layered on it sees it: a sync that moves the requests of
+ * A multi-JVM section as an engine layered on it sees it: a sync that moves the requests of
  * all the rank's local processes ({@link NodeRequests}), then the writes each local process makes
  * into its own memory, on its own thread. Obtained with {@link #of(Context)} from the context the
- * MPI engine passed to the layered engine's node-level SPMD function.
+ * multi-JVM engine passed to the layered engine's node-level SPMD function.
  *
  * <p>Order of a superstep: one thread of the rank calls {@link #sync} while every local process
  * waits (on a barrier of the layered engine); afterwards each local process calls
@@ -21,10 +21,9 @@ import org.lpf4j.spi.kit.SlotRegister;
  */
 public interface NodeExchange {
     /**
-     * The section's sync, moving {@code requests}: one {@code MPI_Allreduce} when no rank has
-     * requests; otherwise that allreduce (up to {@code lpf.engine.mpi.pairsInRoundUpTo} ranks the
-     * streams go out before it and it carries who sends to whom, else an alltoall or a consensus
-     * follows it) and the data.
+     * The section's sync, moving {@code requests}: one allreduce (the round) when no rank has
+     * requests; otherwise that allreduce (in small sections the streams go out before it and it
+     * carries who sends to whom, else an alltoall or a consensus follows it) and the data.
      * Throws what {@code sync()} throws: {@link org.lpf4j.FatalException} when another rank ended
      * the section; a rule a request broke at its destination (after every transfer completed).
      *
@@ -40,21 +39,21 @@ public interface NodeExchange {
 
     /**
      * @return after a {@link #sync} threw because processes did not reach it within
-     *         {@code lpf.engine.mpi.syncTimeout}: the reason, naming them by pid (the ranks of the
+     *         the engine's sync deadline: the reason, naming them by pid (the ranks of the
      *         section); otherwise null
      */
     String deadlineFailure();
 
-    /** @return whether MPI lets any thread of the rank call {@link #sync} (one at a time), not only the first */
+    /** @return whether the transport lets any thread of the rank call {@link #sync} (one at a time), not only the first */
     boolean anyThreadMaySync();
 
     /**
-     * @param nodes the context of an MPI-engine section
+     * @param nodes the context of a section of a multi-JVM engine built on this protocol
      * @return that section's exchange
-     * @throws IllegalArgumentException if {@code nodes} is not a context of the MPI engine
+     * @throws IllegalArgumentException if {@code nodes} is not such a context
      */
     static NodeExchange of(Context nodes) {
         if (nodes instanceof NodeExchange e) return e;
-        throw new IllegalArgumentException("NodeExchange.of(" + nodes + "): not a context of an MPI-engine section");
+        throw new IllegalArgumentException("NodeExchange.of(" + nodes + "): not a context of a multi-JVM section (an engine built on org.lpf4j.superstep)");
     }
 }

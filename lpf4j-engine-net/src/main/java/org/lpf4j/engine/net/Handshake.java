@@ -1,0 +1,137 @@
+package org.lpf4j.engine.net;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+
+/**
+ * How two processes of a mesh prove to each other that they belong to the job, before a byte of
+ * data is accepted: a mutual HMAC-SHA256 challenge over the job key, which never travels.
+ *
+ * <pre>
+ * acceptor  → connector  CHALLENGE: magic, version, nonce sn (32 bytes)
+ * connector → acceptor   HELLO:     magic, version, job id, rank, size, nonce cn,
+ *                                   HMAC(key, "lpf4j-net hello" ‖ sn ‖ cn ‖ job id ‖ rank ‖ size)
+ * acceptor  → connector  WELCOME:   HMAC(key, "lpf4j-net welcome" ‖ cn ‖ sn ‖ acceptor's rank)
+ * </pre>
+ * Every message has a fixed length, so an unauthenticated peer can make the acceptor read at most
+ * {@link #HELLO_BYTES} bytes; a wrong magic, version, job, rank, size or MAC closes the connection
+ * at once. Blocking calls bounded by the socket's timeout (the caller sets it).
+ */
+final class Handshake {
+    private Handshake() {}
+
+    static final int MAGIC = 0x4C50464E; // "LPFN"
+    static final int VERSION = 1;
+    static final int NONCE = 32, MAC = 32;
+    static final int CHALLENGE_BYTES = 4 + 4 + NONCE;
+    static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + NONCE + MAC;
+    static final int WELCOME_BYTES = MAC;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** A refused handshake: the connection is closed and the reason logged by the acceptor. */
+    static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) { super(message); }
+    }
+
+    /** Who connected: its rank in the mesh. */
+    record Peer(int rank) {}
+
+    /**
+     * The acceptor's side.
+     *
+     * @param ch    a connection just accepted, in blocking mode with a read timeout
+     * @param key   the job key
+     * @param jobId the job's id (both sides must agree)
+     * @param me    this process's rank
+     * @param size  the mesh's size
+     * @return the connector's rank
+     * @throws Refused if the connector does not prove the key or does not belong to this job
+     */
+    static Peer accept(SocketChannel ch, byte[] key, long jobId, int me, int size) throws IOException {
+        byte[] sn = nonce();
+        ByteBuffer challenge = ByteBuffer.allocate(CHALLENGE_BYTES).order(ByteOrder.BIG_ENDIAN);
+        challenge.putInt(MAGIC).putInt(VERSION).put(sn).flip();
+        Io.writeFully(ch, challenge);
+        ByteBuffer hello = Io.readFully(ch, HELLO_BYTES);
+        if (hello.getInt() != MAGIC) throw new Refused("not an lpf4j net connection (bad magic)");
+        int version = hello.getInt();
+        if (version != VERSION) throw new Refused("protocol version " + version + " (this process: " + VERSION + ")");
+        long job = hello.getLong();
+        int rank = hello.getInt(), theirSize = hello.getInt();
+        byte[] cn = new byte[NONCE], mac = new byte[MAC];
+        hello.get(cn).get(mac);
+        byte[] want = mac(key, "lpf4j-net hello", sn, cn, longBytes(job), intBytes(rank), intBytes(theirSize));
+        if (!MessageDigest.isEqual(want, mac)) throw new Refused("the connection does not prove the job key");
+        if (job != jobId) throw new Refused("it belongs to job " + Long.toHexString(job) + ", not " + Long.toHexString(jobId));
+        if (theirSize != size || rank < 0 || rank >= size || rank == me) {
+            throw new Refused("rank " + rank + " of " + theirSize + " does not fit this mesh (rank " + me + " of " + size + ")");
+        }
+        Io.writeFully(ch, ByteBuffer.wrap(mac(key, "lpf4j-net welcome", cn, sn, intBytes(me))));
+        return new Peer(rank);
+    }
+
+    /**
+     * The connector's side.
+     *
+     * @param ch    a connection just made to rank {@code to}, in blocking mode with a read timeout
+     * @param key   the job key
+     * @param jobId the job's id
+     * @param me    this process's rank
+     * @param size  the mesh's size
+     * @param to    the acceptor's rank
+     * @throws Refused if the acceptor does not prove the key
+     */
+    static void connect(SocketChannel ch, byte[] key, long jobId, int me, int size, int to) throws IOException {
+        ByteBuffer challenge = Io.readFully(ch, CHALLENGE_BYTES);
+        if (challenge.getInt() != MAGIC) throw new Refused("rank " + to + " did not answer as an lpf4j net process");
+        int version = challenge.getInt();
+        if (version != VERSION) throw new Refused("rank " + to + " speaks version " + version + " (this process: " + VERSION + ")");
+        byte[] sn = new byte[NONCE];
+        challenge.get(sn);
+        byte[] cn = nonce();
+        ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).order(ByteOrder.BIG_ENDIAN);
+        hello.putInt(MAGIC).putInt(VERSION).putLong(jobId).putInt(me).putInt(size).put(cn)
+                .put(mac(key, "lpf4j-net hello", sn, cn, longBytes(jobId), intBytes(me), intBytes(size))).flip();
+        Io.writeFully(ch, hello);
+        byte[] welcome = new byte[MAC];
+        Io.readFully(ch, WELCOME_BYTES).get(welcome);
+        if (!MessageDigest.isEqual(welcome, mac(key, "lpf4j-net welcome", cn, sn, intBytes(to)))) {
+            throw new Refused("rank " + to + " does not prove the job key");
+        }
+    }
+
+    /** @return 32 random bytes: a fresh job key */
+    static byte[] newKey() { return nonce(); }
+
+    private static byte[] nonce() {
+        byte[] n = new byte[NONCE];
+        RANDOM.nextBytes(n);
+        return n;
+    }
+
+    private static byte[] intBytes(int v) { return ByteBuffer.allocate(4).putInt(v).array(); }
+
+    private static byte[] longBytes(long v) { return ByteBuffer.allocate(8).putLong(v).array(); }
+
+    private static byte[] mac(byte[] key, String label, byte[]... parts) {
+        try {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(key, "HmacSHA256"));
+            m.update(label.getBytes(StandardCharsets.US_ASCII));
+            for (byte[] p : parts) m.update(p);
+            return m.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable in this JDK", e);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package org.lpf4j.engine.net;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+
+/** Blocking reads and writes of a connection while the mesh is set up, bounded by the socket's read timeout. */
+final class Io {
+    private Io() {}
+
+    /**
+     * Reads exactly {@code n} bytes (the channel in blocking mode; its socket's {@code SO_TIMEOUT}
+     * bounds every read).
+     *
+     * @return them, big-endian, positioned at 0
+     * @throws EOFException if the peer closed the connection first
+     * @throws java.net.SocketTimeoutException if the peer went quiet for longer than the timeout
+     */
+    static ByteBuffer readFully(SocketChannel ch, int n) throws IOException {
+        byte[] b = new byte[n];
+        InputStream in = ch.socket().getInputStream();
+        int at = 0;
+        while (at < n) {
+            int r = in.read(b, at, n - at);
+            if (r < 0) throw new EOFException("the peer closed the connection after " + at + " of " + n + " bytes");
+            at += r;
+        }
+        return ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /** Writes all of {@code b} (the channel in blocking mode). */
+    static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) ch.write(b);
+    }
+}

@@ -1,0 +1,45 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.spi.ParameterRegistry;
+import org.lpf4j.spi.Parameters;
+
+import java.util.List;
+
+/**
+ * The net engine's parameters. Under {@code lpf run --engine net -p N} (or any boot module that
+ * gives every JVM its rank, the job size and a session: {@code tcp}, {@code pmix}), every JVM of
+ * the job calls {@code Lpf.root()}: rank 0 gets the root context (its {@code exec(p)} runs on the
+ * first p JVMs), every other rank waits inside it for sections and exits (status 0) when rank 0's
+ * JVM ends. Every rank of a job must use the same values of the protocol's parameters (the
+ * start-up agreement checks them).
+ */
+public final class NetEngine {
+    private NetEngine() {}
+
+    private static final String PREFIX = "lpf.engine.net.";
+
+    /** {@code lpf.engine.net.bind}: the address the mesh listens on while it is set up. */
+    public static final Parameters.Parameter<String> BIND = ParameterRegistry.global().string(PREFIX + "bind", "127.0.0.1",
+            "address the mesh listens on while the job starts (loopback unless told otherwise, e.g. 0.0.0.0 or a host's address)");
+    /** {@code lpf.engine.net.setupMillis}: how long the mesh may take to connect. */
+    public static final Parameters.Parameter<Integer> SETUP_MILLIS = ParameterRegistry.global().integer(PREFIX + "setupMillis",
+            60_000, 100, 3_600_000, "ms the job's processes may take to connect to each other");
+    /** {@code lpf.engine.net.syncTimeout}: the deadline on every wait of a sync. */
+    public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = ParameterRegistry.global().integer(PREFIX + "syncTimeout",
+            0, 0, Integer.MAX_VALUE, "ms a process waits for another in a sync before it names it as stopped and the section fails (0: forever)");
+    /** {@code lpf.engine.net.spinMicros}: how long a wait polls before it blocks. */
+    public static final Parameters.Parameter<Integer> SPIN_MICROS = ParameterRegistry.global().integer(PREFIX + "spinMicros",
+            20, 0, 1_000_000, "µs a wait polls its sockets before it blocks in select (0: block at once)");
+    /** {@code lpf.engine.net.pairsInRoundUpTo}: sections of at most this many processes send their streams before the round. */
+    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
+            PREFIX + "pairsInRoundUpTo", 16, 0, 256,
+            "up to this many processes, streams go out before a sync's round, which carries who sends to whom (0: never)");
+    /** {@code lpf.engine.net.probeMillis}: the time budget of one probe measurement. */
+    public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
+            400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
+
+    /** @return this engine's parameters, for the provider's {@code open} */
+    static List<Parameters.Parameter<?>> parameters() {
+        return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, PROBE_MILLIS);
+    }
+}

@@ -1,0 +1,66 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.Context;
+import org.lpf4j.spi.EngineProvider;
+import org.lpf4j.spi.ModuleParameters;
+import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.Query;
+import org.lpf4j.spi.Version;
+
+import java.util.Optional;
+
+/**
+ * Engine module {@code net}, found by {@link java.util.ServiceLoader}: the superstep protocol over
+ * TCP between JVMs, JDK only. {@link #query} runs at priority 85 when {@code lpf run --engine net}
+ * launched this JVM as one of several ({@link NetLaunch} sets {@code LPF_NET_SIZE}), so the
+ * launched JVMs pick it; otherwise at priority 5: usable by name ({@code lpf run --engine net -p N},
+ * which delegates to {@link #launcher()}; or JVMs started by any boot module with
+ * {@code -Dlpf.engine=net}), never the default. {@code query} starts nothing.
+ */
+public final class NetEngineProvider implements EngineProvider {
+    /** The net engine's version. */
+    public static final Version VERSION = new Version(0, 1, 0);
+
+    /** Used by {@link java.util.ServiceLoader}. */
+    public NetEngineProvider() {}
+
+    @Override public String name() { return "net"; }
+
+    @Override public Version frameworkApiVersion() { return new Version(1, 0, 0); }
+
+    @Override public Version version() { return VERSION; }
+
+    @Override
+    public void open(ModuleParameters parameters) { NetEngine.parameters().forEach(parameters::adopt); }
+
+    @Override
+    public Query query() { return Query.run(launchedSize() > 1 ? 85 : 5); }
+
+    /** @return the job size {@link NetLaunch} gave this JVM, 0 if it did not start it */
+    static int launchedSize() {
+        String s = System.getenv(NetLaunch.SIZE_VARIABLE);
+        if (s == null) return 0;
+        try {
+            return Math.max(1, Integer.parseInt(s.strip()));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    /** Launched: the job size; otherwise 1. */
+    @Override
+    public int machineSize() { return Math.max(1, launchedSize()); }
+
+    /** The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's processes. */
+    @Override
+    public Optional<ProcessLauncher> launcher() {
+        return launchedSize() > 0 ? Optional.empty() : Optional.of(new NetLaunch.Launcher());
+    }
+
+    /** Rank 0: releases the other ranks (they exit) and closes the mesh. */
+    @Override
+    public void shutdown() { NetRuntime.shutdown(); }
+
+    @Override
+    public Context root() { return NetRuntime.get().root(); }
+}

@@ -1,0 +1,133 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.spi.ProcessLauncher;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The net engine's launcher on one machine: {@code java -cp ... org.lpf4j.engine.net.NetLaunch P
+ * <java command line>} starts P JVMs of the command, booted by the {@code tcp} module (rank 0
+ * hosts the rendezvous on a free loopback port; a fresh random job key that every connection
+ * proves), forwards their output, and exits with the first failing process's status (0 if all
+ * succeeded). When one process fails, the others fail at their next sync (they see its connection
+ * end) and exit on their own; whoever is left after a grace period is killed. Killed itself
+ * (SIGTERM, {@code lpf run} interrupted), it kills every process it started.
+ *
+ * <p>Across hosts there is no launcher: start the same program on each host with the tcp boot's
+ * variables ({@code LPF_BOOT_TCP_ADDRESS}, {@code _KEY}, {@code _RANK}, {@code _SIZE}),
+ * {@code -Dlpf.engine=net} and {@code -Dlpf.engine.net.bind=<this host's address>} (README, "The
+ * net engine").
+ */
+public final class NetLaunch {
+    /** The variable that tells a JVM it is one of P processes of a net job started here (the engine then runs at high priority). */
+    static final String SIZE_VARIABLE = "LPF_NET_SIZE";
+    /** How long the others may take to end after one process failed. */
+    private static final long GRACE_MILLIS = 10_000;
+
+    private NetLaunch() {}
+
+    /** The {@link ProcessLauncher} of {@code lpf run --engine net -p N}: this class, in a JVM of its own. */
+    static final class Launcher implements ProcessLauncher {
+        @Override
+        public List<String> command(Launch launch) {
+            List<String> c = new ArrayList<>();
+            c.add(launch.javaCommand());
+            c.add("-cp");
+            c.add(launch.classPath());
+            c.add(NetLaunch.class.getName());
+            c.add(Integer.toString(launch.processes()));
+            c.addAll(launch.javaCommandLine());
+            return c;
+        }
+    }
+
+    /**
+     * @param args P, then the command every process runs
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2 || !args[0].matches("\\d{1,5}") || Integer.parseInt(args[0]) < 1) {
+            System.err.println("usage: NetLaunch P <command...>: starts P processes of the command as one net job on this machine");
+            System.exit(2);
+        }
+        int p = Integer.parseInt(args[0]);
+        List<String> command = List.of(args).subList(1, args.length);
+        System.exit(run(p, command));
+    }
+
+    /** Starts the job and waits for it; @return its exit status */
+    static int run(int p, List<String> command) throws IOException, InterruptedException {
+        String key = HexFormat.of().formatHex(randomBytes(32));
+        int port = freeLoopbackPort();
+        List<Process> processes = new ArrayList<>();
+        Thread killer = new Thread(() -> processes.forEach(NetLaunch::kill), "lpf-net-launch-kill");
+        Runtime.getRuntime().addShutdownHook(killer);
+        for (int r = 0; r < p; r++) {
+            ProcessBuilder b = new ProcessBuilder(command).inheritIO();
+            Map<String, String> env = b.environment();
+            env.put("LPF_BOOT", "tcp");
+            env.put("LPF_BOOT_TCP_ADDRESS", "127.0.0.1:" + port);
+            env.put("LPF_BOOT_TCP_KEY", key);
+            env.put("LPF_BOOT_TCP_RANK", Integer.toString(r));
+            env.put("LPF_BOOT_TCP_SIZE", Integer.toString(p));
+            env.put(SIZE_VARIABLE, Integer.toString(p));
+            processes.add(b.start());
+        }
+        int status = 0, failed = -1;
+        long failedAt = 0;
+        while (true) {
+            boolean alive = false;
+            for (int r = 0; r < p; r++) {
+                Process proc = processes.get(r);
+                if (proc.isAlive()) {
+                    alive = true;
+                } else if (failed < 0 && proc.exitValue() != 0) {
+                    failed = r;
+                    status = proc.exitValue();
+                    failedAt = System.nanoTime();
+                    System.err.println("lpf4j net: rank " + r + " (pid " + proc.pid() + ") exited with status " + status
+                            + (status > 128 ? " (signal " + (status - 128) + ")" : "") + "; the others end at their next sync");
+                }
+            }
+            if (!alive) break;
+            if (failed >= 0 && System.nanoTime() - failedAt > GRACE_MILLIS * 1_000_000L) {
+                System.err.println("lpf4j net: processes still running " + GRACE_MILLIS / 1000 + " s after rank " + failed
+                        + " failed: killed");
+                processes.forEach(NetLaunch::kill);
+            }
+            processes.get(0).waitFor(20, TimeUnit.MILLISECONDS);
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(killer);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook runs anyway
+        }
+        return status;
+    }
+
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static int freeLoopbackPort() throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.superstep.NativeBuffer;
+import org.lpf4j.superstep.Transport;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The superstep protocol's {@link Transport} over a {@link Mesh}: one section of the mesh's
+ * processes (ranks {@code 0 .. ranks - 1}), its frames marked with the section's number so that
+ * sections that follow each other on one mesh never take each other's frames.
+ *
+ * <p>Point-to-point transfers are frames on the protocol's channels, written from and read into
+ * the caller's native memory in place. The round's allreduce is a dissemination in
+ * ⌈log2 p⌉ steps (its operations, OR and MAX, are idempotent, so every process ends with the
+ * combination of all); the all-to-all of counts sends one long to every other process; a cause is
+ * one frame whose length the receiver learns from its header. Allocates nothing per call once its
+ * buffers have grown, except the views of memory handed to the sockets and frames that arrive
+ * before their receive is posted.
+ */
+final class NetTransport implements Transport {
+    /** Batches of this transport: the protocol's two and the collectives' own. */
+    private static final int COLLECTIVE = 2;
+    /** The first chunk of a stream sent before the round: frames have no eager limit, this bounds the copy of an early arrival. */
+    static final long EAGER_BYTES = 64 * 1024 - 64;
+    private final Mesh mesh;
+    private final int section, me, ranks;
+    private final int[] pending = new int[3];
+    private final NativeBuffer mine = new NativeBuffer(), theirs = new NativeBuffer(), longs = new NativeBuffer();
+    private final String name;
+    private long superstep;
+
+    /**
+     * @param mesh    the job's connections (null for a section of one process)
+     * @param section the section's number: the same at every member, different from every other
+     *                section's on this mesh
+     * @param ranks   the section's processes: the mesh's ranks {@code 0 .. ranks - 1}
+     */
+    NetTransport(Mesh mesh, int section, int ranks) {
+        if (mesh == null && ranks != 1) throw new IllegalArgumentException("a section of " + ranks + " processes needs a mesh");
+        this.mesh = mesh;
+        this.section = section;
+        this.me = mesh == null ? 0 : mesh.rank();
+        this.ranks = ranks;
+        this.name = "section " + section;
+        if (mesh != null) mesh.activate(section, ranks);
+    }
+
+    @Override public int rank() { return me; }
+
+    @Override public int ranks() { return ranks; }
+
+    @Override public long eagerBytes() { return EAGER_BYTES; }
+
+    @Override public void beginRound(long superstep) { this.superstep = superstep; }
+
+    private String waiting(String what) { return what + " of superstep " + superstep + " (" + name + ")"; }
+
+    @Override
+    public void allreduce(MemorySegment buffer, int words, Reduction op) {
+        long bytes = 8L * words;
+        MemorySegment acc = buffer.asSlice(bytes, bytes);
+        MemorySegment.copy(buffer, 0, acc, 0, bytes);
+        if (ranks == 1) return;
+        MemorySegment out = mine.atLeast(bytes), in = theirs.atLeast(bytes);
+        for (int distance = 1; distance < ranks; distance <<= 1) {
+            int to = (me + distance) % ranks, from = (me - distance + ranks) % ranks;
+            MemorySegment.copy(acc, 0, out, 0, bytes);
+            mesh.receive(Frame.COLLECTIVE, in, 0, bytes, from, pending, COLLECTIVE);
+            mesh.send(Frame.COLLECTIVE, section, out, 0, bytes, to, pending, COLLECTIVE);
+            mesh.await(pending, COLLECTIVE, waiting("the round"));
+            for (int i = 0; i < words; i++) {
+                long a = acc.getAtIndex(ValueLayout.JAVA_LONG, i), b = in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                acc.setAtIndex(ValueLayout.JAVA_LONG, i, op == Reduction.OR ? a | b : Math.max(a, b));
+            }
+        }
+    }
+
+    @Override
+    public void alltoallLongs(MemorySegment buffer, long inAt) {
+        if (ranks == 1) {
+            buffer.set(ValueLayout.JAVA_LONG, inAt, buffer.get(ValueLayout.JAVA_LONG, 0));
+            return;
+        }
+        for (int r = 0; r < ranks; r++) {
+            if (r == me) continue;
+            mesh.receive(Frame.COLLECTIVE, buffer, inAt + 8L * r, 8, r, pending, COLLECTIVE);
+        }
+        for (int r = 0; r < ranks; r++) {
+            if (r == me) continue;
+            mesh.send(Frame.COLLECTIVE, section, buffer, 8L * r, 8, r, pending, COLLECTIVE);
+        }
+        buffer.set(ValueLayout.JAVA_LONG, inAt + 8L * me, buffer.get(ValueLayout.JAVA_LONG, 8L * me));
+        mesh.await(pending, COLLECTIVE, waiting("the count exchange"));
+    }
+
+    /** The dense way: over TCP an all-to-all of one long per pair is what a consensus would cost too at these sizes. */
+    @Override
+    public void exchangeNonzero(long[] out, long[] in) {
+        MemorySegment b = longs.atLeast(16L * ranks);
+        for (int r = 0; r < ranks; r++) b.setAtIndex(ValueLayout.JAVA_LONG, r, r == me ? 0 : out[r]);
+        alltoallLongs(b, 8L * ranks);
+        for (int r = 0; r < ranks; r++) if (r != me) in[r] = b.getAtIndex(ValueLayout.JAVA_LONG, ranks + r);
+    }
+
+    @Override
+    public void receive(int batch, Channel channel, MemorySegment into, long offset, long bytes, int rank) {
+        mesh.receive(channel.ordinal(), into, offset, bytes, rank, pending, batch);
+    }
+
+    @Override
+    public void send(int batch, Channel channel, MemorySegment from, long offset, long bytes, int rank) {
+        mesh.send(channel.ordinal(), section, from, offset, bytes, rank, pending, batch);
+    }
+
+    @Override
+    public void complete(int batch) {
+        if (mesh != null) mesh.await(pending, batch, waiting(batch == EARLY ? "the streams" : "the transfers"));
+    }
+
+    @Override
+    public int pending() { return pending[EARLY] + pending[REST]; }
+
+    @Override
+    public void sendMessage(byte[] bytes, int rank) {
+        mesh.send(Frame.MESSAGE, section, MemorySegment.ofArray(bytes), 0, bytes.length, rank, pending, COLLECTIVE);
+        mesh.await(pending, COLLECTIVE, waiting("a cause's sending"));
+    }
+
+    @Override
+    public byte[] receiveMessage(int rank) { return mesh.receiveWhole(Frame.MESSAGE, rank, waiting("a cause")); }
+
+    @Override
+    public void close() {
+        mine.close();
+        theirs.close();
+        longs.close();
+    }
+}

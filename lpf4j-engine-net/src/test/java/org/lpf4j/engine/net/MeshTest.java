@@ -1,0 +1,194 @@
+package org.lpf4j.engine.net;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lpf4j.Args;
+import org.lpf4j.FatalException;
+import org.lpf4j.Memslot;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The mesh's security and failure rules, with threads as processes over loopback: connections
+ * that do not prove the job key (garbage, a wrong key, a huge length, many at once) are refused
+ * and logged while the real job connects and runs; a process whose connections end without a
+ * goodbye (its JVM died) fails every other process's next sync with {@link FatalException} naming
+ * it within 2 s, with no partial superstep applied.
+ */
+@Timeout(120)
+class MeshTest {
+    /** Runs {@code body} as rank {@code r} of {@code p} threads, each with its own mesh; returns what each threw. */
+    private static Throwable[] job(int p, byte[] key, long jobId, List<String> log, Runnable whileConnecting, Body body) throws Exception {
+        InetSocketAddress[] addresses = new InetSocketAddress[p];
+        CyclicBarrier published = new CyclicBarrier(p + 1);
+        Throwable[] thrown = new Throwable[p];
+        List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < p; r++) {
+            int rank = r;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try (ServerSocketChannel server = ServerSocketChannel.open()
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64)) {
+                    addresses[rank] = (InetSocketAddress) server.getLocalAddress();
+                    published.await(30, TimeUnit.SECONDS);
+                    published.await(30, TimeUnit.SECONDS); // the rogues have connected
+                    Mesh mesh = Mesh.connect(rank, p, key, jobId, server, Arrays.asList(addresses), 20_000, 0, 0, log::add);
+                    body.run(rank, mesh);
+                } catch (Throwable t) {
+                    thrown[rank] = t;
+                }
+            }));
+        }
+        published.await(30, TimeUnit.SECONDS);
+        try {
+            whileConnecting.run(addresses);
+        } finally {
+            published.await(30, TimeUnit.SECONDS);
+        }
+        for (Thread t : threads) t.join(60_000);
+        return thrown;
+    }
+
+    interface Body {
+        void run(int rank, Mesh mesh) throws Exception;
+    }
+
+    interface Runnable {
+        void run(InetSocketAddress[] addresses) throws Exception;
+    }
+
+    private static final NetSections SECTIONS = new NetSections(LoopbackNetEngine.PROTOCOL, "meshtest", 10_000_000L);
+
+    /** A ring of puts over the mesh: what every accepted mesh must still run. */
+    private static void ring(int rank, Mesh mesh, long[] result) {
+        FatalException f = SECTIONS.run(mesh, mesh.nextSection(), mesh.size(), ctx -> {
+            int s = ctx.pid(), n = ctx.nprocs();
+            MemorySegment x = Arena.ofAuto().allocate(8L * n);
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(n);
+            ctx.sync();
+            Memslot xs = ctx.registerGlobal(x);
+            ctx.sync();
+            x.setAtIndex(ValueLayout.JAVA_LONG, s, 100 + s);
+            ctx.put(xs, 8L * s, (s + 1) % n, xs, 8L * s, 8);
+            ctx.sync();
+            result[s] = x.getAtIndex(ValueLayout.JAVA_LONG, (s - 1 + n) % n);
+            ctx.deregister(xs);
+        }, Args.NONE, "exec", 1);
+        if (f != null) throw f;
+    }
+
+    @Test
+    void connectionsThatDoNotProveTheKeyAreRefusedAndLoggedWhileTheJobRuns() throws Exception {
+        byte[] key = Handshake.newKey();
+        long job = ThreadLocalRandom.current().nextLong();
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        long[] result = new long[3];
+        List<Socket> rogues = new ArrayList<>();
+        List<java.nio.channels.SocketChannel> wrongKeys = Collections.synchronizedList(new ArrayList<>());
+        Throwable[] thrown = job(3, key, job, log, addresses -> {
+            for (InetSocketAddress at : addresses) {
+                // Garbage.
+                Socket g = new Socket(at.getAddress(), at.getPort());
+                g.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(4).getBytes());
+                rogues.add(g);
+                // The right format with a wrong key.
+                java.nio.channels.SocketChannel w = java.nio.channels.SocketChannel.open(at);
+                w.socket().setSoTimeout(5_000);
+                wrongKeys.add(w);
+                Thread.ofVirtual().start(() -> helloWithKey(w, Handshake.newKey(), job));
+                // A huge length where a frame would start, and silence after it.
+                Socket h = new Socket(at.getAddress(), at.getPort());
+                OutputStream o = h.getOutputStream();
+                o.write(ByteBuffer.allocate(16).put(0, (byte) 0).putLong(8, Long.MAX_VALUE).array());
+                rogues.add(h);
+            }
+            for (int i = 0; i < 20; i++) rogues.add(new Socket(addresses[0].getAddress(), addresses[0].getPort())); // many at once
+        }, (rank, mesh) -> {
+            try (mesh) {
+                ring(rank, mesh, result);
+            }
+        });
+        for (Socket s : rogues) s.close();
+        for (java.nio.channels.SocketChannel c : wrongKeys) c.close();
+        for (Throwable t : thrown) if (t != null) throw new AssertionError("a real process failed", t);
+        assertEquals(List.of(102L, 100L, 101L), List.of(result[0], result[1], result[2]), "the ring ran");
+        assertTrue(log.stream().anyMatch(l -> l.contains("refused a connection") && l.contains("bad magic")), log.toString());
+        assertTrue(log.stream().anyMatch(l -> l.contains("does not prove the job key")), log.toString());
+    }
+
+    private static void helloWithKey(java.nio.channels.SocketChannel c, byte[] wrongKey, long job) {
+        try {
+            Handshake.connect(c, wrongKey, job, 1, 3, 0);
+        } catch (IOException | RuntimeException e) {
+            // refused, as it should be
+        }
+    }
+
+    @Test
+    void aProcessWhoseConnectionsEndWithoutAGoodbyeFailsTheOthersNextSyncNamingIt() throws Exception {
+        byte[] key = Handshake.newKey();
+        long job = ThreadLocalRandom.current().nextLong();
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<Long> droppedAt = new AtomicReference<>(), seenAt = new AtomicReference<>();
+        long[] partial = new long[4];
+        Throwable[] thrown = job(4, key, job, log, addresses -> {}, (rank, mesh) -> {
+            FatalException f = SECTIONS.run(mesh, mesh.nextSection(), 4, ctx -> {
+                int s = ctx.pid();
+                MemorySegment x = Arena.ofAuto().allocate(64);
+                try {
+                    ctx.resizeMemoryRegister(1);
+                    ctx.resizeMessageQueue(8);
+                    ctx.sync();
+                    Memslot xs = ctx.registerGlobal(x);
+                    ctx.sync();
+                    if (s == 2) {
+                        droppedAt.set(System.nanoTime());
+                        mesh.dropConnectionsForTest(); // as a JVM killed by a signal: no goodbye, no end round
+                        Thread.sleep(5_000);
+                        return;
+                    }
+                    x.set(ValueLayout.JAVA_LONG, 0, 7);
+                    ctx.put(xs, 0, (s + 1) % 4, xs, 8, 8);
+                    ctx.sync();
+                } catch (FatalException e) {
+                    if (s == 0) seenAt.set(System.nanoTime());
+                    throw e;
+                } finally {
+                    partial[s] = x.get(ValueLayout.JAVA_LONG, 8);
+                }
+            }, Args.NONE, "exec", 1);
+            if (f != null) throw f;
+        });
+        for (int r : new int[] {0, 1, 3}) {
+            FatalException f = assertInstanceOf(FatalException.class, thrown[r], () -> "pid " + r + ": " + Arrays.toString(thrown));
+            assertTrue(f.getMessage().contains("pid 2"), f.getMessage());
+        }
+        assertNotNull(seenAt.get(), "pid 0's sync threw");
+        long after = seenAt.get() - droppedAt.get();
+        assertTrue(after < 2_000_000_000L, "named within 2 s: " + after / 1e6 + " ms");
+        assertEquals(0, partial[3], "pid 3's put from pid 2 never came");
+        assertEquals(0, partial[1], "pid 1's put from pid 0 is not applied: the superstep failed as a whole");
+    }
+}

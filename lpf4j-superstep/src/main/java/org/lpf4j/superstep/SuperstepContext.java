@@ -1,0 +1,532 @@
+package org.lpf4j.superstep;
+
+import org.lpf4j.Args;
+import org.lpf4j.Capability;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Memslot;
+import org.lpf4j.MsgAttr;
+import org.lpf4j.Spmd;
+import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.spi.kit.RequestList;
+import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.StagedCapacity;
+import org.lpf4j.spi.kit.SuperstepRecorder;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One process of an SPMD section of a multi-JVM engine: the superstep protocol, written once over
+ * a {@link Transport}. Slots, capacities and argument rules come from the engine kit;
+ * {@link #sync} is:
+ *
+ * <ol>
+ *   <li>the <em>round</em>, an allreduce (OR) of one word: "I queued something", "I am ending". In
+ *       a section of at most {@link ProtocolSettings#pairsInRoundUpTo} ranks, a process that
+ *       queued requests first sends each destination its packed stream, and the round also
+ *       carries the p × p bits of who sends to whom (row s: the processes s sends to; only s
+ *       writes it, so the OR is the matrix): the streams travel while the round runs, and a
+ *       superstep with messages needs no count exchange of its own. If nobody queued anything and
+ *       nobody ends, the sync is done: <b>an empty superstep costs one allreduce</b>.</li>
+ *   <li>If someone ends (returned or threw), a second allreduce (MAX) gives every process
+ *       everyone's status; the section is over, the others' sync throws {@link FatalException},
+ *       and the exceptions go to pid 0 as small messages (so {@code exec} throws them). No process
+ *       waits for one that left.</li>
+ *   <li>Otherwise the {@link Exchange} moves the data.</li>
+ * </ol>
+ *
+ * <p>The same sync serves an engine layered on this one ({@link NodeExchange}: the hybrid
+ * engine's node-level section), moving the requests of every local process of the rank.
+ *
+ * <p>An engine supplies the transport and what is its own: {@link #probe}, {@link #exec}, the
+ * section that {@link #rehook} starts ({@link #runRehook}) and what {@link #close} releases
+ * beyond the protocol's buffers ({@link #closeEngine}). Not thread-safe (a context belongs to its
+ * process's thread, as in every engine).
+ */
+public abstract class SuperstepContext implements Context, NodeExchange {
+    /** Bits of the word every process contributes to a round. */
+    static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
+    /** A process's status in the end round. */
+    static final long SYNCING = 0, RETURNED = 1, THREW = 2, REHOOKING = 3;
+
+    private final Transport transport;
+    private final int pid, nprocs;
+    private final Args args;
+    private final SlotRegister register = new SlotRegister();
+    private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
+    private final RequestList queue = new RequestList();
+    private final Exchange exchange;
+    private final CombinerTable combiners;
+    private final CrossJvmObjects objects;
+    private final ProtocolSettings settings;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment statuses;
+    /** The round's longs ({@link #roundWords}), sent, then received. */
+    private final NativeBuffer carried = new NativeBuffer();
+    /** Whether the section is small enough to send its streams before the round, which carries who sends to whom. */
+    private final boolean pairsFit;
+    private long superstep;
+    /** JFR superstep events; messages in are not counted here (-1). */
+    private final SuperstepRecorder flight;
+    private boolean ended;
+    /** Whether the section failed because processes did not reach a sync in time: its collectives can never complete. */
+    private boolean deadlinePassed;
+    /** What this context threw when the deadline passed (not a cause of its own at pid 0). */
+    private FatalException deadlineFatal;
+    private String failure;
+    private final List<Throwable> causes = new ArrayList<>();
+
+    /**
+     * @param transport the section's transport (this context closes it at {@link #close})
+     * @param args      the section's arguments at this process
+     * @param objects   how objects from other processes (operators, exceptions) find their classes
+     * @param settings  the protocol's settings, resolved by the engine
+     * @param engine    the engine's name, for Flight Recorder events
+     */
+    protected SuperstepContext(Transport transport, Args args, CrossJvmObjects objects, ProtocolSettings settings,
+                               String engine) {
+        this.transport = transport;
+        this.pid = transport.rank();
+        this.nprocs = transport.ranks();
+        this.args = args;
+        this.objects = objects;
+        this.combiners = new CombinerTable(nprocs, objects);
+        this.settings = settings;
+        this.flight = new SuperstepRecorder(engine);
+        this.exchange = new Exchange(transport, pid, nprocs, combiners, settings.copy());
+        this.pairsFit = settings.pairsInRound(nprocs);
+        this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
+        this.statuses = arena.allocate(16L * nprocs);
+    }
+
+    /** Combining puts whose operator is {@link java.io.Serializable}: it is shipped to the destination. */
+    @Override
+    public boolean supports(Capability capability) { return capability == Capability.COMBINING_PUTS; }
+
+    @Override public int pid() { return pid; }
+    @Override public int nprocs() { return nprocs; }
+    @Override public Args args() { return args; }
+    @Override public long superstep() { return superstep; }
+
+    // ---- registration and capacities: the kit ----
+
+    @Override
+    public Memslot registerGlobal(MemorySegment segment) {
+        live("registerGlobal");
+        // The same refusal of thread-confined segments as on the threads engine: a program that works here must work there.
+        return register.registerGlobalShared(segment, superstep, pid, nprocs);
+    }
+
+    @Override
+    public Memslot registerLocal(MemorySegment segment) {
+        live("registerLocal");
+        return register.registerLocalShared(segment, pid, nprocs);
+    }
+
+    @Override
+    public void deregister(Memslot slot) {
+        register.deregister(slot, pid, superstep);
+    }
+
+    @Override
+    public void resizeMemoryRegister(long maxRegs) {
+        register.resize(pid, maxRegs);
+    }
+
+    @Override
+    public void resizeMessageQueue(long maxMsgs) {
+        int n = queueCapacity.entries(pid, maxMsgs, 2 * 48, Integer.MAX_VALUE - 16);
+        try {
+            queue.ensure(n);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, maxMsgs, e);
+        }
+        queueCapacity.stage(n);
+    }
+
+    // ---- requests ----
+
+    @Override
+    public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
+        int id = -1;
+        if (attr != MsgAttr.DEFAULT) {
+            try {
+                id = combiners.idOf(attr); // defined now, so that an operator that does not serialize fails this call
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(RequestChecks.putCall(pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
+                        dstOffset, size) + e.getMessage(), e);
+            }
+        }
+        queue.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr, id);
+    }
+
+    @Override
+    public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        MemorySegment dst = RequestChecks.checkGet(register, superstep, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
+                dstOffset, size, attr, queue.count(), queueCapacity.current());
+        queue.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
+    }
+
+    // ---- sync ----
+
+    @Override
+    public void sync(SyncAttr attr) {
+        long step = superstep;
+        boolean recording = flight.begin();
+        if (recording) flight.out(queue.count(), SuperstepRecorder.bytes(queue));
+        RuntimeException broken;
+        try {
+            broken = exchangeRound(own);
+            if (hadMessages) {
+                exchange.applyPuts(0, register);
+                exchange.applyReplies(queue, own);
+            }
+        } finally {
+            queue.clear();
+        }
+        if (recording) flight.commit(pid, nprocs, step);
+        if (broken != null) throw broken;
+    }
+
+    @Override
+    public boolean sync(NodeRequests requests) {
+        RuntimeException broken = exchangeRound(requests);
+        if (broken != null) throw broken;
+        return hadMessages;
+    }
+
+    @Override
+    public void applyPuts(int local, SlotRegister register) { exchange.applyPuts(local, register); }
+
+    @Override
+    public void applyReplies(RequestList gets, NodeRequests requests) { exchange.applyReplies(gets, requests); }
+
+    @Override
+    public boolean anyThreadMaySync() { return transport.anyThreadMayCall(); }
+
+    /** This process's own requests, as the exchange sees them: one local process, pid = rank. */
+    private final NodeRequests own = new NodeRequests() {
+        @Override public int processes() { return 1; }
+        @Override public RequestList requests(int local) { return queue; }
+        @Override public SlotRegister register(int local) { return register; }
+        @Override public int rankOf(int p) { return p; }
+        @Override public int localOf(int p) { return 0; }
+        @Override public int pidOf(int rank, int local) { return rank; }
+    };
+
+    /** Whether the last {@link #exchangeRound} moved requests (someone had queued some). */
+    private boolean hadMessages;
+
+    /** @return the longs of a round: the word, and the p × p bits of who sends to whom when the round carries them */
+    private int roundWords() { return 1 + (pairsFit ? Exchange.pairWords(nprocs) : 0); }
+
+    private long roundBytes() { return 16L * roundWords(); }
+
+    /** @return where the received round's bits of who sends to whom start in {@link #carried} */
+    private long pairsAt() { return 8L * roundWords() + 8; }
+
+    /**
+     * After a round that ends the section (someone ended or rehooks): takes in the streams sent
+     * before it, so that every process's sends complete. Every process makes such a round and
+     * then this call.
+     */
+    private void drainEarly() {
+        if (pairsFit) exchange.drainEarly(carried.atLeast(0), pairsAt());
+    }
+
+    /**
+     * The sync's round and, if anyone queued requests, the exchange of {@code requests}; sets
+     * {@link #hadMessages}. Throws {@link FatalException} when another process ended.
+     *
+     * @return the first rule an incoming request broke at its destination (after every transfer completed), or null
+     */
+    private RuntimeException exchangeRound(NodeRequests requests) {
+        if (ended) throw fatal("sync");
+        hadMessages = false;
+        transport.beginRound(superstep);
+        try {
+            int queued = exchange.count(requests);
+            long mine = IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0);
+            boolean sent = pairsFit && queued > 0;
+            if (sent) exchange.sendEarly(requests);
+            if (!pairsFit) mine |= degreeBit(exchange.destinations());
+            long all = round(mine, sent);
+            if ((all & (ENDING | IN_REHOOK)) != 0) {
+                drainEarly();
+                endRound(SYNCING, null);
+                throw fatal("sync");
+            }
+            if ((all & HAS_MESSAGES) == 0) return null;
+            hadMessages = true;
+            return pairsFit ? exchange.runEarly(requests, sent, carried.atLeast(0), pairsAt())
+                    : exchange.run(requests, settings.sparse(nprocs, maxDegree(all)));
+        } catch (Transport.Stopped e) {
+            passed(e);
+            throw deadlineFatal = fatal("sync");
+        } finally {
+            register.capacity().applyAtSync();
+            queueCapacity.applyAtSync();
+            superstep++;
+        }
+    }
+
+    /** The first bit of the round's word that carries a process's out-degree, as a power of two. */
+    private static final int DEGREE_SHIFT = 16;
+
+    /**
+     * @return the bit that says "I send to at most 2^b - 1 other processes" ({@code b} the bit
+     *         length of {@code destinations}), so that the OR of the round gives every process a
+     *         bound on the largest out-degree; 0 for none
+     */
+    static long degreeBit(int destinations) {
+        return destinations == 0 ? 0 : 1L << (DEGREE_SHIFT + 32 - Integer.numberOfLeadingZeros(destinations));
+    }
+
+    /** @return a bound on the largest number of other processes any process sends to, from the round's OR */
+    static int maxDegree(long all) {
+        long bits = all >>> DEGREE_SHIFT;
+        return bits == 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (1L << (63 - Long.numberOfLeadingZeros(bits))) - 1);
+    }
+
+    private long round(long mine) { return round(mine, false); }
+
+    /**
+     * One round: the OR of every process's word. When the round carries who sends to whom, this
+     * process's row of the bits names the processes it sent streams to if {@code sent} (a sync
+     * after {@link Exchange#sendEarly}), else none (a rehook or end round, or nothing queued), so
+     * every round passes MPI the same count.
+     */
+    private long round(long mine, boolean sent) {
+        int n = roundWords(); // sent at 0, received at 8n
+        MemorySegment buf = carried.atLeast(0);
+        buf.set(ValueLayout.JAVA_LONG, 0, mine);
+        if (pairsFit) exchange.writePairs(buf, 8, sent);
+        transport.allreduce(buf, n, Transport.Reduction.OR);
+        return buf.get(ValueLayout.JAVA_LONG, 8L * n);
+    }
+
+    /**
+     * Ends this process's part of the section: tells the others (unless the section already
+     * ended) and takes part in the status round.
+     *
+     * @param threw what the SPMD function threw, or null if it returned
+     */
+    public void finish(Throwable threw) {
+        if (deadlinePassed) {
+            if (pid == 0 && threw != null && threw != deadlineFatal) causes.add(threw); // a layered engine's own report
+            return;
+        }
+        transport.beginRound(superstep);
+        try {
+            if (!ended) {
+                round(ENDING);
+                drainEarly();
+                endRound(threw == null ? RETURNED : THREW, threw);
+                if (failure != null) lateRound(null); // everyone makes it after a failure
+            } else if (failure != null) {
+                lateRound(threw instanceof FatalException ? null : threw);
+            }
+        } catch (Transport.Stopped e) {
+            passed(e);
+            if (pid == 0 && threw != null && !(threw instanceof FatalException)) causes.add(threw);
+        }
+    }
+
+    /**
+     * The section failed by its sync deadline: no collective of it can complete any more, so no
+     * end round follows; the reason names the processes that did not arrive.
+     */
+    private void passed(Transport.Stopped e) {
+        ended = true;
+        deadlinePassed = true;
+        failure = e.getMessage();
+    }
+
+    @Override
+    public String deadlineFailure() { return deadlinePassed ? failure : null; }
+
+    /**
+     * After a failed section every process ends with this round, so that what a process threw
+     * after the failure (an assertion about the failure, say) still reaches pid 0 as a cause.
+     */
+    private void lateRound(Throwable late) {
+        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
+        out.fill((byte) 0);
+        out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
+        transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
+        long[] status = in.toArray(ValueLayout.JAVA_LONG);
+        if (late != null) {
+            if (pid == 0) causes.add(late);
+            else transport.sendMessage(Causes.bytes(late, pid), 0);
+        }
+        if (pid == 0) {
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
+        }
+    }
+
+    /** Everyone learns everyone's status; throwers send their exception to pid 0. */
+    private void endRound(long mine, Throwable threw) {
+        ended = true;
+        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
+        out.fill((byte) 0);
+        out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
+        transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
+        long[] status = in.toArray(ValueLayout.JAVA_LONG);
+        if (mine == THREW && threw != null) {
+            if (pid == 0) causes.add(threw);
+            else transport.sendMessage(Causes.bytes(threw, pid), 0);
+        }
+        if (pid == 0) {
+            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
+        }
+        failure = describe(status);
+    }
+
+    private static String describe(long[] status) {
+        List<String> threw = new ArrayList<>(), syncing = new ArrayList<>(), rehooking = new ArrayList<>();
+        for (int q = 0; q < status.length; q++) {
+            if (status[q] == THREW) threw.add(Integer.toString(q));
+            else if (status[q] == SYNCING) syncing.add(Integer.toString(q));
+            else if (status[q] == REHOOKING) rehooking.add(Integer.toString(q));
+        }
+        if (threw.isEmpty() && syncing.isEmpty() && rehooking.isEmpty()) return null;
+        if (!rehooking.isEmpty()) {
+            return "pid " + String.join(", ", rehooking) + " called rehook while "
+                    + (syncing.isEmpty() ? "" : "pid " + String.join(", ", syncing) + " called sync")
+                    + (!syncing.isEmpty() && !threw.isEmpty() ? " and " : "")
+                    + (threw.isEmpty() ? "" : "pid " + String.join(", ", threw) + " threw")
+                    + (syncing.isEmpty() && threw.isEmpty() ? "the others had returned" : "");
+        }
+        StringBuilder b = new StringBuilder();
+        if (!threw.isEmpty()) b.append("pid ").append(String.join(", ", threw)).append(" threw");
+        if (!syncing.isEmpty()) {
+            if (!b.isEmpty()) b.append("; ");
+            b.append("pid ").append(String.join(", ", syncing)).append(" still called sync while ")
+                    .append(threw.isEmpty() ? "the others had returned (a process returned early)" : "the others had ended");
+        }
+        return b.toString();
+    }
+
+    private FatalException fatal(String call) {
+        Throwable first = causes.isEmpty() ? null : causes.get(0);
+        FatalException e = new FatalException(call + " at pid " + pid + " of " + nprocs + ": the section failed: "
+                + failure + (first != null ? ": " + first : ""), first);
+        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
+        return e;
+    }
+
+    /**
+     * @param call e.g. {@code "exec(p=4)"}
+     * @return the failure of the ended section (with the causes on pid 0), or null if it ended well
+     */
+    public FatalException outcome(String call) {
+        if (failure == null) return null;
+        Throwable first = causes.isEmpty() ? null : causes.get(0);
+        FatalException e = new FatalException(call + " failed: " + failure + (first != null ? ": " + first : ""), first);
+        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
+        return e;
+    }
+
+    private void live(String call) {
+        if (ended) throw fatal(call);
+    }
+
+    // ---- sections ----
+
+    /**
+     * Collective: a round of this section in which every process enters rehook (else the section
+     * fails), then the engine's new section over the same processes ({@link #runRehook}).
+     */
+    @Override
+    public void rehook(Spmd spmd, Args args) {
+        java.util.Objects.requireNonNull(spmd, "rehook: spmd");
+        java.util.Objects.requireNonNull(args, "rehook: args");
+        live("rehook");
+        transport.beginRound(superstep);
+        try {
+            long all = round(IN_REHOOK);
+            drainEarly();
+            if ((all & (ENDING | IN_SYNC)) != 0) {
+                endRound(REHOOKING, null);
+                throw fatal("rehook");
+            }
+        } catch (Transport.Stopped e) {
+            passed(e);
+            throw deadlineFatal = fatal("rehook");
+        }
+        FatalException f = runRehook(spmd, args);
+        if (f != null) throw f;
+    }
+
+    /**
+     * The engine's part of {@link #rehook}: runs {@code spmd} as a fresh section over this
+     * section's processes, after every process agreed in a round.
+     *
+     * @return the failure of that section, or null if it ended well
+     */
+    protected abstract FatalException runRehook(Spmd spmd, Args args);
+
+    /**
+     * Runs {@code spmd} as this process of the section {@code ctx} belongs to, then ends its part
+     * of the section (the end round) and frees it: what every multi-JVM engine does for each
+     * process of a section. Records the section's Flight Recorder event.
+     *
+     * @param engine the engine's name, for the event
+     * @param call   e.g. {@code "exec(p=4)"}
+     * @return the section's failure (with the causes at pid 0), or null if it ended well
+     */
+    public static FatalException runProcess(SuperstepContext ctx, Spmd spmd, String engine, String call) {
+        Throwable threw = null;
+        org.lpf4j.spi.kit.SectionEvent section = SuperstepRecorder.beginSection();
+        try {
+            spmd.run(ctx);
+        } catch (Throwable t) {
+            threw = t;
+        }
+        SuperstepRecorder.endSection(section, engine, call, ctx.pid(), ctx.nprocs(), ctx.superstep(), threw != null);
+        try {
+            ctx.finish(threw);
+        } finally {
+            ctx.close();
+        }
+        return ctx.outcome(call);
+    }
+
+    /** Checks that the section has not ended; throws its failure otherwise. For the engine's own calls. */
+    protected final void requireLive(String call) { live(call); }
+
+    /**
+     * Frees the protocol's buffers and the transport, then the engine's own ({@link #closeEngine});
+     * after a passed sync deadline nothing (the transport may still write into them: the job is ending).
+     *
+     * @throws IllegalStateException if transfers are still pending
+     */
+    public final void close() {
+        if (deadlinePassed) return;
+        int pending = exchange.pendingTransfers();
+        if (pending > 0) { // the transport may still write into the buffers: they stay allocated
+            throw new IllegalStateException("the section of pid " + pid + " of " + nprocs + " ended with " + pending
+                    + " transfers of superstep " + superstep + " pending");
+        }
+        exchange.close(); // and the transport
+        carried.close();
+        arena.close();
+        closeEngine();
+    }
+
+    /** Releases what the engine holds for this section beyond the transport (e.g. a communicator). */
+    protected abstract void closeEngine();
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[pid " + pid + " of " + nprocs + ", superstep " + superstep + "]";
+    }
+}

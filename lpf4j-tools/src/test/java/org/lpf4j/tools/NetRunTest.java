@@ -1,0 +1,94 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The net engine the way users run it: {@code lpf run --engine net -p N} starts N JVMs on this
+ * machine (booted by the tcp module, connected over loopback TCP, no native library). The
+ * examples pass their own checks; a JVM killed with {@code kill -9} ends the job with a message
+ * naming it and leaves nothing behind; {@code --restarts} resumes from a checkpoint.
+ */
+@Timeout(300)
+class NetRunTest {
+    @TempDir Path dir;
+
+    @Test
+    void pageRankPassesItsCheckOnFourJvms() throws Exception {
+        LpfJvm r = LpfJvm.run(240, "run", "--engine", "net", "-p", "4", "org.lpf4j.examples.PageRank", "16", "16", "200");
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("equal the sequential ones"), r::both);
+        assertTrue(r.out().contains("on the net engine"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    @Test
+    void innerProductPassesItsCheckOnThreeJvms() throws Exception {
+        LpfJvm r = LpfJvm.run(240, "run", "--engine", "net", "-p", "3", "org.lpf4j.examples.InnerProduct");
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("p=3"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    @Test
+    void aJvmKilledMidRunEndsTheJobNamingItAndLeavesNothing() throws Exception {
+        Path cp = dir.resolve("running"); // a committed checkpoint says the job is past its start-up
+        LpfJvm r = LpfJvm.run(240, List.of(), Map.of(), proc -> killAfterFirstCommit(cp, proc),
+                "run", "--engine", "net", "-p", "3", "--checkpoint-dir", cp.toString(), "--checkpoint-every", "200ms",
+                "org.lpf4j.examples.PageRank", "12", "8", "200000");
+        assertTrue(r.done(), r::both);
+        assertNotEquals(0, r.exitCode(), r::both);
+        assertTrue(r.err().contains("exited with status 137"), r::both);
+        assertTrue(r.both().matches("(?s).*exec\\(p=3\\) failed: [^\\n]*pid 2[^\\n]*died or was killed.*"), r::both);
+        assertTrue(!r.err().contains("still running"), () -> "the others ended by themselves: " + r.both());
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    /** Waits until a checkpoint in {@code cp} is committed, then kills the job's last JVM with SIGKILL. */
+    private static void killAfterFirstCommit(Path cp, Process proc) {
+        try {
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            boolean committed = false;
+            while (!committed && System.nanoTime() < deadline && proc.isAlive()) {
+                Thread.sleep(50);
+                try (Stream<Path> s = Files.exists(cp) ? Files.list(cp) : Stream.empty()) {
+                    committed = s.anyMatch(d -> Files.exists(d.resolve("COMMITTED")));
+                }
+            }
+            // The ranks are the launcher's children, never lpf run's own (the launcher is).
+            List<ProcessHandle> ranks = proc.descendants().filter(RestartRunTest::isRankJvm)
+                    .filter(h -> h.parent().map(parent -> parent.pid() != proc.pid()).orElse(true))
+                    .sorted(java.util.Comparator.comparingLong(ProcessHandle::pid)).toList();
+            if (!ranks.isEmpty()) new ProcessBuilder("kill", "-9", Long.toString(ranks.getLast().pid())).start().waitFor();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void aKilledJvmIsRestartedFromTheLastCheckpoint() throws Exception {
+        Path cp = dir.resolve("cp");
+        LpfJvm r = LpfJvm.run(240, List.of(), Map.of(), proc -> killAfterFirstCommit(cp, proc),
+                "run", "--engine", "net", "-p", "3", "--checkpoint-dir", cp.toString(), "--checkpoint-every", "200ms",
+                "--restarts", "1", "org.lpf4j.examples.PageRank", "12", "8", "20000");
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("restart 1 of 1 from the last complete checkpoint"), r::both);
+        assertTrue(r.err().contains("resumed from checkpoint "), r::both);
+        assertTrue(r.out().contains("equal the sequential ones"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+}
