@@ -37,17 +37,16 @@ public final class Debug {
      */
     public static Context wrap(Context root) {
         if (root instanceof DebugContext) return root;
-        return new DebugSection(true).join(root);
+        return new DebugSection().join(root);
     }
 
     /**
      * @param init an engine's handle on an existing parallel environment
-     * @return the same, running the SPMD function over checked contexts (local checks only: the
-     *         members of a hook share no object)
+     * @return the same, running the SPMD function over checked contexts
      */
     public static Init wrap(Init init) {
         return (spmd, args) -> {
-            DebugSection section = new DebugSection(false);
+            DebugSection section = new DebugSection();
             try {
                 init.hook(new DebugSpmd(spmd, section), args);
             } catch (FatalException e) {
