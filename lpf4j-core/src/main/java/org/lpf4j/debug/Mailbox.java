@@ -98,7 +98,7 @@ final class Mailbox {
     /**
      * Makes the mailbox at least {@code bytes} long: collective, every process passes the same
      * value. Growing registers a larger slot, syncs (it is usable after the sync) and deregisters
-     * the old one; the exchange areas are not copied (they are rewritten before each use).
+     * the old one. The exchange areas (what came in) are copied; the free area is not.
      *
      * @param sync the engine sync of the layer (it translates failures)
      */
@@ -109,6 +109,7 @@ final class Mailbox {
             throw new OutOfMemoryError("lpf debug: the layer's exchange needs " + bytes + " bytes, more than one array holds");
         }
         MemorySegment bigger = MemorySegment.ofArray(new long[(int) ((n + 7) / 8)]);
+        MemorySegment.copy(memory, 0, bigger, 0, freeStart());
         Memslot next = engine.registerGlobal(bigger);
         sync.run();
         engine.deregister(slot);
