@@ -12,21 +12,35 @@ import org.lpf4j.Init;
  * ({@code lpf run --debug}); with it off, nothing is wrapped and nothing costs.
  *
  * <h2>How it works</h2>
- * The decorator checks each call locally at once, and defers the requests: at {@code sync} it
- * first makes an empty engine sync (a barrier: every process's requests and registrations are
- * then visible to the others through the section's shared state), checks what only the whole
- * superstep shows, then hands the requests to the engine and syncs again. Debug mode is so
- * about twice as slow per superstep, plus a stack walk per call and a copy of every put's source
- * and get's destination (to see whether the program writes them before the sync). The checks at
- * a sync cost each process O(p + n log n) for the n requests that touch its memory (the
- * read/write conflict check sorts their areas by address and sweeps them once).
+ * The decorator checks each call locally at once, and defers the requests. At {@code sync} the
+ * processes exchange what the cross-process checks need through the wrapped engine itself, with
+ * the public API only (as C LPF's debug layer does over MPI), so the checks see the whole job on
+ * every engine, whichever processes share a JVM: each process has one global slot of the layer
+ * (its mailbox, registered when the section starts; the engine's register and queue hold the
+ * user's capacities plus what the layer needs, while the checks use the user's). Phase A: every
+ * process puts to every process a small record (how many requests it has for it and where
+ * their descriptors are, a hash of its global register/deregister calls, whether it is in a sync
+ * or has returned from its SPMD function, whether it found an error itself); engine sync. Phase
+ * B, when some process has requests: each process gets from the others the descriptors of the
+ * requests aimed at it (kind, remote slot, offset, size, the origin's call and site) and checks
+ * them against its own memory: the remote area registered, active and large enough, its queue
+ * capacity, read/write conflicts; engine sync. Then a verdict: every process learns the report of
+ * the lowest pid that has one, and all throw it from this sync; only when there is none are the
+ * requests handed to the engine, and the real sync runs. A bad request so never reaches the
+ * engine, and no process is left waiting. When the SPMD function returns, the process takes part
+ * once more (so a sync that not every process makes is reported, naming its line), then the
+ * layer deregisters its slot. A sync with no request anywhere costs one engine sync (phase A);
+ * one with requests four (A, B, the verdict, the real sync), plus a stack walk per call and a
+ * copy of every put's source and get's destination (to see whether the program writes them
+ * before the sync); docs/performance.md has the figures. A section of one process exchanges
+ * nothing. The checks at a sync cost each process O(p + n log n) for the n requests that touch
+ * its memory (the read/write conflict check sorts their areas by address and sweeps them once).
  *
  * <h2>Limits</h2>
  * Reads by plain code (a get's destination read before the sync) cannot be seen; only reads by
- * other requests are. Cross-process checks see the processes that share the checker's JVM
- * (all of them on the threads engine; a node's on the hybrid engine; itself on the MPI engine),
- * while every process of an {@code exec} makes the same syncs in every JVM (see
- * {@code DebugSection}).
+ * other requests are. In a section of more than one process the layer's slot takes one global
+ * slot id of the engine, so the ids of the user's global slots differ from a run without the
+ * layer (they still agree on every process).
  */
 public final class Debug {
     private Debug() {}
