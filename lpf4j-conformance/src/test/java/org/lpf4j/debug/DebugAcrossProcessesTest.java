@@ -63,13 +63,14 @@ class DebugAcrossProcessesTest {
     }
 
     /** @return the caller's line number (call it on the line of the offending call) */
-    private static int line() {
+    static int line() {
         return StackWalker.getInstance().walk(s -> s.skip(1).findFirst().orElseThrow().getLineNumber());
     }
 
-    private static MemorySegment bytes(long n) { return MemorySegment.ofArray(new byte[(int) n]); }
+    static MemorySegment bytes(long n) { return MemorySegment.ofArray(new byte[(int) n]); }
 
-    private static void setUp(Context ctx, long regs, long msgs) {
+    /** Sets the capacities and syncs. */
+    static void setUp(Context ctx, long regs, long msgs) {
         ctx.resizeMemoryRegister(regs);
         ctx.resizeMessageQueue(msgs);
         ctx.sync();

@@ -16,6 +16,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.lpf4j.debug.DebugAcrossProcessesTest.bytes;
+import static org.lpf4j.debug.DebugAcrossProcessesTest.line;
+import static org.lpf4j.debug.DebugAcrossProcessesTest.setUp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -27,19 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class DebugChecksTest {
     private static final String FILE = "DebugChecksTest.java:";
-
-    /** @return the caller's line number (call it on the same line as the faulty call) */
-    private static int line() {
-        return StackWalker.getInstance().walk(s -> s.skip(1).findFirst().orElseThrow().getLineNumber());
-    }
-
-    private static MemorySegment bytes(long n) { return MemorySegment.ofArray(new byte[(int) n]); }
-
-    private static void setUp(Context ctx, long regs, long msgs) {
-        ctx.resizeMemoryRegister(regs);
-        ctx.resizeMessageQueue(msgs);
-        ctx.sync();
-    }
 
     /** Runs a faulty section and returns the report, checking it names the check and the line. */
     private static LpfProgrammingError provoke(int p, Check check, AtomicInteger line, Spmd spmd) {

@@ -247,7 +247,7 @@ final class DebugContext extends ForwardingContext {
         try {
             anyRequests = checkSuperstep(SYNC, "sync()", site, local);
         } catch (FatalException e) {
-            throw translated(e);
+            throw failed(e, local);
         }
         if (anyRequests || mailbox == null) {
             for (Request r : requests) forward(r);
@@ -287,7 +287,7 @@ final class DebugContext extends ForwardingContext {
             checkSuperstep(END, RETURN, "the end of the SPMD function", local);
             mailbox.release();
         } catch (FatalException e) {
-            throw translated(e);
+            throw failed(e, local);
         }
         mailbox = null;
     }
@@ -459,6 +459,16 @@ final class DebugContext extends ForwardingContext {
         } catch (FatalException e) {
             throw translated(e);
         }
+    }
+
+    /**
+     * The exchange failed (another process failed first): this process's own finding, if it has
+     * one, is what it throws (a follow-on the section's failure lists); else as {@link #translated}.
+     */
+    private FatalException failed(FatalException e, LpfProgrammingError local) {
+        if (local == null || e instanceof LpfProgrammingError) return translated(e);
+        local.addSuppressed(e);
+        return recorded(local);
     }
 
     /**
