@@ -414,13 +414,15 @@ final class DebugContext extends ForwardingContext {
 
     /**
      * Every process learns whether any found an error, and all throw the report of the lowest
-     * pid that did (fetched from its mailbox): the same report everywhere, in the same sync.
+     * pid that did (fetched from its mailbox): the same report everywhere, in the same sync. The
+     * verdicts that came in stay zero until a process reports (the section then ends).
      *
      * @return that report, or {@code null} if no process has one
      */
     private LpfProgrammingError verdict(LpfProgrammingError mine) {
         byte[] text = mine == null ? new byte[0] : mine.getMessage().getBytes(StandardCharsets.UTF_8);
-        mailbox.sendVerdict(mine != null, mine == null ? 0 : mine.check().ordinal(), text.length);
+        // Only a process with a report sends (to everyone): without one, the verdict is an empty sync.
+        if (mine != null) mailbox.sendVerdict(mine.check().ordinal(), text.length);
         layerSync();
         int reporter = -1;
         for (int q = 0; q < nprocs && reporter < 0; q++) if (mailbox.verdict(q, 0) != 0) reporter = q;
@@ -430,8 +432,10 @@ final class DebugContext extends ForwardingContext {
         if (pid == reporter) mailbox.write(at, text);
         else mailbox.fetch(reporter, at, at, length);
         layerSync();
-        return recorded(pid == reporter ? mine
-                : new LpfProgrammingError(Check.values()[(int) mailbox.verdict(reporter, 1)], mailbox.readText(at, length), null));
+        LpfProgrammingError e = pid == reporter ? mine
+                : new LpfProgrammingError(Check.values()[(int) mailbox.verdict(reporter, 1)], mailbox.readText(at, length), null);
+        mailbox.clearVerdicts();
+        return recorded(e);
     }
 
     /** This process's requests to itself, all a section of one process has. */

@@ -81,14 +81,17 @@ final class Mailbox {
         for (int t = 0; t < nprocs; t++) engine.put(slot, outRecord(t), t, slot, inRecord(pid), 8L * RECORD);
     }
 
-    /** Sets this process's verdict and queues its put to every process. */
-    void sendVerdict(boolean report, int check, long messageBytes) {
+    /** Sets this process's verdict (it has a report) and queues its put to every process. */
+    void sendVerdict(int check, long messageBytes) {
         long at = outVerdict();
-        memory.set(ValueLayout.JAVA_LONG_UNALIGNED, at, report ? 1 : 0);
+        memory.set(ValueLayout.JAVA_LONG_UNALIGNED, at, 1);
         memory.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, check);
         memory.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, messageBytes);
         for (int t = 0; t < nprocs; t++) engine.put(slot, at, t, slot, inVerdict(pid), 8L * VERDICT);
     }
+
+    /** Zeroes the verdicts that came in (a process that has none sends none). */
+    void clearVerdicts() { memory.asSlice(inVerdict(0), 8L * nprocs * VERDICT).fill((byte) 0); }
 
     /** @return field {@code i} (0 report, 1 check, 2 message bytes) of {@code origin}'s verdict */
     long verdict(int origin, int i) {
