@@ -315,6 +315,41 @@ class DebugChecksTest {
     }
 
     /**
+     * A section of {@code hook} is checked across processes too (its members share no object):
+     * every member gets the report of a put past what another member registered.
+     */
+    @Test
+    void hookedMembersCheckEachOther() throws Exception {
+        ThreadsEngine.Group group = ThreadsEngine.group(3);
+        AtomicInteger line = new AtomicInteger();
+        java.util.List<Throwable> got = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Thread[] members = new Thread[3];
+        for (int k = 0; k < 3; k++) {
+            org.lpf4j.Init init = Debug.wrap(group.member(k));
+            members[k] = Thread.ofPlatform().start(() -> {
+                try {
+                    init.hook(ctx -> {
+                        setUp(ctx, 1, 1);
+                        Memslot x = ctx.registerGlobal(bytes(ctx.pid() == 2 ? 8 : 16));
+                        ctx.sync();
+                        line.set(line()); if (ctx.pid() == 0) ctx.put(x, 0, 2, x, 8, 8);
+                        ctx.sync();
+                    }, org.lpf4j.Args.NONE);
+                } catch (Throwable t) {
+                    got.add(t);
+                }
+            });
+        }
+        for (Thread t : members) t.join(20_000);
+        assertEquals(3, got.size(), got::toString);
+        for (Throwable t : got) {
+            LpfProgrammingError e = assertInstanceOf(LpfProgrammingError.class, t);
+            assertEquals(Check.OUT_OF_BOUNDS, e.check(), e.getMessage());
+            assertTrue(e.getMessage().contains(FILE + line.get() + ") on pid 0 of 3"), e.getMessage());
+        }
+    }
+
+    /**
      * An engine whose nested exec runs on another root made by {@code Lpf.root} (the MPI and
      * hybrid engines: the threads engine's root), which {@code lpf.debug} wraps as well: the nested
      * processes get one layer, as they do where an engine nests in itself, not a layer per root.
