@@ -14,7 +14,8 @@ import java.util.Arrays;
  * sync and an 8-byte put to the next pid + sync, at each p of the first argument (default 2,4),
  * as sections of {@code Lpf.root()} (the engine's own context when {@code lpf.debug} is off) and
  * of {@code Debug.wrap(Lpf.root())}, taking turns, 7 rounds; prints the median time per superstep
- * at pid 0 of each and their ratio. For docs/performance.md ("Debug layer"):
+ * at pid 0 of each, their ratio, and the median of the ratios of the rounds (each round times both
+ * back to back, so that ratio is the one a busy machine moves least). For docs/performance.md ("Debug layer"):
  * {@code bin/lpf run --engine mpi -p 4 --class-path lpf4j-tools/target/test-classes org.lpf4j.tools.DebugCost 2,4}.
  */
 public final class DebugCost {
@@ -53,18 +54,21 @@ public final class DebugCost {
         int[] procs = Arrays.stream((args.length > 0 ? args[0] : "2,4").split(",")).mapToInt(Integer::parseInt).toArray();
         for (int p : procs) {
             for (boolean put : new boolean[] {false, true}) {
-                double[] off = new double[ROUNDS], on = new double[ROUNDS];
+                double[] off = new double[ROUNDS], on = new double[ROUNDS], ratio = new double[ROUNDS];
                 for (int r = 0; r < ROUNDS; r++) {
                     plain.exec(p, new Steps(put));
                     off[r] = last;
                     debug.exec(p, new Steps(put));
                     on[r] = last;
+                    ratio[r] = on[r] / off[r];
                 }
                 Arrays.sort(off);
                 Arrays.sort(on);
-                double a = off[ROUNDS / 2], b = on[ROUNDS / 2];
-                System.out.printf("p = %d, %-22s without %8.2f us, with the debug layer %8.2f us: %5.1fx (rounds %.2f-%.2f / %.2f-%.2f)%n",
-                        p, put ? "8 B put + sync:" : "empty sync:", a, b, b / a, off[0], off[ROUNDS - 1], on[0], on[ROUNDS - 1]);
+                Arrays.sort(ratio);
+                System.out.printf("p = %d, %-16s without %7.2f us, with the debug layer %7.2f us (medians): %5.1fx;"
+                                + " median of the rounds' ratios %5.1fx (rounds %.2f-%.2f / %.2f-%.2f us)%n",
+                        p, put ? "8 B put + sync:" : "empty sync:", off[ROUNDS / 2], on[ROUNDS / 2], on[ROUNDS / 2] / off[ROUNDS / 2],
+                        ratio[ROUNDS / 2], off[0], off[ROUNDS - 1], on[0], on[ROUNDS - 1]);
             }
         }
     }
