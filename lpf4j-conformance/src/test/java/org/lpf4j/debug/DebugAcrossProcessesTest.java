@@ -197,6 +197,28 @@ class DebugAcrossProcessesTest {
     }
 
     /**
+     * Many requests to one target, more descriptors than travel beside the layer's record (they
+     * are fetched in a second exchange, the layer's memory grows): the last one is past the end.
+     */
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("engineAndP")
+    void oneBadPutAmongManyToOneTarget(String engine, int p) {
+        int n = 300;
+        LpfProgrammingError e = provoke(engine, p, Check.OUT_OF_BOUNDS, p - 1, ctx -> {
+            boolean sender = ctx.pid() == ctx.nprocs() - 1;
+            setUp(ctx, 2, n + 1);
+            Memslot src = ctx.registerGlobal(bytes(8));
+            Memslot dst = ctx.registerGlobal(bytes(8L * n));
+            ctx.sync();
+            for (int i = 0; sender && i < n - 1; i++) ctx.put(src, 0, 0, dst, 8L * i, 8);
+            LINE.set(line()); if (sender) ctx.put(src, 0, 0, dst, 8L * n, 8);
+            ctx.sync();
+        });
+        assertTrue(e.getMessage().contains("destination area [" + 8 * n + ", " + (8 * n + 8) + ") exceeds the " + 8 * n
+                + " bytes pid 0 registered"), e.getMessage());
+    }
+
+    /**
      * One process's put writes what another process's get reads, on a third process's memory (or
      * the second's): the target finds it; the report names the writer.
      */

@@ -18,19 +18,20 @@ import org.lpf4j.Init;
  * every engine, whichever processes share a JVM: each process has one global slot of the layer
  * (its mailbox, registered when the section starts; the engine's register and queue hold the
  * user's capacities plus what the layer needs, while the checks use the user's). Phase A: every
- * process puts to every process a small record (how many requests it has for it and where
- * their descriptors are, a hash of its global register/deregister calls, whether it is in a sync
- * or has returned from its SPMD function, whether it found an error itself); engine sync. Phase
- * B, when some process has requests: each process gets from the others the descriptors of the
- * requests aimed at it (kind, remote slot, offset, size, the origin's call and site) and checks
- * them against its own memory: the remote area registered, active and large enough, its queue
- * capacity, read/write conflicts; engine sync. Then a verdict: every process learns the report of
- * the lowest pid that has one, and all throw it from this sync; only when there is none are the
- * requests handed to the engine, and the real sync runs. A bad request so never reaches the
+ * process puts to every process a small record (a hash of its global register/deregister calls,
+ * whether it is in a sync or has returned from its SPMD function, whether it found an error
+ * itself, how many requests it has for that process) with the descriptors of those requests
+ * beside it (kind, remote slot, offset, size, the origin's call and site) when they fit; engine
+ * sync. Phase B, only when some did not fit: each process gets the rest from the origins' slots;
+ * engine sync. Each process then checks the requests aimed at it against its own memory: the
+ * remote area registered, active and large enough, its queue capacity, read/write conflicts.
+ * Then a verdict (an empty engine sync unless some process reports): every process learns the
+ * report of the lowest pid that has one, and all throw it from this sync; only when there is
+ * none are the requests handed to the engine, and the real sync runs. A bad request so never reaches the
  * engine, and no process is left waiting. When the SPMD function returns, the process takes part
  * once more (so a sync that not every process makes is reported, naming its line), then the
  * layer deregisters its slot. A sync with no request anywhere costs one engine sync (phase A);
- * one with requests four (A, B, the verdict, the real sync), plus a stack walk per call and a
+ * one with requests three (A, the verdict, the real sync; four with phase B), plus a stack walk per call and a
  * copy of every put's source and get's destination (to see whether the program writes them
  * before the sync); docs/performance.md has the figures. A section of one process exchanges
  * nothing. The checks at a sync cost each process O(p + n log n) for the n requests that touch

@@ -295,12 +295,13 @@ final class DebugContext extends ForwardingContext {
     /**
      * The checks that need the whole job, made the same way on every engine: an exchange through
      * the engine's public API (see {@link Mailbox}). Phase A: each process puts to every process a
-     * record (what it is doing, how many requests it has for that process and where their
-     * descriptors are, a hash of its collective calls, whether it found an error itself); engine
-     * sync. Then, if needed, phase B: each process gets the descriptors of the requests aimed at
-     * it and checks them against its own memory; engine sync. Last, the verdict: every process
-     * learns the report of the lowest pid that has one, and all throw it. A bad request so never
-     * reaches the engine, and no process is left waiting.
+     * record (what it is doing, how many requests it has for that process, a hash of its
+     * collective calls, whether it found an error itself) with the descriptors of those requests
+     * beside it if they fit, else where they are; engine sync. Phase B, only if some did not fit:
+     * each process gets them; engine sync. Each process checks the requests aimed at it against
+     * its own memory. Last, the verdict: every process learns the report of the lowest pid that
+     * has one, and all throw it. A bad request so never reaches the engine, and no process is
+     * left waiting.
      *
      * @return whether any process has requests this superstep (else the real superstep is not needed)
      */
@@ -313,13 +314,19 @@ final class DebugContext extends ForwardingContext {
         }
         long free = mailbox.freeStart(), at = free, maxTo = 0;
         byte[][] chunks = new byte[nprocs][];
-        long[] chunkAt = new long[nprocs];
+        long[] chunkAt = new long[nprocs], inlineSent = new long[nprocs];
         for (int t = 0; t < nprocs; t++) {
             if (t == pid || !sending || requestsTo(t).isEmpty()) continue;
             chunks[t] = Descriptors.encode(requestsTo(t));
-            chunkAt[t] = at;
-            at += chunks[t].length;
             maxTo = Math.max(maxTo, chunks[t].length);
+            if (chunks[t].length <= mailbox.inlineBytes()) { // they travel with the record: no phase B for them
+                mailbox.setInline(t, chunks[t]);
+                inlineSent[t] = chunks[t].length;
+                chunkAt[t] = -1;
+            } else {
+                chunkAt[t] = at;
+                at += chunks[t].length;
+            }
         }
         byte[] calls = collectiveCalls.toString().getBytes(StandardCharsets.UTF_8);
         long callsAt = at;
@@ -340,11 +347,11 @@ final class DebugContext extends ForwardingContext {
             mailbox.setRecord(t, Mailbox.COLL_BYTES, calls.length);
             mailbox.setRecord(t, Mailbox.LOCAL_REPORT, local != null ? 1 : 0);
         }
-        mailbox.sendRecords();
+        mailbox.sendRecords(inlineSent);
         layerSync();
 
         boolean anyLocal = false;
-        long total = 0, maxOut = 0, sumMaxTo = 0;
+        long total = 0, maxOut = 0, sumMaxTo = 0, maxMaxTo = 0;
         int collectiveReporter = -1, firstSyncing = -1;
         List<Integer> returned = new ArrayList<>();
         for (int q = 0; q < nprocs; q++) {
@@ -357,6 +364,7 @@ final class DebugContext extends ForwardingContext {
             total += mailbox.record(q, Mailbox.TOTAL);
             maxOut = Math.max(maxOut, mailbox.record(q, Mailbox.OUT_BYTES));
             sumMaxTo += mailbox.record(q, Mailbox.MAX_TO);
+            maxMaxTo = Math.max(maxMaxTo, mailbox.record(q, Mailbox.MAX_TO));
             if (collectiveReporter < 0 && (mailbox.record(q, Mailbox.COLL_HASH) != mailbox.record(0, Mailbox.COLL_HASH)
                     || mailbox.record(q, Mailbox.COLL_COUNT) != mailbox.record(0, Mailbox.COLL_COUNT))) {
                 collectiveReporter = q;
@@ -383,18 +391,22 @@ final class DebugContext extends ForwardingContext {
                         + collectiveCalls);
             }
         } else if (!anyLocal && total > 0) {
-            long inbox = free + maxOut;
-            mailbox.ensure(inbox + sumMaxTo, this::layerSync);
-            for (int t = 0; t < nprocs; t++) if (chunks[t] != null) mailbox.write(chunkAt[t], chunks[t]);
             long[] from = new long[nprocs];
-            for (int q = 0, in = 0; q < nprocs; q++) {
-                long bytes = mailbox.record(q, Mailbox.DESC_BYTES);
-                if (q == pid || bytes == 0) continue;
-                from[q] = inbox + in;
-                mailbox.fetch(q, mailbox.record(q, Mailbox.DESC_OFFSET), from[q], bytes);
-                in += bytes;
+            for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
+            if (maxMaxTo > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
+                long inbox = free + maxOut;
+                mailbox.ensure(inbox + sumMaxTo, this::layerSync);
+                for (int t = 0; t < nprocs; t++) if (chunks[t] != null && chunkAt[t] >= 0) mailbox.write(chunkAt[t], chunks[t]);
+                long in = 0;
+                for (int q = 0; q < nprocs; q++) {
+                    long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
+                    if (q == pid || bytes == 0 || offset < 0) continue;
+                    from[q] = inbox + in;
+                    mailbox.fetch(q, offset, from[q], bytes);
+                    in += bytes;
+                }
+                layerSync();
             }
-            layerSync();
             List<Incoming> incoming = new ArrayList<>();
             for (int q = 0; q < nprocs; q++) {
                 if (q == pid) {

@@ -13,10 +13,12 @@ import java.nio.charset.StandardCharsets;
  * engine's public API only (put, get, sync, registerGlobal), what the cross-process checks need.
  * So the checks see the whole job on every engine, whichever processes share a JVM.
  *
- * <p>Layout, in longs: the records every process put here in the last exchange ({@code p × }
- * {@link #RECORD}), the verdicts ({@code p × }{@link #VERDICT}), this process's outgoing records
- * and verdict (the sources of its puts), then a free area: this process's descriptors of its
- * requests and its collective calls, followed by what it fetched from others. The slot grows
+ * <p>Layout: the records every process put here in the last exchange ({@code p × }{@link #RECORD}
+ * longs, each followed by room for {@link #inlineBytes()} bytes of descriptors that came with
+ * it), the verdicts ({@code p × }{@link #VERDICT} longs), this process's outgoing records (with
+ * their room) and verdict (the sources of its puts), then a free area: this process's
+ * descriptors that did not fit beside their record and its collective calls, followed by what it
+ * fetched from others. The slot grows
  * collectively (every process calls {@link #ensure} with the same size, known to all after the
  * records came in), doubling; its id is the same on every process, like any global slot's.
  */
@@ -34,6 +36,8 @@ final class Mailbox {
     private final Context engine;
     private final int pid;
     private final int nprocs;
+    /** Bytes of descriptors a record carries (64 KiB over all origins: none from a few hundred processes on). */
+    private final long inline;
     private MemorySegment memory;
     private Memslot slot;
 
@@ -45,6 +49,7 @@ final class Mailbox {
         this.engine = engine;
         this.pid = engine.pid();
         this.nprocs = engine.nprocs();
+        this.inline = (65536L / nprocs) & ~7L;
         long bytes = 8L * free() + 1024;
         memory = MemorySegment.ofArray(new long[(int) (bytes / 8)]);
         slot = engine.registerGlobal(memory);
@@ -56,15 +61,27 @@ final class Mailbox {
     /** @return the byte offset of the free area, where a process's descriptors start */
     long freeStart() { return 8L * free(); }
 
-    private long free() { return 2L * nprocs * RECORD + (long) nprocs * VERDICT + VERDICT; }
+    /** @return the bytes of descriptors that may travel beside a record */
+    long inlineBytes() { return inline; }
 
-    private long outRecord(int target) { return 8L * ((long) nprocs * RECORD + (long) nprocs * VERDICT + (long) target * RECORD); }
+    /** In longs. */
+    private long free() { return (outVerdict() + 8L * VERDICT) / 8; }
 
-    private long outVerdict() { return 8L * (2L * nprocs * RECORD + (long) nprocs * VERDICT); }
+    private long stride() { return 8L * RECORD + inline; }
 
-    private long inRecord(int origin) { return 8L * origin * RECORD; }
+    private long outRecord(int target) { return nprocs * stride() + 8L * nprocs * VERDICT + target * stride(); }
 
-    private long inVerdict(int origin) { return 8L * ((long) nprocs * RECORD + (long) origin * VERDICT); }
+    private long outVerdict() { return 2 * nprocs * stride() + 8L * nprocs * VERDICT; }
+
+    private long inRecord(int origin) { return origin * stride(); }
+
+    private long inVerdict(int origin) { return nprocs * stride() + 8L * origin * VERDICT; }
+
+    /** Writes descriptors for {@code target} beside its record (at most {@link #inlineBytes()}). */
+    void setInline(int target, byte[] descriptors) { write(outRecord(target) + 8L * RECORD, descriptors); }
+
+    /** @return the byte offset of the descriptors that came beside {@code origin}'s record */
+    long inlineFrom(int origin) { return inRecord(origin) + 8L * RECORD; }
 
     /** Sets a field of the record for {@code target}. */
     void setRecord(int target, int field, long value) {
@@ -76,9 +93,12 @@ final class Mailbox {
         return memory.get(ValueLayout.JAVA_LONG_UNALIGNED, inRecord(origin) + 8L * field);
     }
 
-    /** Queues the put of each outgoing record to its target (the next engine sync delivers them). */
-    void sendRecords() {
-        for (int t = 0; t < nprocs; t++) engine.put(slot, outRecord(t), t, slot, inRecord(pid), 8L * RECORD);
+    /**
+     * Queues the put of each outgoing record to its target, with {@code inlineSent[t]} bytes of
+     * descriptors beside it (the next engine sync delivers them).
+     */
+    void sendRecords(long[] inlineSent) {
+        for (int t = 0; t < nprocs; t++) engine.put(slot, outRecord(t), t, slot, inRecord(pid), 8L * RECORD + inlineSent[t]);
     }
 
     /** Sets this process's verdict (it has a report) and queues its put to every process. */

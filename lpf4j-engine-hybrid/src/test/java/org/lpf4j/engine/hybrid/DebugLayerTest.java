@@ -19,6 +19,6 @@ class DebugLayerTest {
     void twoNodesOfTwoThreads() {
         MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.nodes=rank",
                 "-Dlpf.engine.hybrid.threads=2", "-Dlpf.engine.hybrid.probeMillis=60", "-Dlpf.engine.threads.procs=2",
-                "-Dlpf.conformance.maxP=4").run(2, TIMEOUT, ConformanceMain.class, "org.lpf4j.debug.DebugAcrossProcessesTest"), 39);
+                "-Dlpf.conformance.maxP=4").run(2, TIMEOUT, ConformanceMain.class, "org.lpf4j.debug.DebugAcrossProcessesTest"), 43);
     }
 }

@@ -18,11 +18,11 @@ class DebugLayerTest {
 
     @Test
     void openMpiFourRanks() {
-        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class, TESTS), 39);
+        MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class, TESTS), 43);
     }
 
     @Test
     void mpichFourRanks() {
-        MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class, TESTS), 39);
+        MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class, TESTS), 43);
     }
 }
