@@ -16,6 +16,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.lpf4j.debug.DebugAcrossProcessesTest.bytes;
+import static org.lpf4j.debug.DebugAcrossProcessesTest.line;
+import static org.lpf4j.debug.DebugAcrossProcessesTest.setUp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -27,19 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class DebugChecksTest {
     private static final String FILE = "DebugChecksTest.java:";
-
-    /** @return the caller's line number (call it on the same line as the faulty call) */
-    private static int line() {
-        return StackWalker.getInstance().walk(s -> s.skip(1).findFirst().orElseThrow().getLineNumber());
-    }
-
-    private static MemorySegment bytes(long n) { return MemorySegment.ofArray(new byte[(int) n]); }
-
-    private static void setUp(Context ctx, long regs, long msgs) {
-        ctx.resizeMemoryRegister(regs);
-        ctx.resizeMessageQueue(msgs);
-        ctx.sync();
-    }
 
     /** Runs a faulty section and returns the report, checking it names the check and the line. */
     private static LpfProgrammingError provoke(int p, Check check, AtomicInteger line, Spmd spmd) {
@@ -272,14 +262,16 @@ class DebugChecksTest {
     void otherProcessesGetTheSameReportFromTheirSync() {
         AtomicInteger others = new AtomicInteger();
         FatalException e = assertThrows(FatalException.class, () -> Debug.wrap(ThreadsEngine.root()).exec(4, ctx -> {
-            setUp(ctx, 1, 0);
-            if (ctx.pid() == 3) {
-                ctx.registerLocal(bytes(1));
-                ctx.registerLocal(bytes(1));
-            }
             try {
+                // pid 3 may fail while another is still leaving setUp's sync, which then fails too
+                setUp(ctx, 1, 0);
+                if (ctx.pid() == 3) {
+                    ctx.registerLocal(bytes(1));
+                    ctx.registerLocal(bytes(1));
+                }
                 ctx.sync();
             } catch (LpfProgrammingError r) {
+                if (ctx.pid() == 3) throw r;
                 if (r.check() == Check.REGISTER_CAPACITY) others.incrementAndGet();
                 throw r;
             }
@@ -320,6 +312,41 @@ class DebugChecksTest {
             if (s == 0) out[0] = sum;
         });
         assertEquals((long) p * (p + 1), out[0]);
+    }
+
+    /**
+     * A section of {@code hook} is checked across processes too (its members share no object):
+     * every member gets the report of a put past what another member registered.
+     */
+    @Test
+    void hookedMembersCheckEachOther() throws Exception {
+        ThreadsEngine.Group group = ThreadsEngine.group(3);
+        AtomicInteger line = new AtomicInteger();
+        java.util.List<Throwable> got = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Thread[] members = new Thread[3];
+        for (int k = 0; k < 3; k++) {
+            org.lpf4j.Init init = Debug.wrap(group.member(k));
+            members[k] = Thread.ofPlatform().start(() -> {
+                try {
+                    init.hook(ctx -> {
+                        setUp(ctx, 1, 1);
+                        Memslot x = ctx.registerGlobal(bytes(ctx.pid() == 2 ? 8 : 16));
+                        ctx.sync();
+                        line.set(line()); if (ctx.pid() == 0) ctx.put(x, 0, 2, x, 8, 8);
+                        ctx.sync();
+                    }, org.lpf4j.Args.NONE);
+                } catch (Throwable t) {
+                    got.add(t);
+                }
+            });
+        }
+        for (Thread t : members) t.join(20_000);
+        assertEquals(3, got.size(), got::toString);
+        for (Throwable t : got) {
+            LpfProgrammingError e = assertInstanceOf(LpfProgrammingError.class, t);
+            assertEquals(Check.OUT_OF_BOUNDS, e.check(), e.getMessage());
+            assertTrue(e.getMessage().contains(FILE + line.get() + ") on pid 0 of 3"), e.getMessage());
+        }
     }
 
     /**

@@ -27,7 +27,9 @@ public enum Check {
     /** Slots still registered when the SPMD function returns. */
     SLOTS_LEFT_REGISTERED("slots still registered when the SPMD function returns"),
     /** The engine refused a call the debug layer let through. */
-    ENGINE_REJECTED("the engine rejected a call");
+    ENGINE_REJECTED("the engine rejected a call"),
+    /** A sync that not every process makes (one returned from its SPMD function instead). */
+    UNEQUAL_SYNCS("a sync that not every process makes");
 
     private final String description;
 

@@ -14,6 +14,7 @@ import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -24,10 +25,10 @@ import java.util.Objects;
 /**
  * The checking decorator of one process's context (see {@link Debug} for the scheme). Checks each
  * call at once where the process alone can tell, holds the requests until {@code sync}, and there
- * checks, after a barrier, what needs the other processes' state: remote bounds and activation,
- * the queue capacity at each target, the order of collective registrations, and read/write
- * conflicts on this process's memory. Used by one thread at a time, like any context; other
- * processes' decorators read its state only between that barrier and the sync that follows.
+ * checks, after an exchange through the engine with the other processes, what needs their
+ * state: remote bounds and activation, the queue capacity at each target, the order of
+ * collective registrations, syncs that not every process makes, and read/write conflicts on this
+ * process's memory. Used by one thread at a time, like any context.
  */
 final class DebugContext extends ForwardingContext {
     private final Context engine;
@@ -58,6 +59,8 @@ final class DebugContext extends ForwardingContext {
     private long rehooks;
     /** Whether the engine supports combining puts (asked once). */
     private final boolean combining;
+    /** The layer's exchange with the other processes; {@code null} with one process (or before {@link #start}). */
+    private Mailbox mailbox;
 
     DebugContext(Context engine, DebugSection section) {
         super(engine);
@@ -89,8 +92,21 @@ final class DebugContext extends ForwardingContext {
     // =====================================================================================
 
     private LpfProgrammingError report(Check check, String call, String site, String problem, Throwable cause) {
-        LpfProgrammingError e = new LpfProgrammingError(check, "lpf debug [" + check.tag() + "] " + call + " at " + site
-                + " on pid " + pid + " of " + nprocs + " (superstep " + step + "): " + problem, cause);
+        return recorded(new LpfProgrammingError(check, message(pid, check, call, site, problem), cause));
+    }
+
+    /** A report not yet recorded: the exchange's verdict decides which report every process throws. */
+    private LpfProgrammingError candidate(int origin, Check check, String call, String site, String problem) {
+        return new LpfProgrammingError(check, message(origin, check, call, site, problem), null);
+    }
+
+    /** @param origin the process that made the call (the origin of a request another process checked) */
+    private String message(int origin, Check check, String call, String site, String problem) {
+        return "lpf debug [" + check.tag() + "] " + call + " at " + site + " on pid " + origin + " of " + nprocs
+                + " (superstep " + step + "): " + problem;
+    }
+
+    private LpfProgrammingError recorded(LpfProgrammingError e) {
         section.record(e);
         return e;
     }
@@ -183,49 +199,302 @@ final class DebugContext extends ForwardingContext {
     };
 
     // =====================================================================================
-    // sync: local checks, barrier, cross-process checks, then the real superstep
+    // sync: local checks, the layer's exchange through the engine, then the real superstep
     // =====================================================================================
+
+    /** What a process is doing when it takes part in an exchange. */
+    private static final long SYNC = 1, END = 2;
+    private static final String RETURN = "return from the SPMD function";
+
+    /**
+     * Sets up the layer's own traffic: collective, called by every process of a section before
+     * the user's function runs (so the mailbox's global id is the same everywhere whatever the
+     * program does). Nothing in a section of one process, whose checks need no exchange.
+     */
+    void start() {
+        if (nprocs == 1 || mailbox != null) return;
+        try {
+            startExchange();
+        } catch (FatalException e) {
+            throw translated(e);
+        }
+    }
+
+    private void startExchange() {
+        engine.resizeMemoryRegister(withReserve(Math.max(regPending, regCapacity), Mailbox.REGISTRATIONS));
+        engine.resizeMessageQueue(withReserve(Math.max(queuePending, queueCapacity), Mailbox.queueEntries(nprocs)));
+        layerSync();
+        mailbox = new Mailbox(engine);
+        layerSync();
+    }
 
     @Override
     public void sync(SyncAttr attr) {
         Objects.requireNonNull(attr, "sync: attr");
         String site = Site.caller();
         failIfSectionFailed();
+        start();
+        LpfProgrammingError local = null;
         for (Request r : requests) {
             if (r.size > 0 && r.localAreaChanged()) {
-                throw report(Check.READ_WRITE_CONFLICT, r.call(), r.site, "the program wrote the " + (r.put
+                local = candidate(pid, Check.READ_WRITE_CONFLICT, r.call(), r.site, "the program wrote the " + (r.put
                         ? "source area of this put" : "destination area of this get")
-                        + " before the sync that executes it (it must stay untouched until that sync returns)", null);
+                        + " before the sync that executes it (it must stay untouched until that sync returns)");
+                break;
             }
         }
-        boolean barrier = section.shared() && nprocs > 1;
-        if (barrier) engineSync(attr);
-        checkCollectiveOrder(site);
-        checkRemoteAreas();
-        checkIncomingCapacity();
-        checkConflictsOnMyMemory();
-        engine.resizeMessageQueue(queuePending);
-        for (Request r : requests) forward(r);
-        engineSync(attr);
+        boolean anyRequests;
+        try {
+            anyRequests = checkSuperstep(SYNC, "sync()", site, local);
+        } catch (FatalException e) {
+            throw failed(e, local);
+        }
+        if (anyRequests || mailbox == null) {
+            for (Request r : requests) forward(r);
+            engineSync(attr);
+        }
         step++;
         regCapacity = regPending;
+        long held = queueCapacity;
         queueCapacity = queuePending;
+        // The engine kept the larger capacity for the held requests; now it may shrink.
+        if (queueCapacity < held) engine.resizeMessageQueue(withReserve(queueCapacity, queueReserve()));
         for (Request r : requests) requestsTo[r.remotePid].clear();
         requests.clear();
         collectiveCalls.clear();
         collectiveKeys.clear();
     }
 
+    /**
+     * Called when the user's SPMD function returned normally: every slot must be deregistered,
+     * and (collective, like a sync) every other process must have returned as well rather than
+     * be waiting in a sync this one never makes.
+     */
+    void end() {
+        LpfProgrammingError local = null;
+        if (!slots.isEmpty()) {
+            List<String> left = new ArrayList<>();
+            for (SlotInfo s : slots.values()) left.add(s.slot + " registered at " + s.site);
+            SlotInfo first = slots.values().iterator().next();
+            local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.size()
+                    + " slot(s) still registered: " + left + " (deregister them before returning)");
+        }
+        if (mailbox == null) {
+            if (local != null) throw recorded(local);
+            return;
+        }
+        try {
+            checkSuperstep(END, RETURN, "the end of the SPMD function", local);
+            mailbox.release();
+        } catch (FatalException e) {
+            throw failed(e, local);
+        }
+        mailbox = null;
+    }
+
+    /**
+     * The checks that need the whole job, made the same way on every engine: an exchange through
+     * the engine's public API (see {@link Mailbox}). Phase A: each process puts to every process a
+     * record (what it is doing, how many requests it has for that process, a hash of its
+     * collective calls, whether it found an error itself) with the descriptors of those requests
+     * beside it if they fit, else where they are; engine sync. Phase B, only if some did not fit:
+     * each process gets them; engine sync. Each process checks the requests aimed at it against
+     * its own memory. Last, the verdict: every process learns the report of the lowest pid that
+     * has one, and all throw it. A bad request so never reaches the engine, and no process is
+     * left waiting.
+     *
+     * @return whether any process has requests this superstep (else the real superstep is not needed)
+     */
+    private boolean checkSuperstep(long kind, String call, String site, LpfProgrammingError local) {
+        boolean sending = kind == SYNC;
+        if (mailbox == null) { // one process: everything is here
+            LpfProgrammingError e = local != null ? local : sending ? checkIncoming(incomingFromSelf()) : null;
+            if (e != null) throw recorded(e);
+            return sending && !requests.isEmpty();
+        }
+        long free = mailbox.freeStart(), at = free, maxTo = 0;
+        byte[][] chunks = new byte[nprocs][];
+        long[] chunkAt = new long[nprocs], inlineSent = new long[nprocs];
+        for (int t = 0; t < nprocs; t++) {
+            if (t == pid || !sending || requestsTo(t).isEmpty()) continue;
+            chunks[t] = Descriptors.encode(requestsTo(t));
+            maxTo = Math.max(maxTo, chunks[t].length);
+            if (chunks[t].length <= mailbox.inlineBytes()) { // they travel with the record: no phase B for them
+                mailbox.setInline(t, chunks[t]);
+                inlineSent[t] = chunks[t].length;
+                chunkAt[t] = -1;
+            } else {
+                chunkAt[t] = at;
+                at += chunks[t].length;
+            }
+        }
+        byte[] calls = collectiveCalls.toString().getBytes(StandardCharsets.UTF_8);
+        long callsAt = at;
+        at += Descriptors.padded(calls.length);
+        long hash = Descriptors.hash(collectiveKeys);
+        for (int t = 0; t < nprocs; t++) {
+            mailbox.setRecord(t, Mailbox.KIND, kind);
+            mailbox.setRecord(t, Mailbox.STEP, step);
+            mailbox.setRecord(t, Mailbox.COUNT_TO, sending ? requestsTo(t).size() : 0);
+            mailbox.setRecord(t, Mailbox.DESC_OFFSET, chunkAt[t]);
+            mailbox.setRecord(t, Mailbox.DESC_BYTES, chunks[t] == null ? 0 : chunks[t].length);
+            mailbox.setRecord(t, Mailbox.OUT_BYTES, at - free);
+            mailbox.setRecord(t, Mailbox.MAX_TO, maxTo);
+            mailbox.setRecord(t, Mailbox.TOTAL, sending ? requests.size() : 0);
+            mailbox.setRecord(t, Mailbox.COLL_HASH, hash);
+            mailbox.setRecord(t, Mailbox.COLL_COUNT, collectiveKeys.size());
+            mailbox.setRecord(t, Mailbox.COLL_OFFSET, callsAt);
+            mailbox.setRecord(t, Mailbox.COLL_BYTES, calls.length);
+            mailbox.setRecord(t, Mailbox.LOCAL_REPORT, local != null ? 1 : 0);
+        }
+        mailbox.sendRecords(inlineSent);
+        layerSync();
+
+        boolean anyLocal = false;
+        long total = 0, maxOut = 0, sumMaxTo = 0, maxMaxTo = 0;
+        int collectiveReporter = -1, firstSyncing = -1;
+        List<Integer> returned = new ArrayList<>();
+        for (int q = 0; q < nprocs; q++) {
+            if (mailbox.record(q, Mailbox.KIND) == SYNC) {
+                if (firstSyncing < 0) firstSyncing = q;
+            } else {
+                returned.add(q);
+            }
+            anyLocal |= mailbox.record(q, Mailbox.LOCAL_REPORT) != 0;
+            total += mailbox.record(q, Mailbox.TOTAL);
+            maxOut = Math.max(maxOut, mailbox.record(q, Mailbox.OUT_BYTES));
+            sumMaxTo += mailbox.record(q, Mailbox.MAX_TO);
+            maxMaxTo = Math.max(maxMaxTo, mailbox.record(q, Mailbox.MAX_TO));
+            if (collectiveReporter < 0 && (mailbox.record(q, Mailbox.COLL_HASH) != mailbox.record(0, Mailbox.COLL_HASH)
+                    || mailbox.record(q, Mailbox.COLL_COUNT) != mailbox.record(0, Mailbox.COLL_COUNT))) {
+                collectiveReporter = q;
+            }
+        }
+        boolean kindsDiffer = firstSyncing >= 0 && !returned.isEmpty();
+        LpfProgrammingError mine = local;
+        if (kindsDiffer) {
+            if (mine == null && pid == firstSyncing) {
+                mine = candidate(pid, Check.UNEQUAL_SYNCS, call, site, "pid(s) " + returned + " returned from the SPMD"
+                        + " function instead of making this sync (superstep " + step + "); every process must make the"
+                        + " same number of syncs");
+            }
+        } else if (!anyLocal && collectiveReporter >= 0) {
+            long callsOf0 = mailbox.record(0, Mailbox.COLL_BYTES), inbox = free + maxOut;
+            mailbox.ensure(inbox + callsOf0, this::layerSync);
+            mailbox.write(callsAt, calls);
+            if (pid == collectiveReporter) mailbox.fetch(0, mailbox.record(0, Mailbox.COLL_OFFSET), inbox, callsOf0);
+            layerSync();
+            if (pid == collectiveReporter) {
+                mine = candidate(pid, Check.COLLECTIVE_MISMATCH, call, site, "global register/deregister calls of this"
+                        + " superstep differ in order or number (they are collective: same calls, same order, on every"
+                        + " process): pid 0 made " + mailbox.readText(inbox, callsOf0) + ", pid " + pid + " made "
+                        + collectiveCalls);
+            }
+        } else if (!anyLocal && total > 0) {
+            long[] from = new long[nprocs];
+            for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
+            if (maxMaxTo > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
+                long inbox = free + maxOut;
+                mailbox.ensure(inbox + sumMaxTo, this::layerSync);
+                for (int t = 0; t < nprocs; t++) if (chunks[t] != null && chunkAt[t] >= 0) mailbox.write(chunkAt[t], chunks[t]);
+                long in = 0;
+                for (int q = 0; q < nprocs; q++) {
+                    long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
+                    if (q == pid || bytes == 0 || offset < 0) continue;
+                    from[q] = inbox + in;
+                    mailbox.fetch(q, offset, from[q], bytes);
+                    in += bytes;
+                }
+                layerSync();
+            }
+            List<Incoming> incoming = new ArrayList<>();
+            for (int q = 0; q < nprocs; q++) {
+                if (q == pid) {
+                    for (Request r : requestsTo(pid)) incoming.add(new Incoming(r, r.remoteSlot.id(), r.remoteSlot.toString()));
+                } else {
+                    Descriptors.decode(mailbox, from[q], mailbox.record(q, Mailbox.COUNT_TO), q, pid, incoming);
+                }
+            }
+            mine = checkIncoming(incoming);
+        }
+        if (kindsDiffer || anyLocal || collectiveReporter >= 0 || total > 0) {
+            LpfProgrammingError verdict = verdict(mine);
+            if (verdict != null) throw verdict;
+        }
+        return sending && total > 0;
+    }
+
+    /**
+     * Every process learns whether any found an error, and all throw the report of the lowest
+     * pid that did (fetched from its mailbox): the same report everywhere, in the same sync. The
+     * verdicts that came in stay zero until a process reports (the section then ends).
+     *
+     * @return that report, or {@code null} if no process has one
+     */
+    private LpfProgrammingError verdict(LpfProgrammingError mine) {
+        byte[] text = mine == null ? new byte[0] : mine.getMessage().getBytes(StandardCharsets.UTF_8);
+        // Only a process with a report sends (to everyone): without one, the verdict is an empty sync.
+        if (mine != null) mailbox.sendVerdict(mine.check().ordinal(), text.length);
+        layerSync();
+        int reporter = -1;
+        for (int q = 0; q < nprocs && reporter < 0; q++) if (mailbox.verdict(q, 0) != 0) reporter = q;
+        if (reporter < 0) return null;
+        long length = mailbox.verdict(reporter, 2), at = mailbox.freeStart();
+        mailbox.ensure(at + length, this::layerSync);
+        if (pid == reporter) mailbox.write(at, text);
+        else mailbox.fetch(reporter, at, at, length);
+        layerSync();
+        LpfProgrammingError e = pid == reporter ? mine
+                : new LpfProgrammingError(Check.values()[(int) mailbox.verdict(reporter, 1)], mailbox.readText(at, length), null);
+        mailbox.clearVerdicts();
+        return recorded(e);
+    }
+
+    /** This process's requests to itself, all a section of one process has. */
+    private List<Incoming> incomingFromSelf() {
+        List<Incoming> incoming = new ArrayList<>();
+        for (Request r : requestsTo(pid)) incoming.add(new Incoming(r, r.remoteSlot.id(), r.remoteSlot.toString()));
+        return incoming;
+    }
+
+    /** The target's checks of the requests aimed at it, in the order they are reported; {@code null} if all pass. */
+    private LpfProgrammingError checkIncoming(List<Incoming> incoming) {
+        for (Incoming in : incoming) {
+            LpfProgrammingError e = checkRemoteArea(in);
+            if (e != null) return e;
+        }
+        LpfProgrammingError e = checkIncomingCapacity(incoming);
+        return e != null ? e : checkConflictsOnMyMemory(incoming);
+    }
+
+    private void layerSync() { engineSync(SyncAttr.DEFAULT); }
+
     private void engineSync(SyncAttr attr) {
         try {
             engine.sync(attr);
         } catch (FatalException e) {
-            LpfProgrammingError first = section.firstError();
-            if (first != null && !(e instanceof LpfProgrammingError)) {
-                throw new LpfProgrammingError(first.check(), first.getMessage(), e);
-            }
-            throw e;
+            throw translated(e);
         }
+    }
+
+    /**
+     * The exchange failed (another process failed first): this process's own finding, if it has
+     * one, is what it throws (a follow-on the section's failure lists); else as {@link #translated}.
+     */
+    private FatalException failed(FatalException e, LpfProgrammingError local) {
+        if (local == null || e instanceof LpfProgrammingError) return translated(e);
+        local.addSuppressed(e);
+        return recorded(local);
+    }
+
+    /**
+     * The engine's failure (another process failed) as the first report of this section in this
+     * JVM, if there is one; the engine's exception otherwise.
+     */
+    private FatalException translated(FatalException e) {
+        LpfProgrammingError first = section.firstError();
+        if (first != null && !(e instanceof LpfProgrammingError)) return new LpfProgrammingError(first.check(), first.getMessage(), e);
+        return e;
     }
 
     private void forward(Request r) {
@@ -241,63 +510,43 @@ final class DebugContext extends ForwardingContext {
     }
 
     /**
-     * Every process compares the collective calls of every process it can see (all, in one JVM)
-     * with those of the lowest such pid: all of them report the same mismatch.
+     * A request aimed at this process, from itself or described by another.
+     *
+     * @param request  the request (its origin, kind, remote area, call and site)
+     * @param slotId   the id of the slot it names here
+     * @param slotName the slot as its origin names it
      */
-    private void checkCollectiveOrder(String site) {
-        DebugContext first = null;
-        for (int q = 0; q < nprocs; q++) {
-            DebugContext other = section.member(q);
-            if (other == null) continue;
-            if (first == null) {
-                first = other;
-            } else if (!other.collectiveKeys.equals(first.collectiveKeys)) {
-                throw report(Check.COLLECTIVE_MISMATCH, "sync()", site, "global register/deregister calls of this"
-                        + " superstep differ in order or number (they are collective: same calls, same order, on every"
-                        + " process): pid " + first.pid + " made " + first.collectiveCalls + ", pid " + q + " made "
-                        + other.collectiveCalls, null);
-            }
-        }
-    }
+    record Incoming(Request request, int slotId, String slotName) {}
 
-    /** The remote side of each of this process's requests: registered, active, large enough. */
-    private void checkRemoteAreas() {
-        for (Request r : requests) {
-            DebugContext target = section.member(r.remotePid);
-            if (target == null) continue;
-            SlotInfo info = target.globalsById.get(r.remoteSlot.id());
-            String role = r.put ? "destination" : "source";
-            if (info == null) {
-                throw report(Check.BAD_SLOT, r.call(), r.site, r.remoteSlot + " is not registered at pid " + r.remotePid, null);
-            }
-            if (info.activeFrom > step) {
-                throw report(Check.INACTIVE_SLOT, r.call(), r.site, "pid " + r.remotePid + " registered " + r.remoteSlot
-                        + " at " + info.site + " in this superstep; it is usable only after the next sync", null);
-            }
-            long registered = info.segment.byteSize();
-            if (r.remoteOffset > registered - r.size) {
-                throw report(Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area " + RequestChecks.area(r.remoteOffset, r.size)
-                        + " exceeds the " + registered + " bytes pid " + r.remotePid
-                        + " registered for " + r.remoteSlot + " (at " + info.site + ")", null);
-            }
+    /** The remote side of a request aimed at this process: registered, active, large enough. */
+    private LpfProgrammingError checkRemoteArea(Incoming in) {
+        Request r = in.request();
+        SlotInfo info = globalsById.get(in.slotId());
+        String role = r.put ? "destination" : "source";
+        if (info == null) {
+            return candidate(r.origin, Check.BAD_SLOT, r.call(), r.site, in.slotName() + " is not registered at pid " + pid);
         }
+        if (info.activeFrom > step) {
+            return candidate(r.origin, Check.INACTIVE_SLOT, r.call(), r.site, "pid " + pid + " registered " + in.slotName()
+                    + " at " + info.site + " in this superstep; it is usable only after the next sync");
+        }
+        long registered = info.segment.byteSize();
+        if (r.remoteOffset > registered - r.size) {
+            return candidate(r.origin, Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area "
+                    + RequestChecks.area(r.remoteOffset, r.size) + " exceeds the " + registered + " bytes pid " + pid
+                    + " registered for " + in.slotName() + " (at " + info.site + ")");
+        }
+        return null;
     }
 
     /** Each put or get also takes a queue entry at its target: this process counts what targets it. */
-    private void checkIncomingCapacity() {
-        List<Request> incoming = new ArrayList<>();
-        for (int q = 0; q < nprocs; q++) {
-            DebugContext origin = section.member(q);
-            if (origin == null) continue;
-            incoming.addAll(origin.requestsTo(pid));
-        }
-        if (incoming.size() > queueCapacity) {
-            Request last = incoming.get((int) queueCapacity);
-            throw report(Check.QUEUE_CAPACITY, last.call(), last.site, "pid " + pid + " is the target of "
-                    + incoming.size() + " requests this superstep but its message queue holds " + queueCapacity
-                    + " (a put or get takes an entry at its origin and at its target): "
-                    + incoming.stream().map(Request::brief).toList(), null);
-        }
+    private LpfProgrammingError checkIncomingCapacity(List<Incoming> incoming) {
+        if (incoming.size() <= queueCapacity) return null;
+        Request last = incoming.get((int) queueCapacity).request();
+        return candidate(last.origin, Check.QUEUE_CAPACITY, last.call(), last.site, "pid " + pid + " is the target of "
+                + incoming.size() + " requests this superstep but its message queue holds " + queueCapacity
+                + " (a put or get takes an entry at its origin and at its target): "
+                + incoming.stream().map(i -> i.request().brief()).toList());
     }
 
     /**
@@ -306,28 +555,24 @@ final class DebugContext extends ForwardingContext {
      * n areas by address and sweeps them once: O(p + n log n) for n requests touching this
      * process's memory.
      */
-    private void checkConflictsOnMyMemory() {
+    private LpfProgrammingError checkConflictsOnMyMemory(List<Incoming> incoming) {
         List<Area> areas = new ArrayList<>();
         for (Request r : requests) {
             if (r.size > 0) areas.add(new Area(r, !r.put, r.localArea));
         }
-        for (int q = 0; q < nprocs; q++) {
-            DebugContext origin = section.member(q);
-            if (origin == null) continue;
-            for (Request r : origin.requestsTo(pid)) {
-                if (r.size == 0) continue;
-                SlotInfo info = globalsById.get(r.remoteSlot.id());
-                if (info == null || r.remoteOffset > info.segment.byteSize() - r.size) continue; // its origin reports it
-                areas.add(new Area(r, r.put, info.segment.asSlice(r.remoteOffset, r.size)));
-            }
+        for (Incoming in : incoming) {
+            Request r = in.request();
+            if (r.size == 0) continue;
+            SlotInfo info = globalsById.get(in.slotId());
+            areas.add(new Area(r, r.put, info.segment.asSlice(r.remoteOffset, r.size)));
         }
         Area[] conflict = Area.findConflict(areas);
-        if (conflict == null) return;
+        if (conflict == null) return null;
         Request wr = conflict[0].request(), rd = conflict[1].request();
         Request mine = rd.origin == pid ? rd : wr;
-        throw report(Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
+        return candidate(mine.origin, Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
                 + " writes memory of pid " + pid + " that " + rd.brief() + " reads (" + wr.call() + " vs "
-                + rd.call() + "); a source must not be another request's destination", null);
+                + rd.call() + "); a source must not be another request's destination");
     }
 
     // =====================================================================================
@@ -404,32 +649,35 @@ final class DebugContext extends ForwardingContext {
         regUsed--;
     }
 
-    /** Called when the user's SPMD function returned normally. */
-    void checkNothingLeftRegistered() {
-        if (slots.isEmpty()) return;
-        List<String> left = new ArrayList<>();
-        for (SlotInfo s : slots.values()) left.add(s.slot + " registered at " + s.site);
-        SlotInfo first = slots.values().iterator().next();
-        throw report(Check.SLOTS_LEFT_REGISTERED, "return from the SPMD function", first.site, slots.size()
-                + " slot(s) still registered: " + left + " (deregister them before returning)", null);
-    }
-
     // =====================================================================================
     // capacities: forwarded so that out-of-memory shows at the call; shrinking at the sync
     // =====================================================================================
 
     @Override
     public void resizeMemoryRegister(long maxRegs) {
-        engine.resizeMemoryRegister(maxRegs);
+        engine.resizeMemoryRegister(withReserve(maxRegs, nprocs > 1 ? Mailbox.REGISTRATIONS : 0));
         regPending = maxRegs;
     }
 
     @Override
     public void resizeMessageQueue(long maxMsgs) {
-        // Held requests are handed to the engine after the barrier sync, which already applies
-        // the pending capacity: never ask for less than this superstep's capacity until then.
-        engine.resizeMessageQueue(maxMsgs < 0 ? maxMsgs : Math.max(maxMsgs, queueCapacity));
+        // Held requests are handed to the engine after the layer's syncs, which already apply the
+        // pending capacity: never ask for less than this superstep's capacity until then.
+        engine.resizeMessageQueue(withReserve(maxMsgs < 0 ? maxMsgs : Math.max(maxMsgs, queueCapacity), queueReserve()));
         queuePending = maxMsgs;
+    }
+
+    /** @return the queue entries the layer's own supersteps need */
+    private long queueReserve() { return nprocs > 1 ? Mailbox.queueEntries(nprocs) : 0; }
+
+    /**
+     * The engine's capacity: the user's plus what the layer needs (saturating; a negative request
+     * is passed on as it is, for the engine to refuse). The user-visible checks use the user's.
+     */
+    private static long withReserve(long users, long reserve) {
+        if (users < 0) return users;
+        long sum = users + reserve;
+        return sum < users ? Long.MAX_VALUE : sum;
     }
 
     // =====================================================================================
@@ -445,7 +693,7 @@ final class DebugContext extends ForwardingContext {
             engine.exec(p, spmd, args);
             return;
         }
-        DebugSection child = new DebugSection(true);
+        DebugSection child = new DebugSection();
         try {
             engine.exec(p, new DebugSpmd(spmd, child), args);
         } catch (FatalException e) {

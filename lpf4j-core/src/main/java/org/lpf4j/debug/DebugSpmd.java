@@ -4,9 +4,10 @@ import org.lpf4j.Context;
 import org.lpf4j.Spmd;
 
 /**
- * The user's SPMD function run over a {@link DebugContext}: each process joins the section's
- * shared state, runs the user's function, and on a normal return checks that it deregistered
- * every slot.
+ * The user's SPMD function run over a {@link DebugContext}: each process joins the section, sets
+ * up the layer's exchange with the others, runs the user's function, and on a normal return
+ * checks (with the others) that it deregistered every slot and that no process still waits in a
+ * sync.
  *
  * @param user    the user's function
  * @param section the state the processes of this section share
@@ -20,7 +21,8 @@ record DebugSpmd(Spmd user, DebugSection section) implements Spmd, org.lpf4j.spi
     @Override
     public void run(Context ctx) throws Exception {
         DebugContext debug = section.join(ctx);
+        debug.start();
         user.run(debug);
-        debug.checkNothingLeftRegistered();
+        debug.end();
     }
 }

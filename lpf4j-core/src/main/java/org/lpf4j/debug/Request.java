@@ -24,6 +24,8 @@ final class Request {
     final String site;
     MemorySegment localArea;
     private byte[] snapshot;
+    /** The call as its origin wrote it, for a request described by another process; else {@code null}. */
+    private String callText;
 
     Request(boolean put, int origin, Memslot localSlot, long localOffset, int remotePid, Memslot remoteSlot,
             long remoteOffset, long size, MsgAttr attr, String site) {
@@ -37,6 +39,16 @@ final class Request {
         this.size = size;
         this.attr = attr;
         this.site = site;
+    }
+
+    /**
+     * A request of another process, as its descriptor describes it: what the target needs to
+     * check it against its own memory and to name it in a report.
+     */
+    static Request remote(boolean put, int origin, int target, long remoteOffset, long size, String call, String site) {
+        Request r = new Request(put, origin, null, 0, target, null, remoteOffset, size, null, site);
+        r.callText = call;
+        return r;
     }
 
     /** Remembers the local area and its current bytes. */
@@ -55,6 +67,7 @@ final class Request {
 
     /** @return the call as the user wrote it, with its values */
     String call() {
+        if (callText != null) return callText;
         return put ? "put(srcSlot=" + localSlot + ", srcOffset=" + localOffset + ", dstPid=" + remotePid + ", dstSlot="
                 + remoteSlot + ", dstOffset=" + remoteOffset + ", size=" + size + ")"
                 : "get(srcPid=" + remotePid + ", srcSlot=" + remoteSlot + ", srcOffset=" + remoteOffset + ", dstSlot="

@@ -8,7 +8,7 @@ import java.util.Set;
  * debug layer's, not a {@link org.lpf4j.Context} implementation's (engines, and decorators such as
  * a tool's timing wrapper, which only pass the call on) and not lpf4j's own library code (every
  * {@code org.lpf4j.*} package, e.g. the collectives and BSMP, except the examples and classes
- * loaded from a build's test classes). When the call came through library code, the site also
+ * loaded from a build's test classes or a Maven test-jar). When the call came through library code, the site also
  * names the outermost library method the user called: {@code Main.run(Main.java:12) via
  * Collectives.allreduce}. If every frame is lpf4j's, the first library frame is the site.
  * Costs a partial stack walk (microseconds) plus a cached per-class lookup; the debug layer
@@ -57,12 +57,12 @@ final class Site {
                 + f.getLineNumber() + ")";
     }
 
-    /** Whether the class was loaded from a build's test output (Maven's or Gradle's). */
+    /** Whether the class was loaded from a build's test output (Maven's or Gradle's, or Maven's test-jar). */
     private static boolean fromTestClasses(Class<?> type) {
         CodeSource source = type.getProtectionDomain().getCodeSource();
         if (source == null || source.getLocation() == null) return false;
         String where = source.getLocation().getPath();
-        return where.contains("/test-classes/") || where.contains("/classes/java/test/");
+        return where.contains("/test-classes/") || where.contains("/classes/java/test/") || where.endsWith("-tests.jar");
     }
 
     private static boolean isJdk(String className) {

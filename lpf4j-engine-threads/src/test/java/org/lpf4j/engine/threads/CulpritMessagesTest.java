@@ -74,16 +74,19 @@ class CulpritMessagesTest {
 
     @Test
     void underTheDebugLayerTheCauseIsTheFirstErrorNotAFollowOn() {
-        CountDownLatch thrown = new CountDownLatch(1);
+        CountDownLatch thrown = new CountDownLatch(1), synced = new CountDownLatch(1);
         FatalException e = assertThrows(FatalException.class, () -> Debug.wrap(ThreadsEngine.root(SETTINGS)).exec(2, ctx -> {
             ctx.resizeMemoryRegister(1);
             ctx.sync();
             ctx.registerGlobal(MemorySegment.ofArray(new byte[8]));
             ctx.sync();
             if (ctx.pid() == 1) {
+                // Only once pid 0 is out of its sync, which would otherwise fail as a follow-on.
+                synced.await(10, TimeUnit.SECONDS);
                 thrown.countDown();
                 throw new IllegalStateException("the first error");
             }
+            synced.countDown();
             thrown.await(10, TimeUnit.SECONDS);
             Thread.sleep(100);
             // pid 0 returns with its slot registered: a follow-on of pid 1's failure
