@@ -43,8 +43,28 @@ final class Launched {
             Thread.currentThread().interrupt();
             throw new ProgramFailure(command + ": interrupted while waiting for " + line.getFirst(), e);
         } finally {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
+            stop(process);
         }
+    }
+
+    /**
+     * Ends the launcher's tree if it still runs: first SIGTERM to all of it, for up to 3 s, so that a
+     * launcher whose ranks are not its descendants (srun: slurmd starts them) can end its job, then
+     * SIGKILL to whatever is left of the tree.
+     */
+    private static void stop(Process process) {
+        if (process.isAlive()) {
+            process.descendants().forEach(ProcessHandle::destroy);
+            process.destroy();
+            try {
+                process.onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                // killed below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
     }
 }
