@@ -1,0 +1,165 @@
+package org.lpf4j.tools;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code lpf run} under a real Slurm ({@link SlurmCluster}, started once for the class, as root;
+ * skipped otherwise): inside {@code salloc} it starts the job with {@code srun} (Open MPI through
+ * Slurm's PMIx plugin, MPICH through PMI-2), as tasks of {@code srun} each task is one rank, in an
+ * {@code sbatch} script it launches too, {@code lpf boot-test} boots through PMIx, and a task killed
+ * with {@code kill -9} is named and the job resumes from its checkpoint. Every test checks the
+ * program's printed result (srun exits 0 even when every task ran alone), that no JVM of the run is
+ * left, and that {@code squeue} is empty afterwards.
+ */
+@Timeout(300)
+class SlurmRunTest {
+    private static SlurmCluster slurm;
+    private static final String PAGERANK = "org.lpf4j.examples.PageRank";
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void startSlurm() throws Exception {
+        String why = SlurmCluster.unavailable();
+        assumeTrue(why == null, () -> "no Slurm test cluster: " + why);
+        slurm = new SlurmCluster();
+    }
+
+    @AfterAll
+    static void stopSlurm() throws Exception {
+        if (slurm == null) return;
+        List<String> left;
+        try {
+            slurm.close();
+        } finally {
+            left = slurm.leftovers();
+            slurm = null;
+        }
+        assertTrue(left.isEmpty(), () -> "Slurm processes left behind: " + left);
+    }
+
+    private static LpfJvm lpf(List<String> launcher, List<String> jvmOptions, BiConsumer<Process, String> during, String... args)
+            throws Exception {
+        return LpfJvm.run(240, launcher, jvmOptions, slurm.env(), during, args);
+    }
+
+    /** Asserts a run that finished, printed PageRank's checked result for p once, and left nothing behind. */
+    private static void assertPageRank(LpfJvm r, int p) throws Exception {
+        String all = r.both() + "\n" + slurm.logs();
+        assertTrue(r.done(), all);
+        assertEquals(0, r.exitCode(), all);
+        String result = p + " processes: pid 0's ";
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(result), -1).length - 1, "the result once, for p = " + p + ": " + all);
+        assertTrue(r.out().contains("equal the sequential ones"), all);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+        assertEquals("", slurm.jobsLeft(), "squeue after the run");
+    }
+
+    @Test
+    void insideAnAllocationLpfInfoSaysLpfRunStartsSrun() throws Exception {
+        LpfJvm r = lpf(List.of("salloc", "-n", "1"), List.of(), (p, m) -> {}, "info");
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("lpf run -p N starts: srun --mpi=pmix (auto: inside Slurm allocation "), r::both);
+        assertTrue(r.out().contains("lpf.engine.mpi.launcher = auto"), r::both);
+    }
+
+    @Test
+    void insideSallocLpfRunStartsOpenMpiRanksWithSrun() throws Exception {
+        LpfJvm r = lpf(List.of("salloc", "-n", "4"), List.of(), (p, m) -> {},
+                "run", "--engine", "mpi", "-p", "4", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 4);
+        assertTrue(r.out().contains("on the mpi engine (--engine mpi), p = 4 (-p 4)"), r::both);
+    }
+
+    @Test
+    void insideSallocLpfRunStartsMpichRanksWithSrunAndPmi2() throws Exception {
+        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
+        LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (p, m) -> {},
+                "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 3);
+    }
+
+    /** {@code srun java ... -Dlpf.engine=mpi ... lpf run}: every task is one rank (rank 0 prints). */
+    @Test
+    void tasksOfAnSrunStepAreTheRanks() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "4"), List.of("-Dlpf.engine=mpi"), (p, m) -> {},
+                "run", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 4);
+    }
+
+    @Test
+    void bootTestUnderSrunBootsThroughPmix() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "3"), List.of(), (p, m) -> {}, "boot-test");
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("BOOT-TEST module=pmix p=3"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+        assertEquals("", slurm.jobsLeft(), "squeue after the run");
+    }
+
+    /** An sbatch script runs in the batch step (SLURM_PROCID=0, SLURM_NTASKS=2, no step id): it launches, it is no rank. */
+    @Test
+    void anSbatchScriptLaunchesWithSrun() throws Exception {
+        Path out = dir.resolve("job.out");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlpf.test.job=" + dir,
+                "-cp", System.getProperty("java.class.path"), LpfCommand.class.getName(),
+                "run", "--engine", "mpi", "-p", "2", PAGERANK, "12", "8", "20"));
+        Path script = Files.writeString(dir.resolve("job.sh"), "#!/bin/sh\nexec " + String.join(" ", command.stream()
+                .map(a -> "'" + a.replace("'", "'\\''") + "'").toList()) + "\n");
+        ProcessBuilder pb = new ProcessBuilder("sbatch", "--wait", "-n", "2", "-o", out.toString(), script.toString()).redirectErrorStream(true);
+        pb.environment().putAll(slurm.env());
+        Process sbatch = pb.start();
+        String said;
+        try {
+            assertTrue(sbatch.waitFor(200, java.util.concurrent.TimeUnit.SECONDS), "sbatch --wait did not end in 200 s");
+            said = new String(sbatch.getInputStream().readAllBytes());
+        } finally {
+            sbatch.destroy();
+        }
+        String text = said + "\n--- job output\n"
+                + (Files.exists(out) ? Files.readString(out) : "(none)") + "\n" + slurm.logs();
+        assertEquals(0, sbatch.exitValue(), text);
+        assertTrue(text.contains("2 processes: pid 0's") && text.contains("equal the sequential ones"), text);
+        assertEquals("", slurm.jobsLeft(), "squeue after the run");
+    }
+
+    /**
+     * {@code kill -9} of a task: the job ends naming that rank's JVM, {@code lpf run --restarts 1}
+     * runs srun again, and the retry resumes from the last complete checkpoint.
+     */
+    @Test
+    void aKilledTaskIsNamedAndTheJobResumesFromItsCheckpoint() throws Exception {
+        Path cp = dir.resolve("cp");
+        long[] killed = {0};
+        LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (proc, marker) -> killed[0] = killATaskAfterFirstCommit(cp, proc, marker),
+                "run", "--engine", "mpi", "-p", "3", "--checkpoint-dir", cp.toString(), "--checkpoint-every", "200ms",
+                "--restarts", "1", PAGERANK, "12", "8", "3000");
+        assertPageRank(r, 3);
+        assertTrue(r.err().contains("(pid " + killed[0] + " on host ") && r.err().contains("died while the job was running"), r::both);
+        assertTrue(r.out().contains("lpf run: the job failed (exit status"), r::both);
+        assertTrue(r.out().contains("restart 1 of 1 from the last complete checkpoint in " + cp), r::both);
+        assertTrue(r.err().contains("lpf4j cr: PageRank 12 8 3000 3 resumed from checkpoint "), r::both);
+    }
+
+    /** Waits for a committed checkpoint, then kills one task JVM of the run (slurmd's child, not lpf's) with SIGKILL. */
+    private static long killATaskAfterFirstCommit(Path cp, Process lpf, String marker) {
+        return RestartRunTest.signalAfterFirstCommit(cp, lpf, "-9", () -> ProcessHandle.allProcesses()
+                .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false))
+                .filter(h -> h.info().commandLine().map(c -> c.contains(marker) && c.contains("--launched")).orElse(false))
+                .sorted(java.util.Comparator.comparingLong(ProcessHandle::pid)).toList());
+    }
+}
