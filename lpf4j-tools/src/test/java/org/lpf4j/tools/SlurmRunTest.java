@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code lpf run} under a real Slurm ({@link SlurmCluster}, started once for the class, as root;
  * skipped otherwise): inside {@code salloc} it starts the job with {@code srun} (Open MPI through
  * Slurm's PMIx plugin, MPICH through PMI-2), as tasks of {@code srun} each task is one rank, in an
- * {@code sbatch} script it launches too, {@code lpf boot-test} boots through PMIx, and a task killed
+ * {@code sbatch} script it launches too, the hybrid engine's node JVMs start the same way, MPICH's tasks
+ * under the wrong plugin refuse to run alone, {@code lpf boot-test} boots through PMIx, and a task killed
  * with {@code kill -9} is named and the job resumes from its checkpoint. Every test checks the
  * program's printed result (srun exits 0 even when every task ran alone), that no JVM of the run is
  * left, and that {@code squeue} is empty afterwards.
@@ -91,6 +92,27 @@ class SlurmRunTest {
         LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (p, m) -> {},
                 "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12", PAGERANK, "12", "8", "20");
         assertPageRank(r, 3);
+    }
+
+    @Test
+    void insideSallocTheHybridEngineStartsItsNodeJvmsWithSrun() throws Exception {
+        LpfJvm r = lpf(List.of("salloc", "-n", "2"), List.of(), (p, m) -> {},
+                "run", "--engine", "hybrid", "--nodes", "2", "-p", "4", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 4);
+        assertTrue(r.out().contains("on the hybrid engine: p=4"), r::both);
+    }
+
+    /** MPICH's tasks under srun's PMIx plugin are singletons (srun exits 0): each refuses, naming the plugin to use. */
+    @Test
+    void mpichTasksUnderThePmixPluginRefuseToRunAlone() throws Exception {
+        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
+        LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "2"), List.of(), (p, m) -> {},
+                "run", "--engine", "mpi", "--param", "lpf.engine.mpi.library=libmpich.so.12", PAGERANK, "12", "8", "20");
+        assertTrue(r.done(), r::both);
+        assertTrue(r.exitCode() != 0, r::both);
+        assertTrue(r.both().contains("(SLURM_STEP_NUM_TASKS=2, set by Slurm's srun) but MPI_Comm_size(MPI_COMM_WORLD) of"
+                + " libmpich.so.12 (MPICH) says 1") && r.both().contains("srun --mpi=pmi2 for MPICH"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
     /** {@code srun java ... -Dlpf.engine=mpi ... lpf run}: every task is one rank (rank 0 prints). */
