@@ -53,8 +53,9 @@ final class Launched {
      * SIGKILL to whatever is left of the tree.
      */
     private static void stop(Process process) {
+        List<ProcessHandle> tree = process.descendants().toList(); // before they can be orphaned
         if (process.isAlive()) {
-            process.descendants().forEach(ProcessHandle::destroy);
+            tree.forEach(ProcessHandle::destroy);
             process.destroy();
             try {
                 process.onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
@@ -64,6 +65,7 @@ final class Launched {
                 Thread.currentThread().interrupt();
             }
         }
+        tree.forEach(ProcessHandle::destroyForcibly);
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
     }

@@ -107,6 +107,7 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
     }
 
     private static void killTree(Process proc) {
+        List<ProcessHandle> tree = proc.descendants().toList(); // before they can be orphaned
         if (proc.isAlive()) { // a launcher such as salloc or srun ends its job on SIGTERM; its tasks are not descendants
             proc.destroy();
             try {
@@ -115,6 +116,7 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
                 Thread.currentThread().interrupt();
             }
         }
+        tree.forEach(ProcessHandle::destroyForcibly);
         proc.descendants().forEach(ProcessHandle::destroyForcibly);
         proc.destroyForcibly();
     }
