@@ -123,6 +123,17 @@ class SlurmRunTest {
         assertPageRank(r, 4);
     }
 
+    /**
+     * Without {@code --engine}: a task of a step of 2 on one node is an MPI rank (Slurm's local count
+     * is 2, so the hybrid engine, which wants one JVM per node, is not chosen).
+     */
+    @Test
+    void tasksOfAnSrunStepChooseTheMpiEngineThemselves() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "2"), List.of(), (p, m) -> {}, "run", PAGERANK, "12", "8", "5");
+        assertPageRank(r, 2);
+        assertTrue(r.out().contains("on the mpi engine (the usable engine of highest priority), p = 2"), r::both);
+    }
+
     @Test
     void bootTestUnderSrunBootsThroughPmix() throws Exception {
         LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "3"), List.of(), (p, m) -> {}, "boot-test");
