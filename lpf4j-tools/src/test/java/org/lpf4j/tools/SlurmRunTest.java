@@ -143,6 +143,16 @@ class SlurmRunTest {
         assertEquals("", slurm.jobsLeft(), "squeue after the run");
     }
 
+    /** Without a PMIx plugin every task would start a boot test of its own: each refuses and says what to run. */
+    @Test
+    void bootTestUnderSrunWithoutPmixSaysWhatToRun() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "--mpi=none", "-n", "2"), List.of(), (p, m) -> {}, "boot-test");
+        assertTrue(r.done(), r::both);
+        assertTrue(r.both().contains("lpf boot-test: this is one of 2 tasks of an srun step without PMIx;"
+                + " run srun --mpi=pmix ... lpf boot-test"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
     /** An sbatch script runs in the batch step (SLURM_PROCID=0, SLURM_NTASKS=2, no step id): it launches, it is no rank. */
     @Test
     void anSbatchScriptLaunchesWithSrun() throws Exception {
