@@ -42,6 +42,36 @@ class SlurmTest {
         assertEquals(List.of(), Slurm.parsePlugins(""));
     }
 
+    /** srun's command: the plugin, a dead task ends the step, -n, -N from launchNodes, and Open MPI told to yield when oversubscribed. */
+    @Test
+    void srunsCommandLine() {
+        org.lpf4j.spi.Parameters.set("lpf.engine.mpi.launchNodes", "2");
+        try {
+            int p = 4 * Runtime.getRuntime().availableProcessors() + 1; // more than the cores of any allocation this JVM is in
+            List<String> c = new MpiLauncher(MpiLauncher.Kind.SRUN).command(new org.lpf4j.spi.ProcessLauncher.Launch(p, "java", "cp",
+                    List.of(), "Main", List.of("a")));
+            int srun = c.indexOf(c.stream().filter(a -> a.endsWith("srun")).findFirst().orElseThrow());
+            assertTrue(c.get(srun + 1).startsWith("--mpi=pmix"), c::toString);
+            assertEquals(List.of("--kill-on-bad-exit=1", "-N", "2", "-n", Integer.toString(p), "java"), c.subList(srun + 2, srun + 8));
+            if (System.getenv("OMPI_MCA_mpi_yield_when_idle") == null) assertTrue(c.contains("OMPI_MCA_mpi_yield_when_idle=1"), c::toString);
+        } finally {
+            org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.launchNodes");
+        }
+    }
+
+    @Test
+    void mpirunPlacesNoNodeCount() {
+        org.lpf4j.spi.Parameters.set("lpf.engine.mpi.launchNodes", "2");
+        try {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).command(new org.lpf4j.spi.ProcessLauncher.Launch(2, "java", "cp",
+                            List.of(), "Main", List.of())));
+            assertTrue(e.getMessage().contains("only srun places ranks on a number of nodes"), e.getMessage());
+        } finally {
+            org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.launchNodes");
+        }
+    }
+
     @Test
     void openMpiNeedsPmixAndMpichPmi2() {
         assertEquals(Optional.of("pmix"), MpiLauncher.srunPlugin(false, List.of("pmix", "none", "pmi2")));
