@@ -347,8 +347,11 @@ public final class MpiLauncher implements ProcessLauncher {
                 cmd.add(executable().orElse("mpiexec"));
                 if (loopbackOnly) cmd.addAll(List.of("-iface", "lo"));
             }
-            // -K: a task that dies ends the step (Slurm's default lets the others run on, and hang in MPI)
-            case SRUN -> cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1"));
+            // a task that dies ends the step (Slurm's default lets the others run on, and hang in MPI);
+            // one Ctrl-C ends it (srun's default wants two within a second); a JVM is not tied to one
+            // CPU (as mpirun's --bind-to none: its GC and JIT threads would share the program's core)
+            case SRUN -> cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1",
+                    "--quit-on-interrupt", "--cpu-bind=none"));
         }
         cmd.addAll(launcherOptions);
         cmd.add("-n");

@@ -52,7 +52,8 @@ class SlurmTest {
                     List.of(), "Main", List.of("a")));
             int srun = c.indexOf(c.stream().filter(a -> a.endsWith("srun")).findFirst().orElseThrow());
             assertTrue(c.get(srun + 1).startsWith("--mpi=pmix"), c::toString);
-            assertEquals(List.of("--kill-on-bad-exit=1", "-N", "2", "-n", Integer.toString(p), "java"), c.subList(srun + 2, srun + 8));
+            assertEquals(List.of("--kill-on-bad-exit=1", "--quit-on-interrupt", "--cpu-bind=none", "-N", "2", "-n", Integer.toString(p),
+                    "java"), c.subList(srun + 2, srun + 10));
             if (System.getenv("OMPI_MCA_mpi_yield_when_idle") == null) assertTrue(c.contains("OMPI_MCA_mpi_yield_when_idle=1"), c::toString);
         } finally {
             org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.launchNodes");
