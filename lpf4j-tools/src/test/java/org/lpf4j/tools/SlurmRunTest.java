@@ -184,6 +184,41 @@ class SlurmRunTest {
         assertEquals("", slurm.jobsLeft(), "squeue after the run");
     }
 
+    /** {@code kill} (SIGTERM) of lpf run ends its srun step: no task JVM and no step is left, and salloc ends. */
+    @Test
+    void killingLpfRunEndsItsJob() throws Exception {
+        long[] tasks = {0};
+        LpfJvm r = lpf(List.of("salloc", "-n", "2"), List.of(), (proc, marker) -> tasks[0] = terminateLpfRunOnceTasksRun(marker),
+                "run", "--engine", "mpi", "-p", "2", PAGERANK, "12", "8", "1000000");
+        assertTrue(r.done(), r::both);
+        assertTrue(tasks[0] == 2, () -> tasks[0] + " task JVMs seen\n" + r.both());
+        assertTrue(r.exitCode() != 0, r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+        assertEquals("", slurm.jobsLeft(), "squeue after the run");
+    }
+
+    /** Waits until both task JVMs run, then sends SIGTERM to the lpf run JVM that started srun; returns the tasks seen. */
+    private static long terminateLpfRunOnceTasksRun(String marker) {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        try {
+            while (System.nanoTime() < deadline) {
+                List<ProcessHandle> jvms = ProcessHandle.allProcesses()
+                        .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false))
+                        .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
+                List<ProcessHandle> tasks = jvms.stream().filter(h -> h.info().commandLine().orElseThrow().contains("--launched")).toList();
+                if (tasks.size() == 2) {
+                    Thread.sleep(2000); // past MPI's start
+                    for (ProcessHandle h : jvms) if (!tasks.contains(h)) h.destroy();
+                    return tasks.size();
+                }
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("the task JVMs did not start");
+    }
+
     /**
      * {@code kill -9} of a task: the job ends naming that rank's JVM, {@code lpf run --restarts 1}
      * runs srun again, and the retry resumes from the last complete checkpoint.
