@@ -135,8 +135,8 @@ final class SlurmCluster implements AutoCloseable {
         for (String f : List.of("slurmctld.log", "slurmd.log")) {
             try {
                 List<String> lines = Files.readAllLines(dir.resolve(f));
-                b.append("--- ").append(f).append(" (last 30 lines)\n");
-                lines.subList(Math.max(0, lines.size() - 30), lines.size()).forEach(l -> b.append(l).append('\n'));
+                b.append("--- ").append(f).append(" (last 60 lines)\n");
+                lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(l -> b.append(l).append('\n'));
             } catch (IOException e) {
                 b.append("--- ").append(f).append(": ").append(e).append('\n');
             }

@@ -90,6 +90,14 @@ class SlurmRunTest {
         assertTrue(r.out().contains("on the mpi engine (--engine mpi), p = 4 (-p 4)"), r::both);
     }
 
+    /** The only task of a step (the shell of {@code srun --pty bash}) launches a step of its own, sharing its CPUs. */
+    @Test
+    void theOnlyTaskOfAStepLaunchesWithSrun() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "-n", "1", "-c", "3"), List.of(), (p, m) -> {},
+                "run", "--engine", "mpi", "-p", "3", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 3);
+    }
+
     @Test
     void insideSallocLpfRunStartsMpichRanksWithSrunAndPmi2() throws Exception {
         assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");

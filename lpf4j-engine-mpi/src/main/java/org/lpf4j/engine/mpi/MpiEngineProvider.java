@@ -113,10 +113,13 @@ public final class MpiEngineProvider implements EngineProvider {
     @Override
     public int machineSize() { return Math.max(1, launcherSize()); }
 
-    /** The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's processes. */
+    /**
+     * The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's
+     * processes; the only task of a Slurm step (the shell of {@code srun --pty bash}) launches too.
+     */
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return launcherSize() > 0 ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
+        return launcherSize() > 0 && !Slurm.singleTaskStep(System::getenv) ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
     }
 
     /** MPI on the section's communicator, for {@code lpf bench}'s rows beside the engine's ({@link MpiRawTransport}). */

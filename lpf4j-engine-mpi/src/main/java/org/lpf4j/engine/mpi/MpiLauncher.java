@@ -80,7 +80,7 @@ public final class MpiLauncher implements ProcessLauncher {
         boolean srun = switch (MpiEngine.LAUNCHER.get()) {
             case "srun" -> true;
             case "mpirun" -> false;
-            default -> Slurm.allocation() && onPath("srun");
+            default -> (Slurm.allocation() || Slurm.singleTaskStep(System::getenv)) && onPath("srun");
         };
         return new MpiLauncher(srun ? Kind.SRUN : kind, configured, kind == Kind.MPICH);
     }
@@ -93,6 +93,7 @@ public final class MpiLauncher implements ProcessLauncher {
         String choice = MpiEngine.LAUNCHER.get();
         String why = !choice.equals("auto") ? MpiEngine.LAUNCHER.key() + "=" + choice
                 : kind == Kind.SRUN ? "auto: inside Slurm allocation " + System.getenv("SLURM_JOB_ID")
+                        + (Slurm.stepTask(System::getenv) ? ", the only task of step " + System.getenv("SLURM_STEP_ID") : "")
                 : Slurm.allocation() ? "auto: inside a Slurm allocation, but srun is not on the PATH"
                 : "auto: not inside a Slurm allocation";
         String what = switch (kind) {
@@ -227,7 +228,7 @@ public final class MpiLauncher implements ProcessLauncher {
                     + " mpirun.mpich, mpiexec.hydra, and an mpiexec or mpirun that is MPICH's Hydra)";
             case SRUN -> !onPath("srun") ? "srun is not on the PATH" : lib + " is " + (mpich ? "MPICH's, which needs Slurm's"
                     + " PMI-2 plugin" : "Open MPI's, which needs Slurm's PMIx plugin") + ", and srun --mpi=list offers only "
-                    + Slurm.mpiPlugins();
+                    + Slurm.mpiPlugins() + " (lpf.engine.mpi.launcher=mpirun starts mpirun instead)";
         } + "; a launcher of another MPI would start every rank as a job of one process";
     }
 
@@ -350,8 +351,12 @@ public final class MpiLauncher implements ProcessLauncher {
             // a task that dies ends the step (Slurm's default lets the others run on, and hang in MPI);
             // one Ctrl-C ends it (srun's default wants two within a second); a JVM is not tied to one
             // CPU (as mpirun's --bind-to none: its GC and JIT threads would share the program's core)
-            case SRUN -> cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1",
-                    "--quit-on-interrupt", "--cpu-bind=none"));
+            case SRUN -> {
+                cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1",
+                        "--quit-on-interrupt", "--cpu-bind=none"));
+                // from inside a step (srun --pty bash) the new step shares that step's CPUs
+                if (Slurm.stepTask(System::getenv)) cmd.add("--overlap");
+            }
         }
         cmd.addAll(launcherOptions);
         cmd.add("-n");

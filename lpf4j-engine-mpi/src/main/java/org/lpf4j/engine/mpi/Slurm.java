@@ -23,6 +23,14 @@ final class Slurm {
         return step != null && !step.isBlank() && env.apply("SLURM_PROCID") != null && env.apply("SLURM_STEP_NUM_TASKS") != null;
     }
 
+    /**
+     * @return whether this process is the only task of a step: the shell of {@code srun --pty bash},
+     *         from which {@code lpf run -p N} must start a step of its own, as from salloc's shell
+     */
+    static boolean singleTaskStep(UnaryOperator<String> env) {
+        return stepTask(env) && env.apply("SLURM_STEP_NUM_TASKS").strip().equals("1");
+    }
+
     /** @return whether this process runs inside a Slurm allocation without being a task of a step */
     static boolean allocation(UnaryOperator<String> env) {
         return env.apply("SLURM_JOB_ID") != null && !stepTask(env);

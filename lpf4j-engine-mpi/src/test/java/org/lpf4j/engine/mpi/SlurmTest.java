@@ -32,6 +32,10 @@ class SlurmTest {
         assertTrue(Slurm.stepTask(TASK::get));
         assertFalse(Slurm.allocation(TASK::get));
         assertFalse(Slurm.allocation(Map.<String, String>of()::get));
+        assertFalse(Slurm.singleTaskStep(TASK::get));
+        Map<String, String> shell = new java.util.HashMap<>(TASK); // srun --pty bash
+        shell.putAll(Map.of("SLURM_STEP_NUM_TASKS", "1", "SLURM_PROCID", "0"));
+        assertTrue(Slurm.singleTaskStep(shell::get));
     }
 
     @Test
