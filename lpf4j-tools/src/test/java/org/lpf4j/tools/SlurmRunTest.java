@@ -19,10 +19,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * {@code lpf run} under a real Slurm ({@link SlurmCluster}, started once for the class, as root;
  * skipped otherwise): inside {@code salloc} it starts the job with {@code srun} (Open MPI through
- * Slurm's PMIx plugin, MPICH through PMI-2), as tasks of {@code srun} each task is one rank, in an
- * {@code sbatch} script it launches too, the hybrid engine's node JVMs start the same way, MPICH's tasks
- * under the wrong plugin refuse to run alone, {@code lpf boot-test} boots through PMIx, and a task killed
- * with {@code kill -9} is named and the job resumes from its checkpoint. Every test checks the
+ * Slurm's PMIx plugin, MPICH through PMI-2), as tasks of {@code srun} each task is one rank (with
+ * {@code -Dlpf.engine=mpi} or chosen by itself), in an {@code sbatch} script and as the only task of a
+ * step it launches too, the hybrid engine's node JVMs start the same way, MPICH's tasks under the
+ * wrong plugin refuse to run alone, {@code lpf boot-test} boots through PMIx (and refuses without
+ * it), {@code kill} of lpf run ends its step, and a task killed with {@code kill -9} is named and the
+ * job resumes from its checkpoint. Every test checks the
  * program's printed result (srun exits 0 even when every task ran alone), that no JVM of the run is
  * left, and that {@code squeue} is empty afterwards.
  */
