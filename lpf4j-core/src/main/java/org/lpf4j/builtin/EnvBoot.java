@@ -7,7 +7,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * Boot module {@code env}: reads rank and size from the variables a launcher sets (Open MPI's
- * mpirun, PMI/PMIx launchers such as MPICH's hydra, Slurm's srun). Priority 50 when it finds them
+ * mpirun, PMI/PMIx launchers such as MPICH's hydra, the tasks of a Slurm srun step). Priority 50 when it finds them
  * (its native environment), declined otherwise.
  */
 public final class EnvBoot extends BuiltinModule implements BootModule {
@@ -16,7 +16,9 @@ public final class EnvBoot extends BuiltinModule implements BootModule {
             {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
             {"PMIX_RANK", "PMIX_SIZE"},
             {"PMI_RANK", "PMI_SIZE"},
-            {"SLURM_PROCID", "SLURM_NTASKS"},
+            // Not SLURM_NTASKS: salloc's shell and a batch script have it too (and the batch script a
+            // SLURM_PROCID of 0), but they are no task of a parallel job; only a step's tasks have this.
+            {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"},
     };
 
     private final UnaryOperator<String> environment;

@@ -219,4 +219,14 @@ class ComponentsTest {
         launcher.put("PMI_RANK", "4");
         assertEquals("Membership(rank=4, size=4) from PMI_RANK/PMI_SIZE", boot.query().reason());
     }
+
+    /** A Slurm batch script has SLURM_PROCID=0 and SLURM_NTASKS, but it is no task of a parallel job; a step's task is. */
+    @Test
+    void envBootTakesOnlyTheTasksOfASlurmStep() {
+        Map<String, String> slurm = new HashMap<>(Map.of("SLURM_JOB_ID", "8", "SLURM_PROCID", "0", "SLURM_NTASKS", "4"));
+        org.lpf4j.builtin.EnvBoot boot = new org.lpf4j.builtin.EnvBoot(slurm::get);
+        assertFalse(boot.query().canRun(), boot.query().reason());
+        slurm.putAll(Map.of("SLURM_STEP_ID", "0", "SLURM_STEP_NUM_TASKS", "2", "SLURM_PROCID", "1"));
+        assertEquals(new BootModule.Membership(1, 2, "SLURM_PROCID/SLURM_STEP_NUM_TASKS"), boot.membership());
+    }
 }

@@ -72,6 +72,12 @@ public class BootTestCommand implements Callable<Integer> {
             throw new UsageException("lpf boot-test: --repeats ≥ 1, --warmup ≥ 0, --value-size ≥ 0, --timeout ≥ 1");
         }
         if (worker || System.getenv("PMIX_NAMESPACE") != null || System.getenv("LPF_BOOT_TCP_RANK") != null) return work();
+        String tasks = System.getenv("SLURM_STEP_NUM_TASKS"); // only a task of an srun step has it
+        if (tasks != null && !tasks.strip().equals("1")) {
+            // else every task would start a boot test of its own
+            throw new UsageException("lpf boot-test: this is one of " + tasks.strip() + " tasks of an srun step without PMIx;"
+                    + " run srun --mpi=pmix ... lpf boot-test (srun --mpi=list shows the plugins this Slurm has)");
+        }
         return launch();
     }
 

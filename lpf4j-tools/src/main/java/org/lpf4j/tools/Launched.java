@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * {@code lpf run} (or {@code lpf bench}) delegated to a multi-process engine's {@link ProcessLauncher}: starts the
  * launcher's command with inherited standard streams, waits for it, and returns its exit status.
- * Whatever happens (interrupt, exception), the whole process tree it started is killed before
- * this returns. Costs one process start; the command's own processes are the engine's business.
+ * Whatever happens (interrupt, exception, this JVM ended by a signal), the whole process tree it
+ * started is ended (SIGTERM, then SIGKILL) before this returns or the JVM exits. Costs one process start; the command's own processes are the engine's business.
  */
 final class Launched {
     private Launched() {}
@@ -37,14 +37,44 @@ final class Launched {
         } catch (IOException e) {
             throw new UsageException(command + ": cannot start " + line + ": " + e.getMessage());
         }
+        // kill (SIGTERM) of this JVM, scancel of a batch job: the job goes with it (its ranks may not be our children)
+        Thread hook = new Thread(() -> stop(process), "lpf-stop-launched-job");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             return process.waitFor();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProgramFailure(command + ": interrupted while waiting for " + line.getFirst(), e);
         } finally {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook stops the job
+            }
+            stop(process);
         }
+    }
+
+    /**
+     * Ends the launcher's tree if it still runs: first SIGTERM to all of it, for up to 3 s, so that a
+     * launcher whose ranks are not its descendants (srun: slurmd starts them) can end its job, then
+     * SIGKILL to whatever is left of the tree.
+     */
+    private static void stop(Process process) {
+        List<ProcessHandle> tree = process.descendants().toList(); // before they can be orphaned
+        if (process.isAlive()) {
+            tree.forEach(ProcessHandle::destroy);
+            process.destroy();
+            try {
+                process.onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                // killed below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        tree.forEach(ProcessHandle::destroyForcibly);
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
     }
 }

@@ -84,8 +84,8 @@ public class RunCommand implements Callable<Integer> {
     Integer procs;
 
     @Option(names = "--nodes", paramLabel = "N",
-            description = "with -p, for an engine that runs several processes per JVM (hybrid): the JVMs (nodes) to"
-                    + " start; sets the engine's launchNodes parameter")
+            description = "with -p: the nodes to start the job on; hybrid: the JVMs (one per node, several processes"
+                    + " each); mpi under srun: srun -N. Sets the engine's launchNodes parameter")
     Integer nodes;
 
     @Mixin EngineOptions engineOptions;

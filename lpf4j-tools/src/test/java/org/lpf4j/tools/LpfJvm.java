@@ -49,8 +49,20 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
      */
     static LpfJvm run(int seconds, List<String> jvmOptions, java.util.Map<String, String> env,
                       java.util.function.Consumer<Process> during, String... args) throws Exception {
+        return run(seconds, List.of(), jvmOptions, env, (proc, marker) -> during.accept(proc), args);
+    }
+
+    /**
+     * As {@link #run(int, List, java.util.Map, java.util.function.Consumer, String...)}, with the JVM
+     * started by {@code prefix} (e.g. {@code salloc -n 4}, {@code srun -n 4}: then the JVM is a task,
+     * not this process's child), and {@code during} also given the run's marker, which the command
+     * line of every JVM of the run carries.
+     */
+    static LpfJvm run(int seconds, List<String> prefix, List<String> jvmOptions, java.util.Map<String, String> env,
+                      java.util.function.BiConsumer<Process, String> during, String... args) throws Exception {
         String marker = UUID.randomUUID().toString();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dlpf.test.job=" + marker));
         cmd.addAll(jvmOptions);
@@ -64,7 +76,7 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         Set<Long> proxies = new java.util.HashSet<>();
         String out, err;
         boolean done;
-        CompletableFuture<Void> action = CompletableFuture.runAsync(() -> during.accept(proc));
+        CompletableFuture<Void> action = CompletableFuture.runAsync(() -> during.accept(proc, marker));
         try {
             CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
             done = waitWatching(proc, seconds, proxies);
@@ -95,6 +107,16 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
     }
 
     private static void killTree(Process proc) {
+        List<ProcessHandle> tree = proc.descendants().toList(); // before they can be orphaned
+        if (proc.isAlive()) { // a launcher such as salloc or srun ends its job on SIGTERM; its tasks are not descendants
+            proc.destroy();
+            try {
+                proc.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        tree.forEach(ProcessHandle::destroyForcibly);
         proc.descendants().forEach(ProcessHandle::destroyForcibly);
         proc.destroyForcibly();
     }

@@ -43,6 +43,14 @@ class RestartRunTest {
 
     /** Waits until a checkpoint in {@code dir} is committed, then sends one of the job's JVMs {@code signal}; returns its pid. */
     private static long signalAfterFirstCommit(Path dir, Process lpf, String signal) {
+        return signalAfterFirstCommit(dir, lpf, signal, () -> lpf.descendants().filter(RestartRunTest::isRankJvm).toList());
+    }
+
+    /**
+     * Waits until a checkpoint in {@code dir} is committed, then sends the last of {@code jobJvms}
+     * {@code signal}; returns its pid.
+     */
+    static long signalAfterFirstCommit(Path dir, Process lpf, String signal, java.util.function.Supplier<List<ProcessHandle>> jobJvms) {
         long deadline = System.nanoTime() + 120_000_000_000L;
         try {
             while (System.nanoTime() < deadline && lpf.isAlive()) {
@@ -51,7 +59,7 @@ class RestartRunTest {
                     committed = s.anyMatch(d -> Files.exists(d.resolve("COMMITTED")));
                 }
                 if (committed) {
-                    List<ProcessHandle> ranks = lpf.descendants().filter(RestartRunTest::isRankJvm).toList();
+                    List<ProcessHandle> ranks = jobJvms.get();
                     if (ranks.isEmpty()) throw new AssertionError("no JVM of the job found to signal");
                     long pid = ranks.getLast().pid();
                     new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor();

@@ -12,8 +12,9 @@ import java.util.List;
  * --nodes N}): N JVMs through the MPI engine's launcher, ⌈P/N⌉ threads each, a machine of P
  * processes ({@code lpf.engine.hybrid.procs}). With hosts given
  * ({@code lpf.engine.mpi.launcherOptions}) Open MPI places one rank per node
- * ({@code --map-by ppr:1:node}); without, the N JVMs run on this machine and stand for N nodes
- * ({@code lpf.engine.hybrid.nodes=rank}). Pure: builds a list.
+ * ({@code --map-by ppr:1:node}); under srun in an allocation of at least N nodes, srun does
+ * ({@code -N N --ntasks-per-node=1}); otherwise the N JVMs run on this machine and stand for N nodes
+ * ({@code lpf.engine.hybrid.nodes=rank}). Pure: builds a list (and may ask srun for its MPI plugins).
  */
 final class HybridLauncher implements ProcessLauncher {
     private final ProcessLauncher mpi;
@@ -27,7 +28,8 @@ final class HybridLauncher implements ProcessLauncher {
         if (nodes == 0) nodes = Math.min(p, 2);
         if (nodes > p) throw new IllegalArgumentException("lpf run --engine hybrid: --nodes " + nodes + " exceeds -p " + p);
         int threads = (p + nodes - 1) / nodes;
-        boolean cluster = !MpiEngine.LAUNCHER_OPTIONS.get().isBlank();
+        boolean srun = mpi instanceof MpiLauncher m && m.kind() == MpiLauncher.Kind.SRUN;
+        boolean cluster = srun ? ((MpiLauncher) mpi).onePerNode(nodes) : !MpiEngine.LAUNCHER_OPTIONS.get().isBlank();
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
         jvm.add("-Dlpf.engine.hybrid.threads=" + threads);

@@ -37,6 +37,20 @@ public final class MpiEngine {
             "", "options lpf run passes to mpirun/mpiexec/srun, space-separated (e.g. --hostfile hosts or --host a,b)");
 
     /**
+     * {@code lpf.engine.mpi.launcher}: which launcher {@code lpf run --engine mpi -p N} starts
+     * ({@link MpiLauncher#forLibrary}).
+     */
+    public static final Parameters.Parameter<String> LAUNCHER = ParameterRegistry.global().choice(PREFIX + "launcher",
+            "auto", List.of("auto", "mpirun", "srun"),
+            "what lpf run -p N starts: auto (srun inside a Slurm allocation, else mpirun), mpirun (the launcher of the"
+                    + " library's MPI: Open MPI's mpirun or MPICH's mpiexec.mpich), srun (Slurm, with its PMIx or PMI-2 plugin)");
+
+    /** {@code lpf.engine.mpi.launchNodes} ({@code lpf run --nodes N}): the nodes srun spreads the ranks over. */
+    public static final Parameters.Parameter<Integer> LAUNCH_NODES = ParameterRegistry.global().integer(PREFIX + "launchNodes",
+            0, 0, 1 << 20, "nodes lpf run -p N spreads the ranks over (srun -N; 0: as the launcher places them;"
+                    + " with mpirun give the hosts in launcherOptions instead)");
+
+    /**
      * {@code lpf.engine.mpi.pairsInRoundUpTo}: in sections of at most this many processes a sync
      * with messages sends its packed streams <em>before</em> the sync's {@code MPI_Allreduce},
      * and the allreduce also carries the p × p bits of who sends to whom, so that the streams
@@ -102,7 +116,7 @@ public final class MpiEngine {
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER_OPTIONS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER, LAUNCH_NODES, LAUNCHER_OPTIONS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
     }
 
     /**

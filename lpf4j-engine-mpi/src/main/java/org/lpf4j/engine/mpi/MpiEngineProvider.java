@@ -15,8 +15,9 @@ import java.util.SequencedMap;
 /**
  * Engine module {@code mpi}, found by {@link java.util.ServiceLoader}. {@link #query} runs (priority
  * 80, above threads) when libmpi is installed and an MPI launcher started this JVM as one of
- * several ranks ({@code OMPI_COMM_WORLD_SIZE}, {@code PMI_SIZE}, {@code PMIX_SIZE} or
- * {@code SLURM_NTASKS}), so {@code mpirun -n 4 lpf run <class>} picks it without {@code --engine};
+ * several ranks ({@code OMPI_COMM_WORLD_SIZE}, {@code PMI_SIZE}, {@code PMIX_SIZE} or, in a task
+ * of an srun step, {@code SLURM_STEP_NUM_TASKS}; a Slurm allocation itself, {@code salloc}'s shell or an
+ * {@code sbatch} script, is no launch: see {@link Slurm}), so {@code mpirun -n 4 lpf run <class>} picks it without {@code --engine};
  * with a launcher of one rank at priority 20; without a launcher at priority 10 if the launcher
  * that belongs to the library is installed ({@link MpiLauncher#forLibrary}; usable as
  * {@code lpf run --engine mpi -p N}, which delegates to {@link #launcher()}); otherwise it declines,
@@ -60,8 +61,12 @@ public final class MpiEngineProvider implements EngineProvider {
         return Query.run(10); // usable through its launcher (lpf run --engine mpi -p N), never the default
     }
 
-    /** The variables in which launchers announce the job's size: Open MPI's mpirun, PMI (MPICH's Hydra), PMIx, Slurm. */
-    static final List<String> SIZE_VARIABLES = List.of("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS");
+    /**
+     * The variables in which launchers announce the job's size: Open MPI's mpirun, PMI (MPICH's Hydra,
+     * srun --mpi=pmi2), PMIx, Slurm's srun (read only in a task of a step: {@code SLURM_NTASKS}, which
+     * an allocation sets too, would take salloc's shell for a rank).
+     */
+    static final List<String> SIZE_VARIABLES = List.of("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS");
 
     /**
      * What the launcher that started this JVM announced.
@@ -76,7 +81,7 @@ public final class MpiEngineProvider implements EngineProvider {
                 case "OMPI_COMM_WORLD_SIZE" -> "Open MPI's mpirun";
                 case "PMI_SIZE" -> "a PMI launcher such as MPICH's Hydra (mpiexec.mpich)";
                 case "PMIX_SIZE" -> "a PMIx launcher";
-                default -> "Slurm";
+                default -> "Slurm's srun";
             };
         }
     }
@@ -84,6 +89,7 @@ public final class MpiEngineProvider implements EngineProvider {
     /** @return the first of {@link #SIZE_VARIABLES} that is set, or null */
     static Announcement announcement() {
         for (String v : SIZE_VARIABLES) {
+            if (v.startsWith("SLURM_") && !Slurm.stepTask(System::getenv)) continue;
             String s = System.getenv(v);
             if (s != null) {
                 try {
@@ -107,10 +113,13 @@ public final class MpiEngineProvider implements EngineProvider {
     @Override
     public int machineSize() { return Math.max(1, launcherSize()); }
 
-    /** The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's processes. */
+    /**
+     * The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's
+     * processes; the only task of a Slurm step (the shell of {@code srun --pty bash}) launches too.
+     */
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return launcherSize() > 0 ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
+        return launcherSize() > 0 && !Slurm.singleTaskStep(System::getenv) ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
     }
 
     /** MPI on the section's communicator, for {@code lpf bench}'s rows beside the engine's ({@link MpiRawTransport}). */
@@ -126,9 +135,14 @@ public final class MpiEngineProvider implements EngineProvider {
 
     /**
      * For {@code lpf info}: the library file, Open MPI or MPICH, its {@code MPI_Get_library_version}
-     * and the thread level granted ("not initialised" unless MPI runs in this JVM). Opens the library
+     * and the thread level granted ("not initialised" unless MPI runs in this JVM), and the launcher
+     * {@code lpf run -p N} would start ({@link MpiLauncher#describe}). Opens the library
      * but never initialises MPI (see {@code MpiDetails}).
      */
     @Override
-    public SequencedMap<String, String> details() { return MpiDetails.of(MpiEngine.LIBRARY.get()); }
+    public SequencedMap<String, String> details() {
+        SequencedMap<String, String> d = MpiDetails.of(MpiEngine.LIBRARY.get());
+        d.put("lpf run -p N starts", MpiLauncher.forThisMachine().describe());
+        return d;
+    }
 }

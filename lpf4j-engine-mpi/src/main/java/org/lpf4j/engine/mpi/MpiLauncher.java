@@ -12,7 +12,8 @@ import java.util.Optional;
 
 /**
  * Builds the command line and environment that start {@code n} JVMs as one MPI job: {@code mpirun}
- * of Open MPI, {@code mpiexec.mpich} of MPICH, or {@code srun} inside a Slurm allocation. It adds
+ * of Open MPI, {@code mpiexec.mpich} of MPICH, or Slurm's {@code srun} (with the MPI plugin the library
+ * needs, {@link #srunPlugin}). It adds
  * what the JVMs need on every machine: as root {@code --allow-run-as-root}; {@code --oversubscribe}
  * (more ranks than cores is normal for tests); {@code --bind-to none} (a JVM's GC and JIT threads must
  * not share one core); {@code UCX_ERROR_SIGNALS=} (UCX, under MPICH, would otherwise replace the JVM's
@@ -29,24 +30,27 @@ public final class MpiLauncher implements ProcessLauncher {
         OPEN_MPI,
         /** MPICH's Hydra {@code mpiexec.mpich}. */
         MPICH,
-        /** Slurm's {@code srun} (inside an allocation). */
+        /** Slurm's {@code srun} (inside an allocation, or where {@code lpf.engine.mpi.launcher=srun}). */
         SRUN
     }
 
     private final Kind kind;
     /** The library the ranks load, as configured ({@code lpf.engine.mpi.library}), or null for the kind's default. */
     private final String library;
+    /** Under srun: whether the ranks load MPICH (they need Slurm's PMI-2 plugin; Open MPI's need PMIx). */
+    private final boolean mpich;
     private final List<String> launcherOptions = new ArrayList<>();
     private boolean loopbackOnly;
 
     /** @param kind which launcher (its ranks load that MPI's usual library) */
     public MpiLauncher(Kind kind) {
-        this(kind, null);
+        this(kind, null, kind == Kind.MPICH);
     }
 
-    private MpiLauncher(Kind kind, String library) {
+    private MpiLauncher(Kind kind, String library, boolean mpich) {
         this.kind = Objects.requireNonNull(kind, "kind");
         this.library = library;
+        this.mpich = mpich;
     }
 
     /** @return {@link #forLibrary} of the configured library ({@code lpf.engine.mpi.library}) */
@@ -55,24 +59,64 @@ public final class MpiLauncher implements ProcessLauncher {
     }
 
     /**
-     * The launcher that belongs to an MPI library: {@code srun} inside a Slurm allocation
-     * ({@code SLURM_JOB_ID} set); else the launcher of the MPI the library that would load is part
+     * The launcher {@code lpf run --engine mpi -p N} starts, as {@code lpf.engine.mpi.launcher}
+     * says: {@code srun}; {@code mpirun}, the launcher of the MPI the library that would load is part
      * of, judged by its file name ({@link MpiAbi#byFileName}: libmpich is MPICH's, started by Hydra;
-     * libmpi.so is Open MPI's, started by its mpirun); if the name does not tell, Open MPI's when it
-     * is installed, else MPICH's. A launcher of the other MPI would start every rank as an MPI
-     * singleton. Whether the launcher is installed: {@link #available()}. Loads nothing.
+     * libmpi.so is Open MPI's, started by its mpirun; if the name does not tell, Open MPI's when it
+     * is installed, else MPICH's); or {@code auto}: srun inside a Slurm allocation ({@link Slurm#allocation}:
+     * {@code salloc}, {@code sbatch}) when srun is on the PATH, else mpirun. A launcher of the other
+     * MPI would start every rank as an MPI singleton. Whether the launcher is installed:
+     * {@link #available()}. Loads nothing.
      *
      * @param library a libmpi path or soname, or empty for the usual sonames
      * @return the launcher, with its ranks loading that library
      */
     public static MpiLauncher forLibrary(String library) {
         String configured = library == null || library.isBlank() ? null : library.strip();
-        if (System.getenv("SLURM_JOB_ID") != null && onPath("srun")) return new MpiLauncher(Kind.SRUN, configured);
         String file = MpiLibrary.locate(configured == null ? "" : configured);
         MpiAbi abi = file != null ? MpiAbi.byFileName(file) : configured != null ? MpiAbi.byFileName(configured) : null;
         Kind kind = abi == MpiAbi.MPICH ? Kind.MPICH : abi == MpiAbi.OPEN_MPI ? Kind.OPEN_MPI
                 : new MpiLauncher(Kind.OPEN_MPI).available() ? Kind.OPEN_MPI : Kind.MPICH;
-        return new MpiLauncher(kind, configured);
+        boolean srun = switch (MpiEngine.LAUNCHER.get()) {
+            case "srun" -> true;
+            case "mpirun" -> false;
+            default -> (Slurm.allocation() || Slurm.singleTaskStep(System::getenv)) && onPath("srun");
+        };
+        return new MpiLauncher(srun ? Kind.SRUN : kind, configured, kind == Kind.MPICH);
+    }
+
+    /**
+     * @return for {@code lpf info}: the launcher {@code lpf run -p N} would start here and why
+     *         (the parameter's value, and whether this process is inside a Slurm allocation)
+     */
+    public String describe() {
+        String choice = MpiEngine.LAUNCHER.get();
+        String why = !choice.equals("auto") ? MpiEngine.LAUNCHER.key() + "=" + choice
+                : kind == Kind.SRUN ? "auto: inside Slurm allocation " + System.getenv("SLURM_JOB_ID")
+                        + (Slurm.stepTask(System::getenv) ? ", the only task of step " + System.getenv("SLURM_STEP_ID") : "")
+                : Slurm.allocation() ? "auto: inside a Slurm allocation, but srun is not on the PATH"
+                : "auto: not inside a Slurm allocation";
+        String what = switch (kind) {
+            case OPEN_MPI, MPICH -> executable().orElse("none found");
+            case SRUN -> "srun --mpi=" + srunPlugin().orElse("? (" + unavailableReason() + ")");
+        };
+        return what + " (" + why + ")";
+    }
+
+    /**
+     * @return the Slurm MPI plugin this launcher's ranks need, if the installed srun has it:
+     *         {@code pmix} (or a versioned {@code pmix_v*}) for Open MPI, whose Debian build has
+     *         only a PMIx client; {@code pmi2} for MPICH, which under PMIx would run every task as
+     *         a singleton
+     */
+    Optional<String> srunPlugin() {
+        return srunPlugin(mpich, Slurm.mpiPlugins());
+    }
+
+    static Optional<String> srunPlugin(boolean mpich, List<String> offered) {
+        if (mpich) return offered.contains("pmi2") ? Optional.of("pmi2") : Optional.empty();
+        if (offered.contains("pmix")) return Optional.of("pmix");
+        return offered.stream().filter(p -> p.startsWith("pmix_v")).findFirst();
     }
 
     /** @return whether an executable of that name is on the PATH */
@@ -111,7 +155,7 @@ public final class MpiLauncher implements ProcessLauncher {
                     List.of("OpenRTE", "Open MPI"));
             case MPICH -> find(path, List.of("mpiexec.mpich", "mpirun.mpich", "mpiexec.hydra"), List.of("hydra", "mpich"),
                     List.of("HYDRA"));
-            case SRUN -> Optional.ofNullable(which("srun", path));
+            case SRUN -> Optional.ofNullable(which("srun", path)).filter(p -> srunPlugin().isPresent());
         };
     }
 
@@ -148,12 +192,17 @@ public final class MpiLauncher implements ProcessLauncher {
     /** Real paths that tell which MPI a plain mpiexec/mpirun is (see {@link #executable()}). */
     private static final java.util.regex.Pattern KNOWN_PATHS = java.util.regex.Pattern.compile("orterun|prterun|openmpi|hydra|mpich");
 
-    /** @return what {@code exe --version} prints within 5 s, or "" */
+    /** @return what {@code exe --version} prints within 10 s, or "" */
     private static String versionText(Path exe) {
+        return output(exe.toString(), "--version");
+    }
+
+    /** @return what {@code command} prints (standard output and error) within 10 s, or "" if it cannot start or takes longer */
+    static String output(String... command) {
         try {
-            Process p = new ProcessBuilder(exe.toString(), "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             p.getOutputStream().close();
-            if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return "";
             }
@@ -177,7 +226,9 @@ public final class MpiLauncher implements ProcessLauncher {
                     + " mpiexec.openmpi, and an mpirun or mpiexec that is Open MPI's orterun/prterun)";
             case MPICH -> lib + " is MPICH's, and MPICH's launcher is not on the PATH (looked for mpiexec.mpich,"
                     + " mpirun.mpich, mpiexec.hydra, and an mpiexec or mpirun that is MPICH's Hydra)";
-            case SRUN -> "srun is not on the PATH";
+            case SRUN -> !onPath("srun") ? "srun is not on the PATH" : lib + " is " + (mpich ? "MPICH's, which needs Slurm's"
+                    + " PMI-2 plugin" : "Open MPI's, which needs Slurm's PMIx plugin") + ", and srun --mpi=list offers only "
+                    + Slurm.mpiPlugins() + " (lpf.engine.mpi.launcher=mpirun starts mpirun instead)";
         } + "; a launcher of another MPI would start every rank as a job of one process";
     }
 
@@ -205,10 +256,23 @@ public final class MpiLauncher implements ProcessLauncher {
         return this;
     }
 
+    /**
+     * For the hybrid engine's one JVM per node: under srun in an allocation of at least {@code n > 1}
+     * nodes, asks for {@code n} nodes with one task each ({@code -N n --ntasks-per-node=1}).
+     *
+     * @param n the JVMs to start
+     * @return whether the JVMs go to different nodes (else they share this one and stand for nodes)
+     */
+    public boolean onePerNode(int n) {
+        if (kind != Kind.SRUN || n < 2 || Slurm.allocationNodes() < n) return false;
+        launcherOptions(List.of("-N", Integer.toString(n), "--ntasks-per-node=1"));
+        return true;
+    }
+
     /** @return the MPI library this launcher's JVMs must load ({@code lpf.engine.mpi.library}), or null for the default */
     public String library() {
         if (library != null) return library;
-        return kind == Kind.MPICH ? "libmpich.so.12" : null;
+        return mpich ? "libmpich.so.12" : null;
     }
 
     /**
@@ -284,7 +348,15 @@ public final class MpiLauncher implements ProcessLauncher {
                 cmd.add(executable().orElse("mpiexec"));
                 if (loopbackOnly) cmd.addAll(List.of("-iface", "lo"));
             }
-            case SRUN -> cmd.addAll(List.of("srun", "--mpi=pmix"));
+            // a task that dies ends the step (Slurm's default lets the others run on, and hang in MPI);
+            // one Ctrl-C ends it (srun's default wants two within a second); a JVM is not tied to one
+            // CPU (as mpirun's --bind-to none: its GC and JIT threads would share the program's core)
+            case SRUN -> {
+                cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1",
+                        "--quit-on-interrupt", "--cpu-bind=none"));
+                // from inside a step (srun --pty bash) the new step shares that step's CPUs
+                if (Slurm.stepTask(System::getenv)) cmd.add("--overlap");
+            }
         }
         cmd.addAll(launcherOptions);
         cmd.add("-n");
@@ -333,7 +405,9 @@ public final class MpiLauncher implements ProcessLauncher {
 
     /**
      * The command {@code lpf run --engine mpi -p N} runs: {@code env} with the variables of
-     * {@link #environment}, then the launcher, then the JVM command with native access enabled,
+     * {@link #environment} (and, under srun with more ranks than the allocation's cores, Open MPI's
+     * {@code mpi_yield_when_idle}, which mpirun's {@code --oversubscribe} implies), then the launcher,
+     * then the JVM command with native access enabled,
      * all inside the wrapper of {@link #commandReportingDeaths} (a rank that dies is named).
      * Options for the launcher itself (hosts, hostfile) come from {@code lpf.engine.mpi.launcherOptions}.
      */
@@ -342,8 +416,23 @@ public final class MpiLauncher implements ProcessLauncher {
         List<String> opts = MpiEngine.LAUNCHER_OPTIONS.get().isBlank() ? List.of()
                 : List.of(MpiEngine.LAUNCHER_OPTIONS.get().strip().split("\\s+"));
         launcherOptions(opts);
+        int nodes = MpiEngine.LAUNCH_NODES.get();
+        if (nodes > 0) {
+            if (kind != Kind.SRUN) {
+                throw new IllegalArgumentException("lpf run --engine mpi --nodes " + nodes + ": only srun places ranks on a number"
+                        + " of nodes; with " + executable().orElse("mpirun") + " give the hosts in lpf.engine.mpi.launcherOptions"
+                        + " (e.g. --hostfile hosts)");
+            }
+            if (!launcherOptions.contains("-N")) launcherOptions(List.of("-N", Integer.toString(nodes)));
+        }
         Map<String, String> env = new java.util.TreeMap<>();
         environment(env);
+        if (kind == Kind.SRUN && !mpich && System.getenv(YIELD) == null
+                && launch.processes() > Runtime.getRuntime().availableProcessors() * (long) Math.max(1, Slurm.allocationNodes())) {
+            // mpirun --oversubscribe makes Open MPI yield when idle; under srun it spins, and the ranks
+            // that wait starve the ones that work (measured here: 14 times slower at p = 4 on 2 cores)
+            env.put(YIELD, "1");
+        }
         List<String> cmd = reportingPrefix();
         cmd.add("env");
         env.forEach((k, v) -> cmd.add(k + "=" + v));
@@ -361,6 +450,9 @@ public final class MpiLauncher implements ProcessLauncher {
         cmd.addAll(command(launch.processes(), program, true));
         return cmd;
     }
+
+    /** Open MPI's setting to yield the core while waiting. */
+    private static final String YIELD = "OMPI_MCA_mpi_yield_when_idle";
 
     private static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));

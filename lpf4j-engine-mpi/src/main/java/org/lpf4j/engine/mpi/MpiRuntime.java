@@ -79,9 +79,12 @@ final class MpiRuntime {
         throw new IllegalStateException("lpf4j mpi: the launcher announced " + a.size() + " processes (" + a.variable() + "="
                 + a.size() + ", set by " + a.launcher() + ") but MPI_Comm_size(MPI_COMM_WORLD) of " + mpi.libraryName() + " ("
                 + mpi.abiName() + ") says 1: the launcher does not belong to that library, so every rank would run the program"
-                + " alone. Start the job with the launcher of the library (Open MPI's mpirun for libmpi.so.40, MPICH's"
-                + " mpiexec.mpich for libmpich.so.12), or set lpf.engine.mpi.library to the launcher's library;"
-                + " lpf run --engine mpi -p N chooses the launcher that belongs to the library");
+                + " alone. " + (a.variable().startsWith("SLURM_") ? "Under srun, give the MPI plugin the library needs:"
+                + " srun --mpi=pmix for Open MPI, srun --mpi=pmi2 for MPICH (srun --mpi=list shows what this Slurm has;"
+                + " without --mpi, slurm.conf's MpiDefault applies)" : "Start the job with the launcher of the library"
+                + " (Open MPI's mpirun for libmpi.so.40, MPICH's mpiexec.mpich for libmpich.so.12), or set"
+                + " lpf.engine.mpi.library to the launcher's library") + "; lpf run --engine mpi -p N chooses the launcher"
+                + " that belongs to the library (srun inside a Slurm allocation)");
     }
 
     /** @return the runtime of this JVM, starting MPI on first use */

@@ -35,7 +35,9 @@
  *       running a process's part of a section, nested sections (on the threads engine in this JVM
  *       with the caller's share of the job as freeP, else one process over {@code MPI_COMM_SELF}).</li>
  *   <li>{@link org.lpf4j.engine.mpi.MpiLauncher}: the command lines ({@code mpirun} of Open MPI,
- *       {@code mpiexec.mpich}, or {@code srun}; the launcher that belongs to the library, or a refusal
+ *       {@code mpiexec.mpich}, or {@code srun} inside a Slurm allocation ({@code lpf.engine.mpi.launcher};
+ *       {@code Slurm} tells an allocation from a task of a step, and gives the PMIx or PMI-2 plugin the
+ *       library needs); the launcher that belongs to the library, or a refusal
  *       naming the one missing: under another MPI's launcher every rank would be an MPI job of one
  *       process, and {@code MpiRuntime} refuses such a rank at start) with what JVMs need: {@code --allow-run-as-root} as
  *       root, {@code --oversubscribe}, {@code --bind-to none}, {@code UCX_ERROR_SIGNALS=} (UCX under

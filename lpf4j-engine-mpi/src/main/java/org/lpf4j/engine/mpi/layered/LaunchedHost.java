@@ -12,9 +12,12 @@ public final class LaunchedHost {
     /**
      * @return {@code {local rank, ranks on this host}} as Hydra ({@code MPI_LOCALRANKID},
      *         {@code MPI_LOCALNRANKS}) or Open MPI ({@code OMPI_COMM_WORLD_LOCAL_RANK},
-     *         {@code OMPI_COMM_WORLD_LOCAL_SIZE}) gives them, or null if the launcher gives neither
+     *         {@code OMPI_COMM_WORLD_LOCAL_SIZE}) or Slurm's srun ({@link #slurmLocalRank}) gives them, or
+     *         null if the launcher gives none
      */
     public static int[] localRank() {
+        int[] slurm = slurmLocalRank(System::getenv);
+        if (slurm != null) return slurm;
         for (String[] v : List.of(new String[] {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
                 new String[] {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"})) {
             String r = System.getenv(v[0]), n = System.getenv(v[1]);
@@ -25,8 +28,33 @@ public final class LaunchedHost {
         return null;
     }
 
-    /** @return the job's ranks on this host as the launcher says (Open MPI, then Hydra), 1 if it does not say */
+    /**
+     * In a task of an srun step: {@code SLURM_LOCALID}, and this node's entry of
+     * {@code SLURM_STEP_TASKS_PER_NODE} ({@code 4}, {@code 2(x3),1}: counts per node in node order)
+     * at {@code SLURM_NODEID}.
+     *
+     * @param env the environment
+     * @return {@code {local rank, tasks on this node}}, or null outside a step or if a value does not parse
+     */
+    static int[] slurmLocalRank(java.util.function.UnaryOperator<String> env) {
+        String local = env.apply("SLURM_LOCALID"), node = env.apply("SLURM_NODEID"), perNode = env.apply("SLURM_STEP_TASKS_PER_NODE");
+        if (local == null || node == null || perNode == null || !local.strip().matches("\\d{1,6}") || !node.strip().matches("\\d{1,6}")) {
+            return null;
+        }
+        int want = Integer.parseInt(node.strip()), at = 0;
+        for (String part : perNode.strip().split(",")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})(?:\\(x(\\d{1,6})\\))?").matcher(part);
+            if (!m.matches()) return null;
+            at += m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+            if (want < at) return new int[] {Integer.parseInt(local.strip()), Math.max(1, Integer.parseInt(m.group(1)))};
+        }
+        return null;
+    }
+
+    /** @return the job's ranks on this host as the launcher says (Slurm, Open MPI, then Hydra), 1 if it does not say */
     public static int ranksOnThisHost() {
+        int[] slurm = slurmLocalRank(System::getenv);
+        if (slurm != null) return slurm[1];
         for (String v : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
             String n = System.getenv(v);
             if (n != null) return n.strip().matches("\\d{1,6}") ? Math.max(1, Integer.parseInt(n.strip())) : 1;
