@@ -41,6 +41,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MeshTest {
     /** Runs {@code body} as rank {@code r} of {@code p} threads, each with its own mesh; returns what each threw. */
     private static Throwable[] job(int p, byte[] key, long jobId, List<String> log, Runnable whileConnecting, Body body) throws Exception {
+        return job(p, key, jobId, log, whileConnecting, body, 0);
+    }
+
+    private static Throwable[] job(int p, byte[] key, long jobId, List<String> log, Runnable whileConnecting, Body body,
+                                   long timeoutMillis) throws Exception {
         InetSocketAddress[] addresses = new InetSocketAddress[p];
         CyclicBarrier published = new CyclicBarrier(p + 1);
         Throwable[] thrown = new Throwable[p];
@@ -53,7 +58,8 @@ class MeshTest {
                     addresses[rank] = (InetSocketAddress) server.getLocalAddress();
                     published.await(30, TimeUnit.SECONDS);
                     published.await(30, TimeUnit.SECONDS); // the rogues have connected
-                    Mesh mesh = Mesh.connect(rank, p, key, jobId, server, Arrays.asList(addresses), 20_000, 0, 0, log::add);
+                    Mesh mesh = Mesh.connect(rank, p, key, jobId, server, Arrays.asList(addresses), 20_000, 0,
+                            timeoutMillis * 1_000_000L, log::add);
                     body.run(rank, mesh);
                 } catch (Throwable t) {
                     thrown[rank] = t;
@@ -190,5 +196,25 @@ class MeshTest {
         assertTrue(after < 2_000_000_000L, "named within 2 s: " + after / 1e6 + " ms");
         assertEquals(0, partial[3], "pid 3's put from pid 2 never came");
         assertEquals(0, partial[1], "pid 1's put from pid 0 is not applied: the superstep failed as a whole");
+    }
+
+    /** A frozen JVM keeps its connections open: the sync deadline names it as stopped instead. */
+    @Test
+    void aProcessThatStopsSyncingIsNamedByTheDeadline() throws Exception {
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        Throwable[] thrown = job(3, Handshake.newKey(), 7, log, addresses -> {}, (rank, mesh) -> {
+            try (mesh) {
+                FatalException f = SECTIONS.run(mesh, mesh.nextSection(), 3, ctx -> {
+                    ctx.sync();
+                    if (ctx.pid() == 1) Thread.sleep(4_000); // frozen, as under kill -STOP
+                    ctx.sync();
+                }, Args.NONE, "exec", 1);
+                if (f != null) throw f;
+            }
+        }, 1_000);
+        for (int r : new int[] {0, 2}) {
+            FatalException f = assertInstanceOf(FatalException.class, thrown[r], () -> "pid " + r + ": " + Arrays.toString(thrown));
+            assertTrue(f.getMessage().contains("pid 1") && f.getMessage().contains("stopped"), f.getMessage());
+        }
     }
 }
