@@ -120,8 +120,10 @@ class CheckpointsTest {
         Restarts.Resumption r = outcome.resumptions().get(0);
         assertEquals(job.restoredAt.get(), r.iteration(), "the iteration the program read after resume()");
         assertTrue(r.iteration() > 0 && r.iteration() % 4 == 0 && r.iteration() <= 16, r.toString());
-        assertEquals(17 - r.iteration(), r.redone(), r.toString());
-        long redone = 17 - r.iteration();
+        // pid 0 reached iteration 17, or 16 when its last checkpoint point failed as a follow-on of
+        // pid 1's throw (a sync may fail after the others left it on the threads engine).
+        long redone = r.redone();
+        assertTrue(redone == 17 - r.iteration() || redone == 16 - r.iteration(), r.toString());
         assertEquals("restart 1 resumed from checkpoint " + r.checkpoint() + " at iteration " + r.iteration() + ", "
                 + redone + (redone == 1 ? " iteration" : " iterations") + " redone", outcome.describeResumptions());
     }

@@ -137,6 +137,15 @@ class SlurmRunTest {
         assertPageRank(r, 4);
     }
 
+    /** {@code srun --mpi=pmix java ... lpf run --engine net}: the tasks boot through Slurm's PMIx and connect over TCP, with no libmpi. */
+    @Test
+    void tasksOfAnSrunStepRunTheNetEngineBootedByPmix() throws Exception {
+        LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "3"), List.of(), (p, m) -> {},
+                "run", "--engine", "net", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 3);
+        assertTrue(r.out().contains("on the net engine"), r::both);
+    }
+
     /**
      * Without {@code --engine}: a task of a step of 2 on one node is an MPI rank (Slurm's local count
      * is 2, so the hybrid engine, which wants one JVM per node, is not chosen).

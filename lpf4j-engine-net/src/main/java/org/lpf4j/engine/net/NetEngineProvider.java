@@ -1,6 +1,9 @@
 package org.lpf4j.engine.net;
 
 import org.lpf4j.Context;
+import org.lpf4j.spi.BootModule;
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.Framework;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
@@ -36,6 +39,22 @@ public final class NetEngineProvider implements EngineProvider {
     @Override
     public Query query() { return Query.run(launchedSize() > 1 ? 85 : 5); }
 
+    /**
+     * @return the job size a launcher gave this JVM: {@link NetLaunch}'s, else what the selected
+     *         boot module reads (srun, mpirun and other PMIx launchers; 1 for a JVM alone), 0 if
+     *         nothing says
+     */
+    static int jobSize() {
+        int launched = launchedSize();
+        if (launched > 0) return launched;
+        try {
+            BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
+            return boot.membership().size();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** @return the job size {@link NetLaunch} gave this JVM, 0 if it did not start it */
     static int launchedSize() {
         String s = System.getenv(NetLaunch.SIZE_VARIABLE);
@@ -49,12 +68,16 @@ public final class NetEngineProvider implements EngineProvider {
 
     /** Launched: the job size; otherwise 1. */
     @Override
-    public int machineSize() { return Math.max(1, launchedSize()); }
+    public int machineSize() { return Math.max(1, jobSize()); }
 
-    /** The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's processes. */
+    /**
+     * The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's
+     * processes (started by {@link NetLaunch}, or a task of {@code srun --mpi=pmix}, which the
+     * pmix boot module then connects).
+     */
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return launchedSize() > 0 ? Optional.empty() : Optional.of(new NetLaunch.Launcher());
+        return jobSize() > 1 ? Optional.empty() : Optional.of(new NetLaunch.Launcher());
     }
 
     /** Rank 0: releases the other ranks (they exit) and closes the mesh. */
