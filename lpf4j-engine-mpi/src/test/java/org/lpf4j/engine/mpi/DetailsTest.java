@@ -17,11 +17,13 @@ class DetailsTest {
     @Test
     void openMpiIsDescribedWithoutInitialisingIt() {
         Map<String, String> d = new MpiEngineProvider().details();
-        assertEquals(List.of("library", "flavour", "version", "thread level"), List.copyOf(d.keySet()), d::toString);
+        assertEquals(List.of("library", "flavour", "version", "thread level", "lpf run -p N starts"), List.copyOf(d.keySet()),
+                d::toString);
         assertTrue(d.get("library").endsWith("/libmpi.so.40"), d::toString);
         assertEquals("Open MPI", d.get("flavour"), d::toString);
         assertTrue(d.get("version").startsWith("Open MPI v4."), d::toString); // MPI_Get_library_version before MPI_Init
         assertEquals("not initialised", d.get("thread level"), d::toString);
+        assertTrue(d.get("lpf run -p N starts").matches("(mpirun|srun)\\S* .*"), d::toString);
         assertFalse(Mpi.load("").initialized(), "details() must not initialise MPI");
     }
 
