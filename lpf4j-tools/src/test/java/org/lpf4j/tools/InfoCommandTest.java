@@ -246,7 +246,8 @@ class InfoCommandTest {
                 + "      thread level: not initialised\n.*"), text.out());
         Cli json = Cli.run("info", "--json").expect(0);
         assertTrue(json.out().matches("(?s).*\"name\":\"mpi\".*\"details\":\\{\"library\":\"/[^\"]*libmpi\\.so\\.40\","
-                + "\"flavour\":\"Open MPI\",\"version\":\"Open MPI v4\\.[^\"]*\",\"thread level\":\"not initialised\"}.*"), json.out());
+                + "\"flavour\":\"Open MPI\",\"version\":\"Open MPI v4\\.[^\"]*\",\"thread level\":\"not initialised\","
+                + "\"lpf run -p N starts\":\"mpirun[^\"]*\"}.*"), json.out());
         assertTrue(json.out().startsWith("{\"lpf4j\":\"0.1.0\",\"specVersion\":202000,\"frameworks\":[{\"name\":\"engine\""), json.out());
         assertTrue(json.out().contains("{\"key\":\"lpf.engine.threads.spin\",\"type\":\"integer in [-1, 2147483647]\","
                 + "\"default\":\"-1\",\"value\":\"-1\",\"source\":\"default\""), json.out());

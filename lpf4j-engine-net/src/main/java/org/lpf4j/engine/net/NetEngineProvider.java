@@ -47,12 +47,18 @@ public final class NetEngineProvider implements EngineProvider {
     static int jobSize() {
         int launched = launchedSize();
         if (launched > 0) return launched;
-        try {
-            BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
-            return boot.membership().size();
-        } catch (RuntimeException e) {
-            return 0;
+        // The launcher's variables (the env module: no native call), else the selected module.
+        Components components = Components.installed();
+        for (String module : new String[] {"env", ""}) {
+            try {
+                BootModule boot = module.isEmpty() ? components.select(Framework.BOOT, BootModule.class)
+                        : (BootModule) components.byName(Framework.BOOT, module);
+                if (boot.query().canRun()) return boot.membership().size();
+            } catch (RuntimeException e) {
+                // not installed or cannot tell: the next
+            }
         }
+        return 0;
     }
 
     /** @return the job size {@link NetLaunch} gave this JVM, 0 if it did not start it */
