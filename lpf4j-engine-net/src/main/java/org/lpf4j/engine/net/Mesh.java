@@ -3,7 +3,6 @@ package org.lpf4j.engine.net;
 import org.lpf4j.superstep.Transport;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -51,6 +50,8 @@ final class Mesh implements AutoCloseable {
     private final Consumer<String> log;
     /** The section whose frames receives match, and its members (ranks 0 .. members - 1). */
     private int activeSection, activeMembers;
+    /** The active section's superstep, for the deadline's message. */
+    private long superstep;
     /** Sections started on this mesh (their numbers are 1, 2, ...; 0 is the runtime's control traffic). */
     private int sections;
     /** Posted receives, per channel and peer: queue heads and tails (intrusive lists of {@link Op}). */
@@ -58,6 +59,8 @@ final class Mesh implements AutoCloseable {
     /** Frames that came before their receive, per channel and peer. */
     private final Stash[] stashHead, stashTail;
     private Op free;
+    /** Stashes no frame uses, kept with their buffers. */
+    private Stash freeStash;
     private boolean closed;
 
     /** One posted send or receive. Pooled: a sync allocates none once the pool has grown. */
@@ -78,6 +81,8 @@ final class Mesh implements AutoCloseable {
         int section, channel;
         long length, done;
         MemorySegment bytes;
+        /** Where the bytes are kept: grown as needed, kept while the stash is pooled. */
+        final org.lpf4j.superstep.NativeBuffer buffer = new org.lpf4j.superstep.NativeBuffer();
         /** A receive posted while this frame was still being read: it takes the bytes when they are complete. */
         Op waiter;
         Stash next;
@@ -267,6 +272,9 @@ final class Mesh implements AutoCloseable {
     /** @return the mesh's processes */
     int size() { return size; }
 
+    /** Tells the mesh which superstep the active section is in, for the deadline's message. */
+    void atSuperstep(long superstep) { this.superstep = superstep; }
+
     /** Continues the numbering after {@code section}: a member of a section rank 0 numbered numbers its children as rank 0 does. */
     void resumeSectionsAt(int section) { sections = section; }
 
@@ -360,14 +368,19 @@ final class Mesh implements AutoCloseable {
         recycle(o);
     }
 
+    /** Takes {@code s} off its queue and back to the pool (its bytes are invalid afterwards). */
     private void unstash(int q, Stash s) {
         Stash prev = null;
         for (Stash c = stashHead[q]; c != null; prev = c, c = c.next) {
             if (c != s) continue;
             if (prev == null) stashHead[q] = c.next; else prev.next = c.next;
             if (stashTail[q] == c) stashTail[q] = prev;
-            return;
+            break;
         }
+        s.bytes = null;
+        s.waiter = null;
+        s.next = freeStash;
+        freeStash = s;
     }
 
     /**
@@ -382,8 +395,9 @@ final class Mesh implements AutoCloseable {
             for (Stash s = stashHead[q]; s != null; s = s.next) {
                 if (channel != Frame.CONTROL && s.section != activeSection) continue;
                 if (!s.complete()) break;
+                byte[] bytes = s.bytes.asSlice(0, s.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
                 unstash(q, s);
-                return s.bytes.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                return bytes;
             }
             progress(start, waitingFor, from);
         }
@@ -414,7 +428,7 @@ final class Mesh implements AutoCloseable {
     void progress(long waitStart, String waitingFor, int waitedPeer) {
         checkAlive();
         try {
-            int ready = selector.selectNow();
+            int ready = selector.selectNow(onReady);
             if (ready == 0) {
                 long now = System.nanoTime();
                 if (timeoutNanos > 0 && now - waitStart > timeoutNanos) {
@@ -424,23 +438,21 @@ final class Mesh implements AutoCloseable {
                     Thread.onSpinWait();
                     return;
                 }
-                ready = selector.select(timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
-                if (ready == 0) return;
-            }
-            var keys = selector.selectedKeys();
-            for (var it = keys.iterator(); it.hasNext(); ) {
-                SelectionKey k = it.next();
-                it.remove();
-                Peer p = (Peer) k.attachment();
-                if (!k.isValid()) continue;
-                if (k.isReadable()) read(p);
-                if (k.isValid() && k.isWritable()) write(p);
+                selector.select(onReady, timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
             }
         } catch (IOException e) {
             throw new Transport.Stopped("rank " + rank + ": the mesh's selector failed: " + e);
         }
         checkAlive();
     }
+
+    /** What a selection does with each ready connection (one object, so that selecting allocates nothing). */
+    private final Consumer<SelectionKey> onReady = k -> {
+        Peer p = (Peer) k.attachment();
+        if (!k.isValid()) return;
+        if (k.isReadable()) read(p);
+        if (k.isValid() && k.isWritable()) write(p);
+    };
 
     private String stoppedMessage(String waitingFor, int waitedPeer) {
         List<String> quiet = new ArrayList<>();
@@ -455,7 +467,8 @@ final class Mesh implements AutoCloseable {
             }
         }
         return "pid " + (quiet.isEmpty() ? "?" : String.join(", ", quiet)) + " sent nothing this process waited for within "
-                + timeoutNanos / 1_000_000 + " ms (" + waitingFor + " at pid " + rank
+                + timeoutNanos / 1_000_000 + " ms (" + waitingFor + " of superstep " + superstep + " of section " + activeSection
+                + " at pid " + rank
                 + "): stopped, frozen or much slower than the deadline allows";
     }
 
@@ -464,6 +477,36 @@ final class Mesh implements AutoCloseable {
             Peer p = peers[r];
             if (p != null && p.dead) throw new Transport.Stopped(p.death);
         }
+    }
+
+    /** Segments whose whole-segment buffer is cached, and the buffers, replaced round-robin. */
+    private final MemorySegment[] viewOf = new MemorySegment[32];
+    private final ByteBuffer[] views = new ByteBuffer[32];
+    private int nextView;
+
+    /**
+     * @return a buffer over {@code length} bytes at {@code offset} of {@code segment}, for one
+     *         socket call: the segment's cached whole-segment buffer, positioned (every call on the
+     *         mesh is made by one thread at a time, and each sets position and limit afresh), so
+     *         that the protocol's buffers, used at every sync, cost no allocation
+     */
+    private ByteBuffer view(MemorySegment segment, long offset, long length) {
+        if (segment.byteSize() > Integer.MAX_VALUE) return segment.asSlice(offset, length).asByteBuffer();
+        ByteBuffer b = null;
+        for (int i = 0; i < viewOf.length; i++) {
+            if (viewOf[i] == segment) {
+                b = views[i];
+                break;
+            }
+        }
+        if (b == null) {
+            b = segment.asByteBuffer();
+            viewOf[nextView] = segment;
+            views[nextView] = b;
+            nextView = (nextView + 1) % viewOf.length;
+        }
+        b.limit((int) (offset + length)).position((int) offset);
+        return b;
     }
 
     private void write(Peer p) {
@@ -478,8 +521,7 @@ final class Mesh implements AutoCloseable {
                 }
                 while (o.done < o.length) {
                     long chunk = Math.min(o.length - o.done, 1L << 30);
-                    ByteBuffer b = o.segment.asSlice(o.offset + o.done, chunk).asByteBuffer();
-                    int n = p.channel.write(b);
+                    int n = p.channel.write(view(o.segment, o.offset + o.done, chunk));
                     o.done += n;
                     if (n < chunk) break;
                 }
@@ -520,7 +562,7 @@ final class Mesh implements AutoCloseable {
                     base = 0;
                 }
                 long chunk = Math.min(p.readLength - p.readDone, 1L << 30);
-                int n = p.channel.read(target.asSlice(base + p.readDone, chunk).asByteBuffer());
+                int n = p.channel.read(view(target, base + p.readDone, chunk));
                 if (n < 0) {
                     ended(p);
                     return;
@@ -562,11 +604,15 @@ final class Mesh implements AutoCloseable {
             p.readOp = o;
             p.readStash = null;
         } else {
-            Stash s = new Stash();
+            Stash s = freeStash;
+            if (s == null) s = new Stash(); else freeStash = s.next;
+            s.next = null;
+            s.waiter = null;
+            s.done = 0;
             s.section = section;
             s.channel = channel;
             s.length = length;
-            s.bytes = length == 0 ? MemorySegment.NULL : Arena.ofAuto().allocate(length, 8);
+            s.bytes = length == 0 ? MemorySegment.NULL : s.buffer.atLeast(length);
             if (stashHead[q] == null) stashHead[q] = s; else stashTail[q].next = s;
             stashTail[q] = s;
             p.readOp = null;
@@ -670,5 +716,7 @@ final class Mesh implements AutoCloseable {
         } catch (IOException ignored) {
             // nothing left to release
         }
+        for (Stash st = freeStash; st != null; st = st.next) st.buffer.close();
+        for (Stash head : stashHead) for (Stash st = head; st != null; st = st.next) st.buffer.close();
     }
 }

@@ -28,8 +28,6 @@ final class NetTransport implements Transport {
     private final int section, me, ranks;
     private final int[] pending = new int[3];
     private final NativeBuffer mine = new NativeBuffer(), theirs = new NativeBuffer(), longs = new NativeBuffer();
-    private final String name;
-    private long superstep;
 
     /**
      * @param mesh    the job's connections (null for a section of one process)
@@ -43,7 +41,6 @@ final class NetTransport implements Transport {
         this.section = section;
         this.me = mesh == null ? 0 : mesh.rank();
         this.ranks = ranks;
-        this.name = "section " + section;
         if (mesh != null) mesh.activate(section, ranks);
     }
 
@@ -53,26 +50,23 @@ final class NetTransport implements Transport {
 
     @Override public long eagerBytes() { return EAGER_BYTES; }
 
-    @Override public void beginRound(long superstep) { this.superstep = superstep; }
-
-    private String waiting(String what) { return what + " of superstep " + superstep + " (" + name + ")"; }
+    @Override public void beginRound(long superstep) { if (mesh != null) mesh.atSuperstep(superstep); }
 
     @Override
     public void allreduce(MemorySegment buffer, int words, Reduction op) {
-        long bytes = 8L * words;
-        MemorySegment acc = buffer.asSlice(bytes, bytes);
-        MemorySegment.copy(buffer, 0, acc, 0, bytes);
+        long bytes = 8L * words; // the combination builds up in place at [bytes, 2 * bytes) of buffer
+        MemorySegment.copy(buffer, 0, buffer, bytes, bytes);
         if (ranks == 1) return;
         MemorySegment out = mine.atLeast(bytes), in = theirs.atLeast(bytes);
         for (int distance = 1; distance < ranks; distance <<= 1) {
             int to = (me + distance) % ranks, from = (me - distance + ranks) % ranks;
-            MemorySegment.copy(acc, 0, out, 0, bytes);
+            MemorySegment.copy(buffer, bytes, out, 0, bytes);
             mesh.receive(Frame.COLLECTIVE, in, 0, bytes, from, pending, COLLECTIVE);
             mesh.send(Frame.COLLECTIVE, section, out, 0, bytes, to, pending, COLLECTIVE);
-            mesh.await(pending, COLLECTIVE, waiting("the round"));
+            mesh.await(pending, COLLECTIVE, "the round");
             for (int i = 0; i < words; i++) {
-                long a = acc.getAtIndex(ValueLayout.JAVA_LONG, i), b = in.getAtIndex(ValueLayout.JAVA_LONG, i);
-                acc.setAtIndex(ValueLayout.JAVA_LONG, i, op == Reduction.OR ? a | b : Math.max(a, b));
+                long a = buffer.getAtIndex(ValueLayout.JAVA_LONG, words + i), b = in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                buffer.setAtIndex(ValueLayout.JAVA_LONG, words + i, op == Reduction.OR ? a | b : Math.max(a, b));
             }
         }
     }
@@ -92,7 +86,7 @@ final class NetTransport implements Transport {
             mesh.send(Frame.COLLECTIVE, section, buffer, 8L * r, 8, r, pending, COLLECTIVE);
         }
         buffer.set(ValueLayout.JAVA_LONG, inAt + 8L * me, buffer.get(ValueLayout.JAVA_LONG, 8L * me));
-        mesh.await(pending, COLLECTIVE, waiting("the count exchange"));
+        mesh.await(pending, COLLECTIVE, "the count exchange");
     }
 
     /** The dense way: over TCP an all-to-all of one long per pair is what a consensus would cost too at these sizes. */
@@ -116,7 +110,7 @@ final class NetTransport implements Transport {
 
     @Override
     public void complete(int batch) {
-        if (mesh != null) mesh.await(pending, batch, waiting(batch == EARLY ? "the streams" : "the transfers"));
+        if (mesh != null) mesh.await(pending, batch, batch == EARLY ? "the streams" : "the transfers");
     }
 
     @Override
@@ -125,11 +119,11 @@ final class NetTransport implements Transport {
     @Override
     public void sendMessage(byte[] bytes, int rank) {
         mesh.send(Frame.MESSAGE, section, MemorySegment.ofArray(bytes), 0, bytes.length, rank, pending, COLLECTIVE);
-        mesh.await(pending, COLLECTIVE, waiting("a cause's sending"));
+        mesh.await(pending, COLLECTIVE, "a cause's sending");
     }
 
     @Override
-    public byte[] receiveMessage(int rank) { return mesh.receiveWhole(Frame.MESSAGE, rank, waiting("a cause")); }
+    public byte[] receiveMessage(int rank) { return mesh.receiveWhole(Frame.MESSAGE, rank, "a cause"); }
 
     @Override
     public void close() {

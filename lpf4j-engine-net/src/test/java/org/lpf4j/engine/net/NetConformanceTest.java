@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The whole conformance suite on the net engine with real JVMs: {@link NetLaunch} starts 8 JVMs
  * (tcp boot on loopback, a mesh of authenticated connections), rank 0 runs the suite
  * ({@code ConformanceMain}, limited to the {@code net} engine), so every {@code exec(p)},
- * p = 1, 2, 3, 4, 5, 8, runs on p JVMs; a second job of 4 JVMs runs it with the debug layer on.
+ * p = 1, 2, 3, 4, 5, 8, runs on p JVMs; a second job of 4 JVMs runs it with the debug layer on;
+ * one job of 8 JVMs runs the suites of the collectives, BSMP and BSPlib, unchanged.
  * Bounded in time; the job's process tree is killed in {@code finally}, and no JVM of it may be
  * left afterwards.
  */
@@ -28,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NetConformanceTest {
     private static final Pattern SUMMARY = Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
 
-    private static String job(int jvms, List<String> options) throws Exception {
+    private static String job(int jvms, List<String> options, String... suites) throws Exception {
         String marker = "lpf.test.marker=" + UUID.randomUUID();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -36,6 +37,7 @@ class NetConformanceTest {
                 "-Dlpf.engine=net", "-Dlpf.test.engine=net", "-Dlpf.engine.net.syncTimeout=120000"));
         rank.addAll(options);
         rank.addAll(List.of("-cp", cp, "org.lpf4j.engine.mpi.testing.ConformanceMain"));
+        rank.addAll(List.of(suites));
         List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, NetLaunch.class.getName(),
                 Integer.toString(jvms)));
         command.addAll(rank);
@@ -80,5 +82,10 @@ class NetConformanceTest {
     @Test
     void theSuiteOnFourJvmsWithTheDebugLayer() throws Exception {
         assertPassed(job(4, List.of("-Dlpf.debug=true", "-Dlpf.conformance.maxP=4")), 90);
+    }
+
+    @Test
+    void theLibrarySuitesOnEightJvms() throws Exception {
+        assertPassed(job(8, List.of(), "package:org.lpf4j.coll", "package:org.lpf4j.bsmp", "package:org.lpf4j.bsplib"), 300);
     }
 }
