@@ -92,6 +92,14 @@ class SlurmRunTest {
         assertTrue(r.out().contains("on the mpi engine (--engine mpi), p = 4 (-p 4)"), r::both);
     }
 
+    @Test
+    void insideSallocLpfRunStartsNetTasksWithSrun() throws Exception {
+        LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (p, m) -> {},
+                "run", "--engine", "net", "-p", "3", PAGERANK, "12", "8", "20");
+        assertPageRank(r, 3);
+        assertTrue(r.out().contains("on the net engine (--engine net), p = 3 (-p 3)"), r::both);
+    }
+
     /** The only task of a step (the shell of {@code srun --pty bash}) launches a step of its own, sharing its CPUs. */
     @Test
     void theOnlyTaskOfAStepLaunchesWithSrun() throws Exception {

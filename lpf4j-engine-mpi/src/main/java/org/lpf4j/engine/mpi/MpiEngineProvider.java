@@ -1,5 +1,7 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.spi.kit.Slurm;
+
 import org.lpf4j.Context;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.kit.Slurm;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,22 +199,7 @@ public final class MpiLauncher implements ProcessLauncher {
     }
 
     /** @return what {@code command} prints (standard output and error) within 10 s, or "" if it cannot start or takes longer */
-    static String output(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return "";
-            }
-            return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
-    }
+    static String output(String... command) { return Slurm.output(command); }
 
     /**
      * @return why {@link #available()} is false, for the engine's refusal: which MPI the library

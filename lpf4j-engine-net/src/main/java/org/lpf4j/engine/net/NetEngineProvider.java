@@ -79,11 +79,13 @@ public final class NetEngineProvider implements EngineProvider {
     /**
      * The launcher for {@code lpf run -p N}, unless this JVM already is one of a launched job's
      * processes (started by {@link NetLaunch}, or a task of {@code srun --mpi=pmix}, which the
-     * pmix boot module then connects).
+     * pmix boot module then connects): inside a Slurm allocation {@code srun} ({@link SrunLaunch}),
+     * elsewhere {@link NetLaunch} on this machine.
      */
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return jobSize() > 1 ? Optional.empty() : Optional.of(new NetLaunch.Launcher());
+        if (jobSize() > 1) return Optional.empty();
+        return Optional.of(SrunLaunch.applies() ? new SrunLaunch() : new NetLaunch.Launcher());
     }
 
     /** Rank 0: releases the other ranks (they exit) and closes the mesh. */

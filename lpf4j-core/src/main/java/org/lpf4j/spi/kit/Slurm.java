@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.spi.kit;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,13 +12,15 @@ import java.util.function.UnaryOperator;
  * should start one with {@code srun}; a process that is <em>task k of an srun step</em>
  * ({@code SLURM_STEP_ID}, {@code SLURM_PROCID} and {@code SLURM_STEP_NUM_TASKS} set) is one rank.
  * The batch script runs in the batch step, which Slurm gives a {@code SLURM_PROCID} of 0 but no
- * {@code SLURM_STEP_ID}: it counts as inside the allocation.
+ * {@code SLURM_STEP_ID}: it counts as inside the allocation. The one home of these rules for
+ * every engine that launches with {@code srun} (mpi, hybrid, net). Cheap, except
+ * {@link #mpiPlugins} (one {@code srun --mpi=list}, once per JVM).
  */
-final class Slurm {
+public final class Slurm {
     private Slurm() {}
 
     /** @return whether this process is a task of an srun step (see the class comment) */
-    static boolean stepTask(UnaryOperator<String> env) {
+    public static boolean stepTask(UnaryOperator<String> env) {
         String step = env.apply("SLURM_STEP_ID") != null ? env.apply("SLURM_STEP_ID") : env.apply("SLURM_STEPID");
         return step != null && !step.isBlank() && env.apply("SLURM_PROCID") != null && env.apply("SLURM_STEP_NUM_TASKS") != null;
     }
@@ -27,20 +29,20 @@ final class Slurm {
      * @return whether this process is the only task of a step: the shell of {@code srun --pty bash},
      *         from which {@code lpf run -p N} must start a step of its own, as from salloc's shell
      */
-    static boolean singleTaskStep(UnaryOperator<String> env) {
+    public static boolean singleTaskStep(UnaryOperator<String> env) {
         return stepTask(env) && env.apply("SLURM_STEP_NUM_TASKS").strip().equals("1");
     }
 
     /** @return whether this process runs inside a Slurm allocation without being a task of a step */
-    static boolean allocation(UnaryOperator<String> env) {
+    public static boolean allocation(UnaryOperator<String> env) {
         return env.apply("SLURM_JOB_ID") != null && !stepTask(env);
     }
 
     /** @return {@link #allocation} of this process's environment */
-    static boolean allocation() { return allocation(System::getenv); }
+    public static boolean allocation() { return allocation(System::getenv); }
 
     /** @return the nodes of this process's allocation ({@code SLURM_JOB_NUM_NODES}, else {@code SLURM_NNODES}), 0 outside one */
-    static int allocationNodes() {
+    public static int allocationNodes() {
         for (String v : List.of("SLURM_JOB_NUM_NODES", "SLURM_NNODES")) {
             String n = System.getenv(v);
             if (n != null && n.strip().matches("\\d{1,7}")) return Integer.parseInt(n.strip());
@@ -54,13 +56,13 @@ final class Slurm {
      * @return the MPI plugins {@code srun --mpi=list} names (e.g. {@code pmix}, {@code pmi2},
      *         {@code none}), asked once per JVM (within 10 s), empty if srun does not answer
      */
-    static synchronized List<String> mpiPlugins() {
-        if (plugins == null) plugins = parsePlugins(MpiLauncher.output("srun", "--mpi=list"));
+    public static synchronized List<String> mpiPlugins() {
+        if (plugins == null) plugins = parsePlugins(output("srun", "--mpi=list"));
         return plugins;
     }
 
     /** @return the plugin names in {@code srun --mpi=list}'s text (one indented name a line, after a header) */
-    static List<String> parsePlugins(String text) {
+    public static List<String> parsePlugins(String text) {
         List<String> names = new ArrayList<>();
         for (String line : text.lines().toList()) {
             String s = line.strip();
@@ -68,5 +70,23 @@ final class Slurm {
             if (s.matches("[a-z][a-z0-9_]*")) names.add(s);
         }
         return List.copyOf(names);
+    }
+
+    /** @return what {@code command} prints (stdout and stderr) within 10 s, "" if it cannot run or takes longer */
+    public static String output(String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "";
+            }
+            return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 }

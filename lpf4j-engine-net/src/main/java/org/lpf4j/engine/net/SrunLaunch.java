@@ -1,0 +1,36 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.kit.Slurm;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The net engine's launcher inside a Slurm allocation ({@code salloc}, {@code sbatch}, the shell
+ * of {@code srun --pty bash}): {@code srun --mpi=pmix -n P} starts the JVMs as the tasks of a step,
+ * and each boots through Slurm's PMIx (the {@code pmix} boot module) before the mesh connects.
+ * Slurm's own options for the step: a task that dies ends the step ({@code --kill-on-bad-exit}),
+ * one Ctrl-C ends it, JVMs are not bound to one CPU; from inside a step the new one shares its CPUs
+ * ({@code --overlap}). Refuses, saying what to install, when srun has no PMIx plugin.
+ */
+final class SrunLaunch implements ProcessLauncher {
+    /** @return whether this JVM should launch with srun: inside an allocation, or the only task of a step */
+    static boolean applies() { return Slurm.allocation() || Slurm.singleTaskStep(System::getenv); }
+
+    @Override
+    public List<String> command(Launch launch) {
+        List<String> plugins = Slurm.mpiPlugins();
+        if (!plugins.contains("pmix")) {
+            throw new IllegalStateException("lpf run --engine net inside a Slurm allocation starts its JVMs with srun --mpi=pmix,"
+                    + " but this srun's MPI plugins are " + plugins + " (srun --mpi=list): install Slurm's PMIx plugin"
+                    + " (Debian: slurm-wlm with libpmix-dev), or start the JVMs by hand with the tcp boot (README, \"The net engine\")");
+        }
+        List<String> c = new ArrayList<>(List.of("srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--quit-on-interrupt",
+                "--cpu-bind=none"));
+        if (Slurm.stepTask(System::getenv)) c.add("--overlap");
+        c.addAll(List.of("-n", Integer.toString(launch.processes())));
+        c.addAll(launch.javaCommandLine());
+        return c;
+    }
+}
