@@ -85,7 +85,7 @@ public class RunCommand implements Callable<Integer> {
 
     @Option(names = "--nodes", paramLabel = "N",
             description = "with -p: the nodes to start the job on; hybrid: the JVMs (one per node, several processes"
-                    + " each); mpi under srun: srun -N. Sets the engine's launchNodes parameter")
+                    + " each); mpi and net under srun: srun -N. Sets the engine's launchNodes parameter")
     Integer nodes;
 
     @Mixin EngineOptions engineOptions;

@@ -95,7 +95,7 @@ class SlurmRunTest {
     @Test
     void insideSallocLpfRunStartsNetTasksWithSrun() throws Exception {
         LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (p, m) -> {},
-                "run", "--engine", "net", "-p", "3", PAGERANK, "12", "8", "20");
+                "run", "--engine", "net", "-p", "3", "--nodes", "1", PAGERANK, "12", "8", "20");
         assertPageRank(r, 3);
         assertTrue(r.out().contains("on the net engine (--engine net), p = 3 (-p 3)"), r::both);
     }

@@ -39,6 +39,11 @@ public final class NetLaunch {
     static final class Launcher implements ProcessLauncher {
         @Override
         public List<String> command(Launch launch) {
+            if (NetEngine.LAUNCH_NODES.get() > 1) {
+                throw new IllegalStateException("lpf run --engine net --nodes " + NetEngine.LAUNCH_NODES.get() + ": outside a Slurm"
+                        + " allocation lpf run starts every JVM on this machine; across hosts start the program on each host"
+                        + " with the tcp boot's variables (README, \"The net engine\")");
+            }
             List<String> c = new ArrayList<>();
             c.add(launch.javaCommand());
             c.add("-cp");

@@ -12,7 +12,8 @@ import java.util.List;
  * and each boots through Slurm's PMIx (the {@code pmix} boot module) before the mesh connects.
  * Slurm's own options for the step: a task that dies ends the step ({@code --kill-on-bad-exit}),
  * one Ctrl-C ends it, JVMs are not bound to one CPU; from inside a step the new one shares its CPUs
- * ({@code --overlap}). Refuses, saying what to install, when srun has no PMIx plugin.
+ * ({@code --overlap}); {@code lpf run --nodes N} becomes {@code -N N}. Refuses, saying what to
+ * install, when srun has no PMIx plugin.
  */
 final class SrunLaunch implements ProcessLauncher {
     /** @return whether this JVM should launch with srun: inside an allocation, or the only task of a step */
@@ -29,6 +30,8 @@ final class SrunLaunch implements ProcessLauncher {
         List<String> c = new ArrayList<>(List.of("srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--quit-on-interrupt",
                 "--cpu-bind=none"));
         if (Slurm.stepTask(System::getenv)) c.add("--overlap");
+        int nodes = NetEngine.LAUNCH_NODES.get();
+        if (nodes > 0) c.addAll(List.of("-N", Integer.toString(Math.min(nodes, launch.processes()))));
         c.addAll(List.of("-n", Integer.toString(launch.processes())));
         c.addAll(launch.javaCommandLine());
         return c;
