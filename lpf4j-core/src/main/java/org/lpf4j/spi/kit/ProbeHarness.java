@@ -273,12 +273,10 @@ public final class ProbeHarness {
         byte[] answer;
         try (Arena arena = Arena.ofShared()) {
             MemorySegment hosts = arena.allocate(8L * p, 8);
-            MemorySegment header = arena.allocate(8, 8);
-            ctx.resizeMemoryRegister(3); // hosts, header, and the figures when pid 0 has them
+            ctx.resizeMemoryRegister(2); // hosts here; length and figures in bytesFromPid0
             ctx.resizeMessageQueue(p);
             ctx.sync();
             Memslot hostsSlot = ctx.registerGlobal(hosts);
-            Memslot headerSlot = ctx.registerGlobal(header);
             ctx.sync();
             hosts.setAtIndex(ValueLayout.JAVA_LONG, pid, ProbeCache.hostHash());
             if (pid != 0) ctx.put(hostsSlot, 8L * pid, 0, hostsSlot, 8L * pid, 8);
@@ -296,28 +294,65 @@ public final class ProbeHarness {
                         answer = ProbeCache.encode(cached);
                     }
                 }
-                header.set(ValueLayout.JAVA_LONG, 0, answer.length);
-                for (int q = 1; q < p; q++) ctx.put(headerSlot, 0, q, headerSlot, 0, 8);
             }
+            ctx.deregister(hostsSlot);
+        }
+        byte[] shared = bytesFromPid0(ctx, answer);
+        if (pid != 0 && shared.length > 0) cached = ProbeCache.decode(shared);
+        if (cached != null) return cached;
+        Fit fit = measure(ctx, budgetNanos);
+        if (pid == 0 && !ProbeCache.mode().equals("off")) ProbeCache.write(key, p, fit);
+        return fit;
+    }
+
+    /**
+     * Collective: pid 0's fit at every process (the other processes' {@code mine} is ignored; pid 0's
+     * may be null, which every process then learns as an empty answer).
+     *
+     * @return pid 0's fit, warnings included, or null if pid 0 had none
+     */
+    public static Fit fromPid0(Context ctx, Fit mine) {
+        byte[] b = bytesFromPid0(ctx, ctx.pid() == 0 && mine != null ? ProbeCache.encode(mine) : new byte[0]);
+        return b.length == 0 ? null : ctx.pid() == 0 ? mine : ProbeCache.decode(b);
+    }
+
+    /**
+     * Collective: pid 0's bytes at every process, in three supersteps (its length, then the bytes,
+     * each put by pid 0 to every other process). Sets the capacities to 2 slots and p − 1 requests
+     * and leaves nothing registered; for sections that start from nothing (a probe's).
+     *
+     * @param mine pid 0's bytes (ignored elsewhere)
+     * @return pid 0's bytes
+     */
+    public static byte[] bytesFromPid0(Context ctx, byte[] mine) {
+        int p = ctx.nprocs(), pid = ctx.pid();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment header = arena.allocate(8, 8);
+            header.set(ValueLayout.JAVA_LONG, 0, pid == 0 ? mine.length : 0);
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(p);
+            ctx.sync();
+            Memslot headerSlot = ctx.registerGlobal(header);
+            ctx.sync();
+            if (pid == 0) for (int q = 1; q < p; q++) ctx.put(headerSlot, 0, q, headerSlot, 0, 8);
             ctx.sync();
             int length = (int) header.get(ValueLayout.JAVA_LONG, 0);
+            byte[] result = mine;
             if (length > 0) {
                 MemorySegment data = arena.allocate(length);
-                if (pid == 0) MemorySegment.copy(MemorySegment.ofArray(answer), 0, data, 0, length);
+                if (pid == 0) MemorySegment.copy(MemorySegment.ofArray(mine), 0, data, 0, length);
                 Memslot dataSlot = ctx.registerGlobal(data);
                 ctx.sync();
                 if (pid == 0) for (int q = 1; q < p; q++) ctx.put(dataSlot, 0, q, dataSlot, 0, length);
                 ctx.sync();
                 ctx.deregister(dataSlot);
-                if (pid != 0) cached = ProbeCache.decode(data.toArray(ValueLayout.JAVA_BYTE));
+                result = data.toArray(ValueLayout.JAVA_BYTE);
+            } else {
+                result = new byte[0];
             }
             ctx.deregister(headerSlot);
-            ctx.deregister(hostsSlot);
+            return result;
         }
-        if (cached != null) return cached;
-        Fit fit = measure(ctx, budgetNanos);
-        if (pid == 0 && !ProbeCache.mode().equals("off")) ProbeCache.write(key, p, fit);
-        return fit;
     }
 
     /**

@@ -5,12 +5,8 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
 import org.lpf4j.MachineLevels;
-import org.lpf4j.Memslot;
 import org.lpf4j.spi.kit.ProbeHarness;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -105,43 +101,8 @@ final class HybridProbe {
 
     /** Collective: pid 0's sizes, g and l, to every process (without warnings, which pid 0's harness logged). */
     private static ProbeHarness.Fit fromPid0(Context c, ProbeHarness.Fit mine) {
-        int n = mine == null ? 0 : mine.sizes().length;
-        int p = c.nprocs();
-        int count = c.pid() == 0 ? n : 0;
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment header = arena.allocate(8, 8);
-            header.set(ValueLayout.JAVA_LONG, 0, count);
-            c.resizeMemoryRegister(2);
-            c.resizeMessageQueue(p);
-            c.sync();
-            Memslot hs = c.registerGlobal(header);
-            c.sync();
-            if (c.pid() == 0) for (int q = 1; q < p; q++) c.put(hs, 0, q, hs, 0, 8);
-            c.sync();
-            int k = (int) header.get(ValueLayout.JAVA_LONG, 0);
-            MemorySegment data = arena.allocate(24L * k, 8);
-            if (c.pid() == 0) {
-                for (int i = 0; i < k; i++) {
-                    data.setAtIndex(ValueLayout.JAVA_LONG, i, mine.sizes()[i]);
-                    data.setAtIndex(ValueLayout.JAVA_DOUBLE, k + i, mine.g()[i]);
-                    data.setAtIndex(ValueLayout.JAVA_DOUBLE, 2L * k + i, mine.l()[i]);
-                }
-            }
-            Memslot ds = c.registerGlobal(data);
-            c.sync();
-            if (c.pid() == 0) for (int q = 1; q < p; q++) c.put(ds, 0, q, ds, 0, data.byteSize());
-            c.sync();
-            c.deregister(ds);
-            c.deregister(hs);
-            if (k == 0) throw new FatalException("probe: pid 0 has no measurement of a level to share", null);
-            long[] sizes = new long[k];
-            double[] g = new double[k], l = new double[k];
-            for (int i = 0; i < k; i++) {
-                sizes[i] = data.getAtIndex(ValueLayout.JAVA_LONG, i);
-                g[i] = data.getAtIndex(ValueLayout.JAVA_DOUBLE, k + i);
-                l[i] = data.getAtIndex(ValueLayout.JAVA_DOUBLE, 2L * k + i);
-            }
-            return new ProbeHarness.Fit(sizes, g, l); // the same on pid 0: no warnings (the harness logged them there)
-        }
+        ProbeHarness.Fit f = ProbeHarness.fromPid0(c, mine);
+        if (f == null) throw new FatalException("probe: pid 0 has no measurement of a level to share", null);
+        return new ProbeHarness.Fit(f.sizes(), f.g(), f.l()); // the same on pid 0: no warnings (the harness logged them there)
     }
 }
