@@ -302,7 +302,7 @@ public abstract class SuperstepContext implements Context, NodeExchange {
      * One round: the OR of every process's word. When the round carries who sends to whom, this
      * process's row of the bits names the processes it sent streams to if {@code sent} (a sync
      * after {@link Exchange#sendEarly}), else none (a rehook or end round, or nothing queued), so
-     * every round passes MPI the same count.
+     * every round passes the transport the same count.
      */
     private long round(long mine, boolean sent) {
         int n = roundWords(); // sent at 0, received at 8n
