@@ -678,12 +678,6 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    /** @return the frames posted and not completed, for a check at a section's end */
-    boolean idle(int[] pending) {
-        for (int v : pending) if (v != 0) return false;
-        return true;
-    }
-
     /** Says goodbye to every peer and closes every connection. */
     @Override
     public void close() {
