@@ -66,6 +66,28 @@ public final class Restarts {
     }
 
     /**
+     * The SPMD function of one attempt of a job whose attempts a host framework makes, not
+     * {@link #exec}: a Spark barrier stage that Spark runs again after a task or an executor was
+     * lost, say. In attempt 1, 2, … every {@link Checkpoints#resume} restores the newest complete
+     * checkpoint that run {@code runId} made (its first attempt resumes nothing); with the
+     * {@code files} module every attempt must see the same directory.
+     *
+     * @param program     the program
+     * @param attempt     the attempt's number, 0 for the first
+     * @param runId       the job's run id, the same in every attempt and at every process
+     * @param resumptions where process 0 records where this attempt resumed (when it calls
+     *                    {@link Checkpoints#resume}); null: not recorded
+     * @return the function to run at every process of the attempt's section
+     */
+    public static Spmd attempt(Spmd program, int attempt, String runId, List<Resumption> resumptions) {
+        Objects.requireNonNull(program, "Restarts.attempt: program is null");
+        Objects.requireNonNull(runId, "Restarts.attempt: runId is null");
+        if (attempt < 0) throw new IllegalArgumentException("Restarts.attempt: attempt " + attempt + " < 0");
+        if (runId.isBlank()) throw new IllegalArgumentException("Restarts.attempt: runId is blank");
+        return new Attempt.Run(program, attempt, false, runId, null, resumptions);
+    }
+
+    /**
      * Runs {@code ctx.exec(p, spmd, args)}; if it fails with a {@link FatalException}, runs it
      * again, up to {@code restarts} times; each retry's {@link Checkpoints#resume} restores the
      * newest complete checkpoint.

@@ -5,13 +5,10 @@ import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
-import org.lpf4j.spi.Agreement;
 import org.lpf4j.spi.BootModule;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.Framework;
 import org.lpf4j.spi.boot.BootSession;
-import org.lpf4j.spi.boot.FenceOptions;
-import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.superstep.ProtocolSettings;
@@ -23,13 +20,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -61,17 +51,14 @@ final class NetRuntime {
     private NetRuntime() {
         BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
         this.bootModule = boot.name();
-        ProtocolSettings protocol = new ProtocolSettings(NetEngine.PAIRS_IN_ROUND_UP_TO.get(), "dense", Integer.MAX_VALUE,
-                BulkCopy.resolve());
-        String agreement = Agreement.encode(Agreement.choices(Components.installed())) + "\n"
-                + NetEngine.PAIRS_IN_ROUND_UP_TO.key() + "=" + protocol.pairsInRoundUpTo() + ", " + NetEngine.SYNC_TIMEOUT.key()
-                + "=" + NetEngine.SYNC_TIMEOUT.get();
+        ProtocolSettings protocol = NetSections.protocolSettings();
+        String agreement = Rendezvous.agreement(protocol);
         Mesh connected = null;
         int r, n;
         try (BootSession session = boot.openSession()) {
             r = session.rank();
             n = session.size();
-            if (n > 1) connected = connect(session, agreement);
+            if (n > 1) connected = Rendezvous.connect(session, agreement, InetAddress.getByName(NetEngine.BIND.get().strip()), null);
         } catch (IOException e) {
             throw new IllegalStateException("lpf4j net: the job's processes could not connect (boot module " + bootModule
                     + "): " + e.getMessage(), e);
@@ -86,49 +73,6 @@ final class NetRuntime {
             host = "localhost";
         }
         this.sections = new NetSections(protocol, "net/" + host + "/" + n, NetEngine.PROBE_MILLIS.get() * 1_000_000L);
-    }
-
-    private Mesh connect(BootSession session, String agreement) throws IOException {
-        int r = session.rank(), n = session.size();
-        InetAddress bindHost = InetAddress.getByName(NetEngine.BIND.get().strip());
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(bindHost, 0), n)) {
-            InetSocketAddress mine = (InetSocketAddress) server.getLocalAddress();
-            String advertised = mine.getAddress().isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress()
-                    : mine.getAddress().getHostAddress();
-            session.put("lpf4j.net.address", (advertised + " " + mine.getPort()).getBytes(StandardCharsets.UTF_8));
-            session.put("lpf4j.net.agreement", agreement.getBytes(StandardCharsets.UTF_8));
-            if (r == 0) {
-                ByteBuffer secret = ByteBuffer.allocate(Handshake.NONCE + 8);
-                secret.put(Handshake.newKey()).putLong(new java.security.SecureRandom().nextLong());
-                session.put("lpf4j.net.key", secret.array());
-            }
-            session.commit();
-            session.fence(FenceOptions.collect());
-            Duration wait = Duration.ofSeconds(30);
-            ByteBuffer secret = ByteBuffer.wrap(session.get(0, "lpf4j.net.key", wait));
-            byte[] key = new byte[Handshake.NONCE];
-            secret.get(key);
-            long job = secret.getLong();
-            List<InetSocketAddress> all = new ArrayList<>();
-            List<List<Agreement.Choice>> choices = new ArrayList<>();
-            List<String> settings = new ArrayList<>();
-            for (int q = 0; q < n; q++) {
-                String[] a = new String(session.get(q, "lpf4j.net.address", wait), StandardCharsets.UTF_8).split(" ");
-                all.add(new InetSocketAddress(InetAddress.getByName(a[0]), Integer.parseInt(a[1])));
-                String text = new String(session.get(q, "lpf4j.net.agreement", wait), StandardCharsets.UTF_8);
-                int cut = text.indexOf('\n');
-                choices.add(Agreement.decode(text.substring(0, cut)));
-                settings.add(text.substring(cut + 1));
-            }
-            Agreement.check(choices);
-            if (settings.stream().distinct().count() > 1) {
-                StringBuilder b = new StringBuilder("the processes of this net job have different engine settings (give every rank the same):");
-                for (int q = 0; q < n; q++) b.append(" [pid ").append(q).append(": ").append(settings.get(q)).append(']');
-                throw new IllegalStateException(b.toString());
-            }
-            return Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
-                    NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
-        }
     }
 
     /** @return the runtime of this JVM, joining the job on first use */

@@ -3,6 +3,7 @@ package org.lpf4j.engine.net;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.superstep.ProtocolSettings;
@@ -34,6 +35,11 @@ final class NetSections {
     }
 
     ProtocolSettings protocol() { return protocol; }
+
+    /** @return the protocol's settings of a net job, from the engine's parameters (the same at every process) */
+    static ProtocolSettings protocolSettings() {
+        return new ProtocolSettings(NetEngine.PAIRS_IN_ROUND_UP_TO.get(), "dense", Integer.MAX_VALUE, BulkCopy.resolve());
+    }
 
     String probeKey(int p) { return engineKey + "/" + p; }
 

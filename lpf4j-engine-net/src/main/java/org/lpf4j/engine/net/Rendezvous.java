@@ -1,0 +1,99 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.spi.Agreement;
+import org.lpf4j.spi.Components;
+import org.lpf4j.spi.boot.BootSession;
+import org.lpf4j.spi.boot.FenceOptions;
+import org.lpf4j.superstep.ProtocolSettings;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How the members of a boot session become a {@link Mesh}: each binds a listening socket, and in
+ * one collect-data fence publishes its address and its start-up agreement (the modules chosen,
+ * the protocol's settings); the job's secret (key and job id) is either one every member was given
+ * from outside (a host framework's closure) or one rank 0 makes and publishes in the same fence.
+ * Then the mesh connects, every connection proving the key, and the listening socket closes.
+ */
+final class Rendezvous {
+    private Rendezvous() {}
+
+    /** The bytes of a job secret: the key, then the job id. */
+    static final int SECRET_BYTES = Handshake.NONCE + 8;
+    private static final Duration GET_WAIT = Duration.ofSeconds(30);
+
+    /** @return a fresh random secret: {@link Handshake#NONCE} key bytes, then a job id */
+    static byte[] newSecret() {
+        byte[] secret = new byte[SECRET_BYTES];
+        new SecureRandom().nextBytes(secret);
+        return secret;
+    }
+
+    /** @return the text every member of a job must publish alike: the modules chosen and the protocol's settings */
+    static String agreement(ProtocolSettings protocol) {
+        return Agreement.encode(Agreement.choices(Components.installed())) + "\n"
+                + NetEngine.PAIRS_IN_ROUND_UP_TO.key() + "=" + protocol.pairsInRoundUpTo() + ", " + NetEngine.SYNC_TIMEOUT.key()
+                + "=" + NetEngine.SYNC_TIMEOUT.get();
+    }
+
+    /**
+     * Connects the session's members (collective over the session: one fence).
+     *
+     * @param session   the boot session, of more than one member
+     * @param agreement this member's {@link #agreement}
+     * @param bindHost  the address to listen on (the wildcard address advertises this host's address)
+     * @param secret    the job's secret ({@link #SECRET_BYTES}) given to every member alike, or null:
+     *                  rank 0 makes one and publishes it in the fence
+     * @return the connected mesh
+     * @throws IOException           if the members cannot connect
+     * @throws IllegalStateException if the members disagree on modules or settings
+     */
+    static Mesh connect(BootSession session, String agreement, InetAddress bindHost, byte[] secret) throws IOException {
+        int r = session.rank(), n = session.size();
+        if (secret != null && secret.length != SECRET_BYTES) {
+            throw new IllegalArgumentException("the job secret has " + secret.length + " bytes, not " + SECRET_BYTES);
+        }
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(bindHost, 0), n)) {
+            InetSocketAddress mine = (InetSocketAddress) server.getLocalAddress();
+            String advertised = mine.getAddress().isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress()
+                    : mine.getAddress().getHostAddress();
+            session.put("lpf4j.net.address", (advertised + " " + mine.getPort()).getBytes(StandardCharsets.UTF_8));
+            session.put("lpf4j.net.agreement", agreement.getBytes(StandardCharsets.UTF_8));
+            if (secret == null && r == 0) session.put("lpf4j.net.key", newSecret());
+            session.commit();
+            session.fence(FenceOptions.collect());
+            ByteBuffer s = ByteBuffer.wrap(secret != null ? secret : session.get(0, "lpf4j.net.key", GET_WAIT));
+            byte[] key = new byte[Handshake.NONCE];
+            s.get(key);
+            long job = s.getLong();
+            List<InetSocketAddress> all = new ArrayList<>();
+            List<List<Agreement.Choice>> choices = new ArrayList<>();
+            List<String> settings = new ArrayList<>();
+            for (int q = 0; q < n; q++) {
+                String[] a = new String(session.get(q, "lpf4j.net.address", GET_WAIT), StandardCharsets.UTF_8).split(" ");
+                all.add(new InetSocketAddress(InetAddress.getByName(a[0]), Integer.parseInt(a[1])));
+                String text = new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8);
+                int cut = text.indexOf('\n');
+                choices.add(Agreement.decode(text.substring(0, cut)));
+                settings.add(text.substring(cut + 1));
+            }
+            Agreement.check(choices);
+            if (settings.stream().distinct().count() > 1) {
+                StringBuilder b = new StringBuilder("the processes of this net job have different engine settings (give every rank the same):");
+                for (int q = 0; q < n; q++) b.append(" [pid ").append(q).append(": ").append(settings.get(q)).append(']');
+                throw new IllegalStateException(b.toString());
+            }
+            return Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
+                    NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package org.lpf4j.spark;
+
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.rdd.RDD;
+import org.lpf4j.engine.net.HostedSection;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * An lpf4j section inside a Spark barrier stage: every partition of an RDD becomes one LPF
+ * process (pid = the partition's index, p = the number of partitions) of a section on the net
+ * engine, and what each returns becomes its partition of the result.
+ *
+ * <pre>{@code
+ * JavaRDD<Double> sums = BspStage.of(numbers)                       // a JavaRDD<Double> of p partitions
+ *         .mapPartitions((ctx, partition) -> {
+ *             double mine = 0;
+ *             while (partition.hasNext()) mine += partition.next();
+ *             ... register, put to the other pids, ctx.sync() ...
+ *             return List.of(total).iterator();
+ *         });
+ * sums.collect();                                                   // runs the stage
+ * }</pre>
+ *
+ * <p><b>How it runs.</b> Like any transformation, {@link #mapPartitions} is lazy: an action on
+ * the result runs one barrier stage ({@code rdd.barrier().mapPartitions}), which Spark starts only
+ * when it can run all p tasks at once (p task slots are needed). The stage's output reaches the
+ * result through a shuffle (partition i of the result is what process i returned, in its order):
+ * Spark retries a failed barrier stage only when it ends in a shuffle, and that costs writing
+ * and reading the output once. Each task joins the section
+ * through one {@code allGather} (its executor's address; about 1 s, once per stage), then its
+ * processes connect over TCP, every connection proving a random key that the driver made when
+ * {@code mapPartitions} was called and that travels only in the task closure. Sockets bind to the
+ * executor's address ({@code lpf.engine.net.bind} given as a {@linkplain #parameter parameter}
+ * overrides it). Nothing outlives the task: the connections close when the process ends.
+ *
+ * <p><b>Failure.</b> A process that throws, or a lost executor, fails the section at every
+ * process ({@code FatalException} at their next sync); each task then throws a
+ * {@link BspStageException} naming its partition and the cause, which fails the barrier stage,
+ * and Spark runs the whole stage again ({@code spark.stage.maxConsecutiveAttempts} times). With
+ * {@link #checkpoints} every attempt after the first resumes its {@code Checkpoints} from the last
+ * complete checkpoint of this stage, instead of from the beginning.
+ *
+ * <p>Instances are immutable; the builder methods return new ones. Cost on the driver: nothing
+ * until an action runs the stage.
+ *
+ * @param <T> the input RDD's elements
+ */
+public final class BspStage<T> {
+    private final JavaRDD<T> input;
+    private final Map<String, String> parameters;
+
+    private BspStage(JavaRDD<T> input, Map<String, String> parameters) {
+        this.input = input;
+        this.parameters = parameters;
+    }
+
+    /**
+     * @param rdd the input: one LPF process per partition
+     * @param <T> its elements
+     * @return a stage over it, with no parameters set
+     */
+    public static <T> BspStage<T> of(JavaRDD<T> rdd) {
+        return new BspStage<>(Objects.requireNonNull(rdd, "BspStage.of: rdd"), new TreeMap<>());
+    }
+
+    /**
+     * Sets an lpf4j parameter in every task of the stage (e.g. {@code lpf.engine.net.syncTimeout},
+     * {@code lpf.coll}, {@code lpf.cr.files.keep}). The parameters hold in the executor JVM while
+     * the stage's tasks run there: two stages running at once in one executor must not set the
+     * same key to different values (the second one's tasks fail saying so).
+     *
+     * @param key   the key, starting with {@code lpf.}
+     * @param value its value, checked where the parameter is read
+     * @return a stage with the parameter set
+     * @throws IllegalArgumentException if the key does not start with {@code lpf.}
+     */
+    public BspStage<T> parameter(String key, String value) {
+        Objects.requireNonNull(key, "BspStage.parameter: key");
+        Objects.requireNonNull(value, "BspStage.parameter: value");
+        if (!key.startsWith("lpf.")) {
+            throw new IllegalArgumentException("BspStage.parameter(" + key + ", " + value + "): lpf4j's parameters start with 'lpf.'");
+        }
+        Map<String, String> p = new TreeMap<>(parameters);
+        p.put(key, value);
+        return new BspStage<>(input, p);
+    }
+
+    /**
+     * Keeps the {@code Checkpoints} of the stage's processes in a directory (the {@code files}
+     * module), so that a retry of the stage resumes from the last complete checkpoint.
+     *
+     * @param directory a directory every executor sees alike (a shared file system; a local
+     *                  path when all executors run on one host)
+     * @param every     how often a checkpoint is due, e.g. {@code "30s"}, {@code "500ms"}
+     * @return a stage with checkpoints
+     */
+    public BspStage<T> checkpoints(String directory, String every) {
+        Objects.requireNonNull(directory, "BspStage.checkpoints: directory");
+        Objects.requireNonNull(every, "BspStage.checkpoints: every");
+        if (directory.isBlank()) throw new IllegalArgumentException("BspStage.checkpoints: the directory is blank");
+        return parameter("lpf.cr", "files").parameter("lpf.cr.files.dir", directory).parameter("lpf.cr.files.every", every);
+    }
+
+    /** @return the parameters this stage sets in its tasks */
+    public Map<String, String> parameters() { return Map.copyOf(parameters); }
+
+    /**
+     * Makes the stage (lazily, as Spark transformations are): an action on the result runs every
+     * partition's process at once, in a barrier stage.
+     *
+     * @param program what every process runs
+     * @param <R>     the result's elements
+     * @return the result: partition i holds what process i returned
+     */
+    public <R> JavaRDD<R> mapPartitions(PartitionProgram<T, R> program) {
+        Objects.requireNonNull(program, "BspStage.mapPartitions: program");
+        BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), parameters);
+        RDD<scala.Tuple2<Integer, R>> keyed = input.rdd().barrier().mapPartitions(task, false, anything());
+        // Spark aborts a failed barrier stage that is a result stage, and retries one that ends
+        // in a shuffle: each output element goes to the result's partition of its pid.
+        return new JavaPairRDD<Integer, R>(keyed, anything(), anything())
+                .partitionBy(new PidPartitioner(input.getNumPartitions())).values();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <X> scala.reflect.ClassTag<X> anything() {
+        return (scala.reflect.ClassTag<X>) scala.reflect.ClassTag$.MODULE$.apply(Object.class);
+    }
+
+    /** Sends the elements keyed by pid i to partition i. */
+    private static final class PidPartitioner extends Partitioner {
+        private static final long serialVersionUID = 1L;
+        private final int partitions;
+
+        PidPartitioner(int partitions) { this.partitions = partitions; }
+
+        @Override public int numPartitions() { return partitions; }
+
+        @Override public int getPartition(Object key) { return (Integer) key; }
+
+        @Override public boolean equals(Object o) { return o instanceof PidPartitioner q && q.partitions == partitions; }
+
+        @Override public int hashCode() { return partitions; }
+    }
+}

@@ -1,0 +1,239 @@
+package org.lpf4j.spark;
+
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+import org.lpf4j.bsmp.Bsmp;
+import org.lpf4j.bsmp.BsmpMessage;
+import org.lpf4j.coll.Collectives;
+import org.lpf4j.cr.Checkpoints;
+
+import java.io.File;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * BspStage in Spark's local mode (every task a thread of this JVM, over real loopback sockets):
+ * the API's contract at p = 1, 2, 3, 4, 5, 8, the libraries inside a stage, failures and the
+ * retry that resumes from a checkpoint, and that a stage leaves no thread or socket behind.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BspStageLocalTest {
+    private static JavaSparkContext spark;
+
+    @BeforeAll
+    static void start() {
+        SparkConf conf = new SparkConf().setMaster("local[8,2]").setAppName("BspStageLocalTest")
+                .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+                .set("spark.ui.enabled", "false").set("spark.stage.maxConsecutiveAttempts", "3")
+                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s");
+        spark = new JavaSparkContext(conf);
+        spark.setLogLevel("ERROR");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (spark != null) spark.close();
+    }
+
+    private static JavaRDD<Long> numbers(long n, int partitions) {
+        List<Long> all = new ArrayList<>();
+        for (long i = 1; i <= n; i++) all.add(i);
+        return spark.parallelize(all, partitions);
+    }
+
+    /** Reserves register slots and queue entries, and makes them usable (one sync). */
+    static void reserve(Context ctx, long slots, long messages) {
+        ctx.resizeMemoryRegister(slots);
+        ctx.resizeMessageQueue(messages);
+        ctx.sync();
+    }
+
+    @ParameterizedTest(name = "p = {0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void everyPartitionIsAProcessAndReturnsItsPartition(int p) {
+        long n = 1000;
+        List<long[]> out = BspStage.of(numbers(n, p)).mapPartitions((Context ctx, Iterator<Long> partition) -> {
+            long mine = 0, count = 0;
+            while (partition.hasNext()) {
+                mine += partition.next();
+                count++;
+            }
+            reserve(ctx, 2, ctx.nprocs());
+            MemorySegment all = Arena.ofAuto().allocate(8L * ctx.nprocs(), 8);
+            MemorySegment own = Arena.ofAuto().allocate(8, 8);
+            own.set(ValueLayout.JAVA_LONG, 0, mine);
+            Memslot allSlot = ctx.registerGlobal(all), ownSlot = ctx.registerLocal(own);
+            ctx.sync();
+            for (int q = 0; q < ctx.nprocs(); q++) ctx.put(ownSlot, 0, q, allSlot, 8L * ctx.pid(), 8);
+            ctx.sync();
+            long total = 0;
+            for (int q = 0; q < ctx.nprocs(); q++) total += all.get(ValueLayout.JAVA_LONG, 8L * q);
+            return List.of(new long[]{ctx.pid(), ctx.nprocs(), count, mine, total}).iterator();
+        }).collect();
+        assertEquals(p, out.size(), "one element per partition");
+        long counted = 0;
+        for (int i = 0; i < p; i++) {
+            long[] r = out.get(i);
+            assertEquals(i, r[0], "partition " + i + " is pid " + i);
+            assertEquals(p, r[1], "nprocs = partitions");
+            assertEquals(n * (n + 1) / 2, r[4], "pid " + i + " saw every partition's sum");
+            counted += r[2];
+        }
+        assertEquals(n, counted, "every element was read by exactly one process");
+    }
+
+    @Test
+    void collectivesAndBsmpWorkInsideAStage() {
+        int p = 4;
+        List<long[]> out = BspStage.of(numbers(40, p)).mapPartitions((Context ctx, Iterator<Long> partition) -> {
+            long mine = 0;
+            while (partition.hasNext()) mine += partition.next();
+            int np = ctx.nprocs();
+            reserve(ctx, 8 + Bsmp.REGISTER_ENTRIES, 4L * np + Bsmp.queueEntries(np, 1));
+            MemorySegment element = Arena.ofAuto().allocate(8, 8);
+            element.set(ValueLayout.JAVA_LONG, 0, mine);
+            Memslot slot = ctx.registerGlobal(element);
+            long reduced;
+            try (Collectives coll = Collectives.init(ctx, 1, 8, 8)) {
+                ctx.sync(); // the slot and the object are usable after this sync
+                coll.allreduce(element, slot, 8, (n, a, ao, v, vo) -> {
+                    for (long i = 0; i < n; i++) v.set(ValueLayout.JAVA_LONG, vo, v.get(ValueLayout.JAVA_LONG, vo) + a.get(ValueLayout.JAVA_LONG, ao + 8 * i));
+                });
+                ctx.sync();
+                reduced = element.get(ValueLayout.JAVA_LONG, 0);
+            }
+            long received;
+            try (Bsmp bsmp = Bsmp.create(ctx, 8, 8, 1)) {
+                bsmp.sendLongTag((ctx.pid() + 1) % np, ctx.pid(), new byte[]{(byte) ctx.pid(), 1, 2, 3, 4, 5, 6, 7});
+                bsmp.sync();
+                BsmpMessage m = bsmp.move();
+                received = m.tagLong();
+            }
+            return List.of(new long[]{reduced, received}).iterator();
+        }).collect();
+        for (int i = 0; i < p; i++) {
+            assertEquals(40 * 41 / 2, out.get(i)[0], "allreduce at pid " + i);
+            assertEquals((i + p - 1) % p, out.get(i)[1], "pid " + i + " got the message of its left neighbour");
+        }
+    }
+
+    @Test
+    void aThrowingProcessFailsTheStageNamingThePartitionAndTheCause() {
+        Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).mapPartitions((Context ctx, Iterator<Long> it) -> {
+            ctx.sync();
+            if (ctx.pid() == 1) throw new IllegalStateException("boom at pid 1");
+            ctx.sync();
+            return List.<Long>of().iterator();
+        }).collect());
+        String message = text(e);
+        assertTrue(message.contains("partition 1 of 3") || message.contains("partition 0 of 3") || message.contains("partition 2 of 3"),
+                "names a partition: " + message);
+        assertTrue(message.contains("boom at pid 1"), "carries the cause: " + message);
+    }
+
+    /** The messages of an exception and its causes. */
+    static String text(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) b.append(c).append(" | ");
+        return b.toString();
+    }
+
+    @Test
+    void aRetriedStageResumesFromTheLastCompleteCheckpoint(@TempDir Path dir) {
+        int p = 3, steps = 60;
+        JavaRDD<long[]> stage = BspStage.of(numbers(p, p)).checkpoints(dir.toString(), "0")
+                .mapPartitions((Context ctx, Iterator<Long> it) -> retriedLoop(ctx, steps, 40));
+        List<long[]> out = stage.collect();
+        for (int i = 0; i < p; i++) {
+            assertEquals(1, out.get(i)[0], "the stage ran twice (attempt " + out.get(i)[0] + ")");
+            assertEquals(21, out.get(i)[1], "the retry resumed after the checkpoint of iteration 20 at pid " + i);
+            assertEquals(expectedValue(i, steps), out.get(i)[2], "the value at pid " + i + " is the fault-free one");
+        }
+    }
+
+    /** pid + sum of t over t < steps, accumulated through a protected segment. */
+    static long expectedValue(int pid, int steps) { return pid + LongStream.range(0, steps).sum(); }
+
+    static Iterator<long[]> retriedLoop(Context ctx, int steps, int failAt) throws Exception {
+        int attempt = BarrierTaskContext.get().stageAttemptNumber();
+        reserve(ctx, Checkpoints.REGISTER_SLOTS, Checkpoints.queueEntries(ctx.nprocs()));
+        MemorySegment value = Arena.ofAuto().allocate(8, 8);
+        value.set(ValueLayout.JAVA_LONG, 0, ctx.pid());
+        long start;
+        try (Checkpoints cr = Checkpoints.init(ctx, "retried loop " + steps)) {
+            cr.protect("value", value);
+            cr.resume();
+            start = cr.iteration();
+            for (long t = start; t < steps; t = t == 20 ? cr.checkpointNow() : cr.checkpoint()) {
+                value.set(ValueLayout.JAVA_LONG, 0, value.get(ValueLayout.JAVA_LONG, 0) + t);
+                Thread.sleep(2);
+                if (attempt == 0 && t == failAt && ctx.pid() == ctx.nprocs() - 1) throw new IllegalStateException("lost at " + t);
+            }
+        }
+        return List.of(new long[]{attempt, start, value.get(ValueLayout.JAVA_LONG, 0)}).iterator();
+    }
+
+    @Test
+    void aStageLeavesNoThreadAndNoSocketBehind() throws Exception {
+        JavaRDD<Long> input = numbers(100, 4);
+        Runnable stage = () -> BspStage.of(input).mapPartitions((Context ctx, Iterator<Long> it) -> {
+            ctx.sync();
+            return List.of(ctx.pid()).iterator();
+        }).collect();
+        stage.run(); // Spark's own threads and connections start here
+        Thread.sleep(200);
+        long sockets = sockets();
+        List<String> before = lpfThreads();
+        for (int i = 0; i < 3; i++) stage.run();
+        Thread.sleep(200);
+        assertEquals(before, lpfThreads(), "lpf4j threads after three more stages");
+        // A leak would leave 3 x (6 connections x 2 ends + 4 listeners) = 48 sockets.
+        assertTrue(sockets() - sockets < 8, "sockets grew from " + sockets + " to " + sockets());
+    }
+
+    private static long sockets() throws Exception {
+        long n = 0;
+        File[] fds = new File("/proc/self/fd").listFiles();
+        if (fds == null) return 0;
+        for (File f : fds) {
+            try {
+                if (Files.readSymbolicLink(f.toPath()).toString().startsWith("socket:")) n++;
+            } catch (Exception e) {
+                // closed while listing
+            }
+        }
+        return n;
+    }
+
+    private static List<String> lpfThreads() {
+        List<String> names = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().toLowerCase().contains("lpf")) names.add(t.getName());
+        }
+        names.sort(null);
+        return names;
+    }
+}
