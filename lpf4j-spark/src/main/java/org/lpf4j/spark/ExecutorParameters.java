@@ -1,5 +1,6 @@
 package org.lpf4j.spark;
 
+import org.lpf4j.spi.Components;
 import org.lpf4j.spi.ParameterRegistry;
 
 import java.util.HashMap;
@@ -30,6 +31,7 @@ final class ExecutorParameters {
      * @throws IllegalStateException if a running task holds one of the keys with another value
      */
     static Applied apply(Map<String, String> parameters, String where) {
+        Components.installed(); // declares every installed module's parameters: an executor may not have yet
         synchronized (HELD) {
             for (Map.Entry<String, String> e : parameters.entrySet()) {
                 Held h = HELD.get(e.getKey());
