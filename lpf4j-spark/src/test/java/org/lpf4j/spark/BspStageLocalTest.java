@@ -47,7 +47,7 @@ class BspStageLocalTest {
     static void start() {
         SparkConf conf = new SparkConf().setMaster("local[8,2]").setAppName("BspStageLocalTest")
                 .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
-                .set("spark.ui.enabled", "false").set("spark.stage.maxConsecutiveAttempts", "3")
+                .set("spark.ui.enabled", "false").set("spark.stage.maxConsecutiveAttempts", "2")
                 .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s");
         spark = new JavaSparkContext(conf);
         spark.setLogLevel("ERROR");
@@ -208,9 +208,15 @@ class BspStageLocalTest {
         long sockets = sockets();
         List<String> before = lpfThreads();
         for (int i = 0; i < 3; i++) stage.run();
+        assertThrows(Exception.class, () -> BspStage.of(input).mapPartitions((Context ctx, Iterator<Long> it) -> {
+            ctx.sync();
+            if (ctx.pid() == 1) throw new IllegalStateException("pid 1 fails the stage");
+            ctx.sync();
+            return List.of(ctx.pid()).iterator();
+        }).collect());
         Thread.sleep(200);
-        assertEquals(before, lpfThreads(), "lpf4j threads after three more stages");
-        // A leak would leave 3 x (6 connections x 2 ends + 4 listeners) = 48 sockets.
+        assertEquals(before, lpfThreads(), "lpf4j threads after three more stages and a failed one");
+        // A leak would leave 6 x (6 connections x 2 ends + 4 listeners) = 96 sockets (the failed stage ran twice).
         assertTrue(sockets() - sockets < 8, "sockets grew from " + sockets + " to " + sockets());
     }
 
