@@ -1,9 +1,8 @@
 package org.lpf4j.spi;
 
 import org.lpf4j.Context;
-import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.StartCollectives;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -134,47 +133,20 @@ public final class Agreement {
     /**
      * Exchanges every process's choices over LPF and {@linkplain #check checks} them. Collective:
      * every process of {@code ctx} calls it. Meant for a fresh context at the start of a job: it
-     * reserves 2 register entries and 2p queue entries, makes 6 syncs (capacities, registration,
-     * lengths, registration, texts, releasing the capacities), and leaves both
-     * capacities at 0 again.
+     * gathers the choices with {@link StartCollectives#allgather} (2 register entries, 2p queue
+     * entries, 5 syncs), then releases the capacities in a sixth sync, leaving both at 0 again.
      *
      * @param ctx  a context of the job, with nothing registered or queued
      * @param mine this process's choices
      * @throws IllegalStateException if the processes disagree (on every process, same message)
      */
     public static void verify(Context ctx, List<Choice> mine) {
-        int p = ctx.nprocs(), s = ctx.pid();
-        byte[] own = encode(mine).getBytes(StandardCharsets.UTF_8);
-        ctx.resizeMemoryRegister(2);
-        ctx.resizeMessageQueue(2L * p);
-        ctx.sync();
-        long[] lengths = new long[p];
-        MemorySegment lengthsSeg = MemorySegment.ofArray(lengths);
-        MemorySegment ownLength = MemorySegment.ofArray(new long[] {own.length});
-        Memslot all = ctx.registerGlobal(lengthsSeg);
-        Memslot one = ctx.registerLocal(ownLength);
-        ctx.sync();
-        for (int q = 0; q < p; q++) ctx.put(one, 0, q, all, 8L * s, 8);
-        ctx.sync();
-        ctx.deregister(all);
-        ctx.deregister(one);
-        long width = 0;
-        for (long n : lengths) width = Math.max(width, n);
-        byte[] texts = new byte[Math.toIntExact(width * p)];
-        all = ctx.registerGlobal(MemorySegment.ofArray(texts));
-        one = ctx.registerLocal(MemorySegment.ofArray(own));
-        ctx.sync();
-        for (int q = 0; q < p; q++) ctx.put(one, 0, q, all, width * s, own.length);
-        ctx.sync();
-        ctx.deregister(all);
-        ctx.deregister(one);
+        byte[][] texts = StartCollectives.allgather(ctx, encode(mine).getBytes(StandardCharsets.UTF_8));
         ctx.resizeMemoryRegister(0);
         ctx.resizeMessageQueue(0);
         ctx.sync();
         List<List<Choice>> byPid = new ArrayList<>();
-        for (int q = 0; q < p; q++) {
-            byPid.add(decode(new String(texts, Math.toIntExact(width * q), (int) lengths[q], StandardCharsets.UTF_8)));
-        }
+        for (byte[] text : texts) byPid.add(decode(new String(text, StandardCharsets.UTF_8)));
         check(byPid);
     }
 

@@ -273,7 +273,7 @@ public final class ProbeHarness {
         byte[] answer;
         try (Arena arena = Arena.ofShared()) {
             MemorySegment hosts = arena.allocate(8L * p, 8);
-            ctx.resizeMemoryRegister(2); // hosts here; length and figures in bytesFromPid0
+            ctx.resizeMemoryRegister(2); // hosts here; length and figures in StartCollectives.fromPid0
             ctx.resizeMessageQueue(p);
             ctx.sync();
             Memslot hostsSlot = ctx.registerGlobal(hosts);
@@ -297,7 +297,7 @@ public final class ProbeHarness {
             }
             ctx.deregister(hostsSlot);
         }
-        byte[] shared = bytesFromPid0(ctx, answer);
+        byte[] shared = StartCollectives.fromPid0(ctx, answer);
         if (pid != 0 && shared.length > 0) cached = ProbeCache.decode(shared);
         if (cached != null) return cached;
         Fit fit = measure(ctx, budgetNanos);
@@ -312,47 +312,8 @@ public final class ProbeHarness {
      * @return pid 0's fit, warnings included, or null if pid 0 had none
      */
     public static Fit fromPid0(Context ctx, Fit mine) {
-        byte[] b = bytesFromPid0(ctx, ctx.pid() == 0 && mine != null ? ProbeCache.encode(mine) : new byte[0]);
+        byte[] b = StartCollectives.fromPid0(ctx, ctx.pid() == 0 && mine != null ? ProbeCache.encode(mine) : new byte[0]);
         return b.length == 0 ? null : ctx.pid() == 0 ? mine : ProbeCache.decode(b);
-    }
-
-    /**
-     * Collective: pid 0's bytes at every process, in three supersteps (its length, then the bytes,
-     * each put by pid 0 to every other process). Sets the capacities to 2 slots and p − 1 requests
-     * and leaves nothing registered; for sections that start from nothing (a probe's).
-     *
-     * @param mine pid 0's bytes (ignored elsewhere)
-     * @return pid 0's bytes
-     */
-    public static byte[] bytesFromPid0(Context ctx, byte[] mine) {
-        int p = ctx.nprocs(), pid = ctx.pid();
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment header = arena.allocate(8, 8);
-            header.set(ValueLayout.JAVA_LONG, 0, pid == 0 ? mine.length : 0);
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(p);
-            ctx.sync();
-            Memslot headerSlot = ctx.registerGlobal(header);
-            ctx.sync();
-            if (pid == 0) for (int q = 1; q < p; q++) ctx.put(headerSlot, 0, q, headerSlot, 0, 8);
-            ctx.sync();
-            int length = (int) header.get(ValueLayout.JAVA_LONG, 0);
-            byte[] result = mine;
-            if (length > 0) {
-                MemorySegment data = arena.allocate(length);
-                if (pid == 0) MemorySegment.copy(MemorySegment.ofArray(mine), 0, data, 0, length);
-                Memslot dataSlot = ctx.registerGlobal(data);
-                ctx.sync();
-                if (pid == 0) for (int q = 1; q < p; q++) ctx.put(dataSlot, 0, q, dataSlot, 0, length);
-                ctx.sync();
-                ctx.deregister(dataSlot);
-                result = data.toArray(ValueLayout.JAVA_BYTE);
-            } else {
-                result = new byte[0];
-            }
-            ctx.deregister(headerSlot);
-            return result;
-        }
     }
 
     /**

@@ -102,21 +102,25 @@ public final class SlotRegister implements SlotView {
     private static final Thread FOREIGN_THREAD = new Thread(() -> { }, "lpf-access-check");
 
     /**
-     * The check of engines that copy on other threads than the registering one (every engine
-     * that executes a request at its target): the segment must be accessible from any thread.
+     * The one check, for every engine, that a registered segment is accessible from any thread:
+     * engines whose processes share a JVM copy on other processes' threads, and a program that
+     * works on one engine must work on all, so engines that could use a thread-confined segment
+     * (those that copy on the owner's thread) refuse it too. O(1); allocates only the exception.
      *
-     * @throws IllegalArgumentException naming the call if the segment is confined to one thread
+     * @throws IllegalArgumentException naming the call, the pid and the arenas that work if the
+     *                                  segment is confined to one thread
      */
     public static void requireShareable(MemorySegment segment, String call, int pid) {
         if (segment.byteSize() > 0 && !segment.isAccessibleBy(FOREIGN_THREAD)) {
             throw new IllegalArgumentException(call + "(" + segment + ") at pid " + pid
-                    + ": the segment is confined to one thread; the engine copies on other processes' threads,"
-                    + " so register heap segments or segments of shared, global or automatic arenas");
+                    + ": the segment is confined to one thread; engines may copy on other processes' threads"
+                    + " (those whose processes share a JVM do), so register heap segments or segments of shared,"
+                    + " global or automatic arenas");
         }
     }
 
     /**
-     * {@code registerGlobal} of an engine that copies on other processes' threads:
+     * {@code registerGlobal} as every engine makes it:
      * {@link #checkRegistrable}, {@link #requireShareable}, then {@link #registerGlobal}. O(1).
      *
      * @param superstep the current superstep: the slot is usable from {@code superstep + 1}
@@ -127,7 +131,7 @@ public final class SlotRegister implements SlotView {
     }
 
     /**
-     * {@code registerLocal} of an engine that copies on other processes' threads:
+     * {@code registerLocal} as every engine makes it:
      * {@link #checkRegistrable}, {@link #requireShareable}, then {@link #registerLocal}. O(1).
      */
     public Memslot registerLocalShared(MemorySegment segment, int pid, int nprocs) {

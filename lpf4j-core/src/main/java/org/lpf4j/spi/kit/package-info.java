@@ -29,6 +29,8 @@
  *     supplier that runs {@link org.lpf4j.spi.kit.ProbeHarness#cachedOrMeasured} (pid 0 reads the
  *     disk cache and decides for everyone) or {@link org.lpf4j.spi.kit.ProbeHarness#measure} on a
  *     fresh section when they span JVMs (every process must decide alike whether to measure).</li>
+ * <li>small exchanges at the start of a section (pid 0's bytes to everyone, everyone's bytes to
+ *     everyone): {@link org.lpf4j.spi.kit.StartCollectives}, over any engine's public context.</li>
  * </ul>
  * What stays the engine's: moving the bytes at the sync (and checking the remote area's bounds
  * there), the barrier, failure propagation ({@link org.lpf4j.FatalException} at every process's

@@ -9,6 +9,7 @@ import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.engine.threads.kit.PullApplier;
 import org.lpf4j.engine.threads.kit.QueuePair;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
@@ -58,6 +59,8 @@ final class HybridContext implements Context {
     final SlotRegister register = new SlotRegister();
     private final StagedCapacity queueCapacity = new StagedCapacity("resizeMessageQueue");
     private final QueuePair queues;
+    /** Executes, at a sync, the node-local puts to this process and its node-local gets. */
+    private final PullApplier pull;
     /** Requests for processes on other nodes; the exchange sets a get's {@code getTag} to its reply's offset in the owner node's reply stream. */
     final RequestList remote = new RequestList();
     private long syncs;
@@ -74,6 +77,8 @@ final class HybridContext implements Context {
         int cores = node.settings.threads() * node.layout.nodeShare(node.node);
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new QueuePair(node.t, node.outboxes, local);
+        this.pull = new PullApplier(node.outboxes, node.t, local, node.base, register, l -> node.members[l].register,
+                node.copier);
     }
 
     /** Combining puts, also between nodes when their operator is {@link java.io.Serializable}. */
@@ -184,50 +189,13 @@ final class HybridContext implements Context {
         return node.barrier.await(local, node.round(local));
     }
 
-    /** Node-local puts to this process, then remote puts to it, then its gets. */
+    /** Node-local puts to this process, then remote puts to it, then its gets (node-local ones, then remote ones). */
     private void executeRequestsToMe(int parity) {
-        final RequestQueue.Outbox[] outboxes = node.outboxes;
-        final int t = node.t, base = parity * t;
-        for (int s = 0; s < t; s++) {
-            RequestQueue.Outbox from = outboxes[base + s];
-            for (long r = from.firstAfterBarrier(local, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
-                long size = from.sizeAfterBarrier(r);
-                if (size == 0) continue;
-                long dstOffset = from.dstOffsetAfterBarrier(r);
-                MemorySegment dst = checkedDestination(node.base + s, from.slotAfterBarrier(r), dstOffset, size);
-                MsgAttr combining = from.attrAfterBarrier(r);
-                if (combining == null) {
-                    node.copier.copy(from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
-                } else {
-                    RequestChecks.combine(combining, from.sourceAfterBarrier(r), from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
-                }
-            }
-        }
+        pull.applyPuts(syncs);
         Link link = node.link;
         if (link != null) link.applyPuts(local);
-        RequestQueue own = queues.ofParity(parity);
-        for (int g = 0, n = own.gets(); g < n; g++) {
-            long size = own.getSize(g);
-            if (size == 0) continue;
-            int owner = own.getPid(g);
-            int slot = own.getSlot(g);
-            MemorySegment src = node.members[owner].register.globalSegment(slot);
-            long srcOffset = own.getSrcOffset(g);
-            if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
-                throw RequestChecks.remoteGetTooFar(pid, node.base + owner, slot, srcOffset, size, src);
-            }
-            node.copier.copy(src, srcOffset, own.getDestination(g), own.getDstOffset(g), size);
-        }
+        pull.applyGets(queues.ofParity(parity));
         if (remote.gets > 0) link.applyReplies(local);
-    }
-
-    /** @param from the writer's pid */
-    private MemorySegment checkedDestination(int from, int slot, long dstOffset, long size) {
-        MemorySegment dst = register.globalSegment(slot);
-        if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
-            throw RequestChecks.remotePutTooFar("pid " + from, pid, slot, dstOffset, size, dst);
-        }
-        return dst;
     }
 
     // ---- registration ----

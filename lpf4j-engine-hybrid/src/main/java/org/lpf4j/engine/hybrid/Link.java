@@ -1,13 +1,12 @@
 package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Context;
-import org.lpf4j.Memslot;
 import org.lpf4j.superstep.NodeExchange;
 import org.lpf4j.superstep.NodeRequests;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.StartCollectives;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
@@ -83,7 +81,7 @@ final class Link implements NodeRequests {
 
     /**
      * Collective over the nodes, at the start of a section: gathers every node's thread count and
-     * host name (puts in the node-level section, three syncs) and fails, on every node alike, if
+     * host name ({@link StartCollectives#allgather} in the node-level section, five syncs) and fails, on every node alike, if
      * a hook's thread counts differ (its ranks gave different {@code threadsPerNode}) or, when
      * {@code hosts} is set, if two nodes run on the same host (the hybrid engine runs one JVM per
      * node; {@code lpf.engine.hybrid.nodes=rank} lifts that check for tests on one machine).
@@ -93,34 +91,20 @@ final class Link implements NodeRequests {
      *                layout may give nodes different counts on purpose: 5 on 3 nodes is 2 + 2 + 1)
      */
     void checkNodes(int threads, boolean hosts, String call) {
-        final int width = 256;
         int n = nodes.nprocs(), me = nodes.pid();
-        byte[] own = HostName.of().getBytes(StandardCharsets.UTF_8);
-        int len = Math.min(own.length, width - 8);
-        nodes.resizeMemoryRegister(1);
-        nodes.resizeMessageQueue(n);
-        nodes.sync();
-        try (Arena a = Arena.ofShared()) {
-            MemorySegment facts = a.allocate((long) width * n);
-            Memslot slot = nodes.registerGlobal(facts);
-            nodes.sync();
-            MemorySegment mine = facts.asSlice((long) width * me, width);
-            mine.set(JAVA_INT_UNALIGNED, 0, threads);
-            mine.set(JAVA_INT_UNALIGNED, 4, len);
-            MemorySegment.copy(MemorySegment.ofArray(own), 0, mine, 8, len);
-            for (int q = 0; q < n; q++) if (q != me) nodes.put(slot, (long) width * me, q, slot, (long) width * me, 8 + len);
-            nodes.sync();
-            nodes.deregister(slot);
-            int[] threadCounts = new int[n];
-            String[] hostNames = new String[n];
-            for (int q = 0; q < n; q++) {
-                MemorySegment entry = facts.asSlice((long) width * q, width);
-                threadCounts[q] = entry.get(JAVA_INT_UNALIGNED, 0);
-                hostNames[q] = new String(entry.asSlice(8, entry.get(JAVA_INT_UNALIGNED, 4)).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
-            }
-            RuntimeException refused = refusal(threadCounts, hostNames, hosts, call, me);
-            if (refused != null) throw refused;
+        byte[] host = HostName.of().getBytes(StandardCharsets.UTF_8);
+        byte[] own = new byte[4 + host.length];
+        MemorySegment.ofArray(own).set(JAVA_INT_UNALIGNED, 0, threads);
+        System.arraycopy(host, 0, own, 4, host.length);
+        byte[][] facts = StartCollectives.allgather(nodes, own);
+        int[] threadCounts = new int[n];
+        String[] hostNames = new String[n];
+        for (int q = 0; q < n; q++) {
+            threadCounts[q] = MemorySegment.ofArray(facts[q]).get(JAVA_INT_UNALIGNED, 0);
+            hostNames[q] = new String(facts[q], 4, facts[q].length - 4, StandardCharsets.UTF_8);
         }
+        RuntimeException refused = refusal(threadCounts, hostNames, hosts, call, me);
+        if (refused != null) throw refused;
     }
 
     /**

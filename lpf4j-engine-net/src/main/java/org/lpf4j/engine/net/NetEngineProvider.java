@@ -45,6 +45,22 @@ public final class NetEngineProvider implements EngineProvider {
      *         nothing says
      */
     static int jobSize() {
+        int known = knownJobSize;
+        if (known > 0) return known;
+        int size = askJobSize();
+        if (size > 0) knownJobSize = size;
+        return size;
+    }
+
+    /**
+     * The job size once something said it (a launcher's variables or a boot module's membership
+     * do not change during the JVM's life); 0 until then, so that a JVM where nothing says yet
+     * (parameters such as {@code lpf.boot} still unset) asks again.
+     */
+    private static volatile int knownJobSize;
+
+    /** {@link #jobSize} without the cache: reads the environment, then selects boot modules (file reads, a selection). */
+    private static int askJobSize() {
         int launched = launchedSize();
         if (launched > 0) return launched;
         // The launcher's variables (the env module: no native call), else the selected module.
@@ -72,7 +88,7 @@ public final class NetEngineProvider implements EngineProvider {
         }
     }
 
-    /** Launched: the job size; otherwise 1. */
+    /** Launched: the job size; otherwise 1. Cheap after the first answer that a launcher or boot module gave ({@link #jobSize}). */
     @Override
     public int machineSize() { return Math.max(1, jobSize()); }
 

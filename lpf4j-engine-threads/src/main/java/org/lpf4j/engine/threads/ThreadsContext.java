@@ -9,10 +9,10 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
+import org.lpf4j.engine.threads.kit.PullApplier;
 import org.lpf4j.engine.threads.kit.QueuePair;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
-import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -44,8 +44,8 @@ final class ThreadsContext implements Context {
     private final int freeP;
     private final Args args;
     private final boolean root;
-    /** How this process copies the requests it executes ({@code lpf.copy}). */
-    private final BulkCopy copier;
+    /** Executes, at a sync, the puts to this process and its gets ({@code lpf.copy} copies them). */
+    private final PullApplier pull;
 
     /** This process's memory register (global and local slots, staged capacity). */
     final SlotRegister register = new SlotRegister();
@@ -65,13 +65,14 @@ final class ThreadsContext implements Context {
 
     ThreadsContext(Team team, int pid, int freeP, Args args, boolean root) {
         this.team = team;
-        this.copier = team.settings.copy();
         this.pid = pid;
         this.nprocs = team.p;
         this.freeP = freeP;
         this.args = args;
         this.root = root;
         this.queues = new QueuePair(nprocs, team.outboxes, pid);
+        this.pull = new PullApplier(team.outboxes, nprocs, pid, 0, register, q -> team.members[q].register,
+                team.settings.copy());
     }
 
     @Override public int pid() { return pid; }
@@ -150,70 +151,10 @@ final class ThreadsContext implements Context {
 
     /** Executes every put whose destination is this process and every get this process made. */
     private void executeRequestsToMe(int parity) {
-        final RequestQueue.Outbox[] outboxes = team.outboxes;
-        final int base = parity * nprocs;
-        long applied = 0, bytes = 0;
-        for (int s = 0; s < nprocs; s++) {
-            RequestQueue.Outbox from = outboxes[base + s];
-            for (long r = from.firstAfterBarrier(pid, syncs); r != RequestQueue.NONE; r = from.nextAfterBarrier(r)) {
-                long size = from.sizeAfterBarrier(r);
-                if (size == 0) continue;
-                int slot = from.slotAfterBarrier(r);
-                MemorySegment dst = register.globalSegment(slot);
-                long dstOffset = from.dstOffsetAfterBarrier(r);
-                if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
-                    throw RequestChecks.remotePutTooFar(s, pid, slot, dstOffset, size, dst);
-                }
-                applied++;
-                bytes += size;
-                MsgAttr combining = from.attrAfterBarrier(r);
-                MemorySegment src = from.sourceAfterBarrier(r);
-                try {
-                    if (combining == null) {
-                        copier.copy(src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
-                    } else {
-                        RequestChecks.combine(combining, src, from.sourceOffsetAfterBarrier(r), dst, dstOffset, size);
-                    }
-                } catch (IllegalStateException e) { // a closed Arena
-                    throw freed("put from pid " + s + " to pid " + pid, slot, dstOffset, size, src, s, dst, pid, e);
-                }
-            }
-        }
-        putsIn = applied;
-        bytesIn = bytes;
-        RequestQueue own = queues.ofParity(parity);
-        final ThreadsContext[] members = team.members;
-        for (int g = 0, n = own.gets(); g < n; g++) {
-            long size = own.getSize(g);
-            if (size == 0) continue;
-            int owner = own.getPid(g);
-            ThreadsContext from = members[owner];
-            int slot = own.getSlot(g);
-            MemorySegment src = from.register.globalSegment(slot);
-            long srcOffset = own.getSrcOffset(g);
-            if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
-                throw RequestChecks.remoteGetTooFar(pid, owner, slot, srcOffset, size, src);
-            }
-            MemorySegment dst = own.getDestination(g);
-            try {
-                copier.copy(src, srcOffset, dst, own.getDstOffset(g), size);
-            } catch (IllegalStateException e) { // a closed Arena
-                throw freed("get by pid " + pid + " from pid " + owner, slot, srcOffset, size, src, owner, dst, pid, e);
-            }
-        }
-    }
-
-    /**
-     * A request whose memory was freed (its Arena closed) while registered: the report names the
-     * request and whose memory it was, not just the JDK's "Already closed".
-     */
-    private static IllegalStateException freed(String request, int slot, long offset, long size, MemorySegment src,
-                                                int srcPid, MemorySegment dst, int dstPid, IllegalStateException e) {
-        String whose = !dst.scope().isAlive() ? "pid " + dstPid + " closed the Arena of its destination memory"
-                : !src.scope().isAlive() ? "pid " + srcPid + " closed the Arena of its source memory"
-                : "its memory is not accessible";
-        return new IllegalStateException(request + " global#" + slot + " (remote offset=" + offset + ", size=" + size
-                + "): " + whose + " before deregistering it (" + e.getMessage() + ")", e);
+        pull.applyPuts(syncs);
+        putsIn = pull.putsIn();
+        bytesIn = pull.bytesIn();
+        pull.applyGets(queues.ofParity(parity));
     }
 
     // =====================================================================================

@@ -3,6 +3,8 @@
  * hybrid engine reuses them for its node-local processes; programs never use them): the
  * request queue with its per-destination mailbox lines ({@link org.lpf4j.engine.threads.kit.RequestQueue})
  * and the pair of them a process alternates between ({@link org.lpf4j.engine.threads.kit.QueuePair}),
+ * what a process does with the group's queues at a sync ({@link org.lpf4j.engine.threads.kit.PullApplier}:
+ * pulls the puts to it, runs its gets),
  * the superstep barriers ({@link org.lpf4j.engine.threads.kit.SuperstepBarrier}: a central
  * counter and a dissemination barrier, both carrying a few OR-ed flags), and the waiting policy
  * ({@link org.lpf4j.engine.threads.kit.Waiting}, {@link org.lpf4j.engine.threads.kit.ThreadsPolicy},
