@@ -156,8 +156,17 @@ public final class HybridEngine {
             List.of("auto", "none"), "auto: node JVMs sharing a host whose cores their threads outnumber keep to a share"
                     + " of its CPUs each (unless the launcher bound them); none: never bind");
 
+    /**
+     * {@code lpf.engine.hybrid.over}: the multi-JVM engine whose sections connect the nodes:
+     * {@code mpi} (libmpi, an MPI launcher) or {@code net} (TCP between the node JVMs, no native
+     * library; {@code lpf run --engine hybrid} then starts the node JVMs with the net engine's
+     * launcher). Any engine built on {@code org.lpf4j.superstep} serves; the nodes' exchange is its.
+     */
+    public static final Parameters.Parameter<String> OVER = ParameterRegistry.global().choice(PREFIX + "over", "mpi",
+            List.of("mpi", "net"), "the engine between the nodes: mpi (libmpi and an MPI launcher) or net (TCP, no native library)");
+
     /** @return the engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, PROCS, LAUNCH_NODES, BIND);
+        return List.of(THREADS, NODES, SPIN, YIELD, PROBE_MILLIS, PROCS, LAUNCH_NODES, BIND, OVER);
     }
 }

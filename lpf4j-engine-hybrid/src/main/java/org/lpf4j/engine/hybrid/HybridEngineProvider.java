@@ -2,7 +2,6 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Context;
 import org.lpf4j.engine.mpi.MpiEngine;
-import org.lpf4j.engine.mpi.MpiEngineProvider;
 import org.lpf4j.engine.mpi.layered.LaunchedHost;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
@@ -13,8 +12,9 @@ import org.lpf4j.spi.Version;
 import java.util.Optional;
 
 /**
- * Engine module {@code hybrid}, found by {@link java.util.ServiceLoader}. It needs the MPI engine
- * (libmpi and a launcher) and declines with the MPI engine's reason otherwise. Selection:
+ * Engine module {@code hybrid}, found by {@link java.util.ServiceLoader}. It needs the engine
+ * between its nodes ({@link HybridEngine#OVER}: the MPI engine, with libmpi and a launcher, or
+ * the net engine) and declines with that engine's reason otherwise. Selection:
  * <ul>
  *   <li><b>automatic, priority 90</b> (above the MPI engine's 80) when an MPI launcher started
  *       this JVM as one of several ranks with exactly one rank on this host
@@ -32,8 +32,6 @@ public final class HybridEngineProvider implements EngineProvider {
     /** The engine's name. */
     public static final String NAME = "hybrid";
 
-    private final MpiEngineProvider mpi = new MpiEngineProvider();
-
     /** Used by {@link java.util.ServiceLoader}. */
     public HybridEngineProvider() {}
 
@@ -50,9 +48,16 @@ public final class HybridEngineProvider implements EngineProvider {
 
     @Override
     public Query query() {
-        Query q = mpi.query();
-        if (!q.canRun()) return Query.decline("needs the MPI engine, which declined: " + q.reason());
-        return Query.run(automatic() ? 90 : 5);
+        EngineProvider level;
+        try {
+            level = NodeLevel.provider();
+        } catch (IllegalArgumentException e) {
+            return Query.decline("needs the " + HybridEngine.OVER.get() + " engine between its nodes (" + HybridEngine.OVER.key()
+                    + "): " + e.getMessage());
+        }
+        Query q = level.query();
+        if (!q.canRun()) return Query.decline("needs the " + level.name() + " engine, which declined: " + q.reason());
+        return Query.run(NodeLevel.overMpi() && automatic() ? 90 : 5);
     }
 
     /** @return whether one JVM per node was launched on a multi-core node (see the class comment) */
@@ -66,12 +71,13 @@ public final class HybridEngineProvider implements EngineProvider {
             return "chosen automatically: one MPI rank on this host of " + launchedRanks() + " ranks, "
                     + Runtime.getRuntime().availableProcessors() + " cores";
         }
+        if (!NodeLevel.overMpi()) return "not automatic: over the " + HybridEngine.OVER.get() + " engine, chosen by name only";
         return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
                 : "not automatic: " + LaunchedHost.ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
     }
 
     private static int launchedRanks() {
-        return new MpiEngineProvider().launcher().isEmpty() ? new MpiEngineProvider().machineSize() : 0;
+        return NodeLevel.mpi().launcher().isEmpty() ? NodeLevel.mpi().machineSize() : 0;
     }
 
     /**
@@ -80,7 +86,8 @@ public final class HybridEngineProvider implements EngineProvider {
      */
     @Override
     public int machineSize() {
-        return HybridSettings.machineSize(Math.max(1, mpi.machineSize()), HybridSettings.resolve(LaunchedHost.ranksOnThisHost()).threads());
+        return HybridSettings.machineSize(Math.max(1, NodeLevel.provider().machineSize()),
+                HybridSettings.resolve(LaunchedHost.ranksOnThisHost()).threads());
     }
 
     /**
@@ -90,7 +97,7 @@ public final class HybridEngineProvider implements EngineProvider {
      */
     @Override
     public java.util.Map<String, String> settingsForProcesses(int n) {
-        boolean launched = mpi.launcher().isEmpty();
+        boolean launched = NodeLevel.provider().launcher().isEmpty();
         if (launched || n <= machineSize() || n > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
             return java.util.Map.of();
         }
@@ -99,18 +106,26 @@ public final class HybridEngineProvider implements EngineProvider {
 
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return mpi.launcher().map(HybridLauncher::new);
+        return NodeLevel.provider().launcher().map(HybridLauncher::new);
     }
 
     @Override
-    public void shutdown() { mpi.shutdown(); }
+    public void shutdown() { NodeLevel.provider().shutdown(); }
 
-    /** Rank 0: the hybrid root; every other rank serves sections and never returns. */
+    /**
+     * Rank 0: the hybrid root over the node-level engine's root; every other rank serves sections
+     * and never returns.
+     */
     @Override
     public Context root() {
         HybridSettings settings = HybridSettings.resolve(LaunchedHost.ranksOnThisHost());
+        if (!NodeLevel.overMpi()) {
+            EngineProvider level = NodeLevel.provider();
+            Context nodesRoot = level.root();
+            return new HybridRoot(nodesRoot, level.machineSize(), settings);
+        }
         YieldingProgress.request(NodeCpus.decide(settings.threads())); // before MPI_Init
-        Context mpiRoot = mpi.root();
+        Context mpiRoot = NodeLevel.mpi().root();
         return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
     }
 }

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * {@code lpf run --engine hybrid -p P} with {@code lpf.engine.hybrid.launchNodes=N} ({@code lpf run
- * --nodes N}): N JVMs through the MPI engine's launcher, ⌈P/N⌉ threads each, a machine of P
+ * --nodes N}): N JVMs through the launcher of the engine between the nodes (MPI's; over the net
+ * engine, its launcher on this machine), ⌈P/N⌉ threads each, a machine of P
  * processes ({@code lpf.engine.hybrid.procs}). With hosts given
  * ({@code lpf.engine.mpi.launcherOptions}) Open MPI places one rank per node
  * ({@code --map-by ppr:1:node}); under srun in an allocation of at least N nodes, srun does
@@ -29,9 +30,12 @@ final class HybridLauncher implements ProcessLauncher {
         if (nodes > p) throw new IllegalArgumentException("lpf run --engine hybrid: --nodes " + nodes + " exceeds -p " + p);
         int threads = (p + nodes - 1) / nodes;
         boolean srun = mpi instanceof MpiLauncher m && m.kind() == MpiLauncher.Kind.SRUN;
-        boolean cluster = srun ? ((MpiLauncher) mpi).onePerNode(nodes) : !MpiEngine.LAUNCHER_OPTIONS.get().isBlank();
+        // Over another engine than MPI, lpf run starts the node JVMs on this machine (they stand for nodes).
+        boolean cluster = mpi instanceof MpiLauncher && (srun ? ((MpiLauncher) mpi).onePerNode(nodes)
+                : !MpiEngine.LAUNCHER_OPTIONS.get().isBlank());
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
+        jvm.add("-D" + HybridEngine.OVER.key() + "=" + HybridEngine.OVER.get());
         jvm.add("-Dlpf.engine.hybrid.threads=" + threads);
         jvm.add("-Dlpf.engine.hybrid.procs=" + p); // nodes x threads may exceed p (5 on 3 nodes: 2 + 2 + 1)
         jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine

@@ -9,10 +9,10 @@ import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
 
 /**
- * The root context on rank 0: a valid one-process context (the MPI engine's root, over
- * {@code MPI_COMM_SELF}) whose {@code exec(p)} runs a hybrid section of {@code min(p, nodes × t)}
- * processes laid out by {@link Layout} (the MPI engine ships a {@link NodeSection} to each node
- * used), and whose {@code probe()} reports the whole hybrid machine.
+ * The root context on rank 0: a valid one-process context (the node-level engine's root: MPI's,
+ * over {@code MPI_COMM_SELF}, or the net engine's) whose {@code exec(p)} runs a hybrid section of
+ * {@code min(p, nodes × t)} processes laid out by {@link Layout} (the node-level engine ships a
+ * {@link NodeSection} to each node used), and whose {@code probe()} reports the whole hybrid machine.
  */
 final class HybridRoot extends ForwardingContext {
     private final int ranks;
@@ -87,5 +87,7 @@ final class HybridRoot extends ForwardingContext {
     }
 
     @Override
-    public String toString() { return "HybridRoot[" + ranks + " nodes × " + settings.threads() + " threads]"; }
+    public String toString() {
+        return "HybridRoot[" + ranks + " nodes × " + settings.threads() + " threads, over " + HybridEngine.OVER.get() + "]";
+    }
 }

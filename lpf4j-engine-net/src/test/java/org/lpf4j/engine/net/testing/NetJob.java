@@ -1,0 +1,88 @@
+package org.lpf4j.engine.net.testing;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A net job of real JVMs for tests: {@code NetLaunch} starts them (tcp boot on loopback), each
+ * runs a main class on the test class path with {@code -Dlpf.engine.net.syncTimeout=120000} and
+ * the options given. Bounded in time; the job's process tree is killed in {@code finally}, and no
+ * JVM of it may be left afterwards (each carries a marker to find it by).
+ */
+public final class NetJob {
+    private NetJob() {}
+
+    private static final Pattern SUMMARY = Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
+    /** The suites' driver: rank 0 runs JUnit on the suites named (default: the conformance suite). */
+    public static final String CONFORMANCE_MAIN = "org.lpf4j.engine.mpi.testing.ConformanceMain";
+
+    /**
+     * Runs a job and asserts it ended with status 0 within 600 s.
+     *
+     * @param jvms      the JVMs
+     * @param options   JVM options of every JVM (the engine, parameters)
+     * @param mainClass what every JVM runs
+     * @param args      its arguments
+     * @return the job's output (both streams)
+     */
+    public static String run(int jvms, List<String> options, String mainClass, String... args) throws Exception {
+        String marker = "lpf.test.marker=" + UUID.randomUUID();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> rank = new ArrayList<>(List.of(java, "-Xss1m", "--enable-native-access=ALL-UNNAMED", "-D" + marker,
+                "-Dlpf.engine.net.syncTimeout=120000"));
+        rank.addAll(options);
+        rank.addAll(List.of("-cp", cp, mainClass));
+        rank.addAll(List.of(args));
+        List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, "org.lpf4j.engine.net.NetLaunch",
+                Integer.toString(jvms)));
+        command.addAll(rank);
+        Process launch = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(launch.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                return "(output lost: " + e + ")";
+            }
+        });
+        try {
+            assertTrue(launch.waitFor(600, TimeUnit.SECONDS), "the job did not end in 600 s");
+            String text = out.get(30, TimeUnit.SECONDS);
+            assertEquals(0, launch.exitValue(), text);
+            return text;
+        } finally {
+            launch.descendants().forEach(ProcessHandle::destroyForcibly);
+            launch.destroyForcibly();
+            launch.onExit().get(10, TimeUnit.SECONDS);
+            Thread.sleep(500);
+            List<String> left = ProcessHandle.allProcesses()
+                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+                    .map(h -> h.pid() + " " + h.info().command().orElse("?")).toList();
+            assertTrue(left.isEmpty(), "processes of the job left behind: " + left);
+        }
+    }
+
+    /**
+     * Asserts a suite run's summary line: no test failed, at least {@code atLeast} ran.
+     *
+     * @param out     the job's output
+     * @param atLeast the fewest tests that must have run
+     */
+    public static void assertSuitePassed(String out, int atLeast) {
+        Matcher m = SUMMARY.matcher(out);
+        assertTrue(m.find(), "no summary line:\n" + out);
+        int tests = Integer.parseInt(m.group(1)), failed = Integer.parseInt(m.group(3));
+        assertEquals(0, failed, out.lines().filter(l -> l.startsWith("FAILED")).reduce("", (a, b) -> a + "\n" + b));
+        assertTrue(tests >= atLeast, "only " + tests + " tests ran:\n" + out);
+    }
+}
