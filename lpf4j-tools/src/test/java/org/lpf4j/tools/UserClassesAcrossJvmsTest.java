@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * to pid 0 as the cause. Its classes exist only in the loader {@code lpf run} makes for
  * {@code --class-path}, so an engine that resolves shipped classes through its own loader fails
  * here with {@code ClassNotFoundException} (the hybrid engine did, for every combining put between
- * nodes). Skipped where the MPI engine cannot run.
+ * nodes). The mpi and hybrid cases are skipped where the MPI engine cannot run; the net engine and
+ * the hybrid engine over it need nothing installed.
  */
 @Timeout(300)
 class UserClassesAcrossJvmsTest {
@@ -89,11 +90,12 @@ class UserClassesAcrossJvmsTest {
     private static long squares(int p) { return (long) p * (p + 1) * (2L * p + 1) / 6; }
 
     @ParameterizedTest(name = "{0} engine, {1} nodes, p = {2}")
-    @CsvSource({"mpi, 2, 2", "mpi, 3, 3", "hybrid, 2, 4", "hybrid, 3, 6"})
+    @CsvSource({"mpi, 2, 2", "mpi, 3, 3", "hybrid, 2, 4", "hybrid, 3, 6", "net, 3, 3", "hybrid over net, 2, 4"})
     void theProgramsOwnOperatorsCrossJvms(String engine, int nodes, int p) throws Exception {
-        assumeMpi();
-        List<String> cmd = new ArrayList<>(List.of("run", "--engine", engine));
-        if (engine.equals("hybrid")) cmd.addAll(List.of("--nodes", Integer.toString(nodes)));
+        if (!engine.contains("net")) assumeMpi();
+        List<String> cmd = new ArrayList<>(List.of("run", "--engine", engine.split(" ")[0]));
+        if (engine.equals("hybrid over net")) cmd.addAll(List.of("--param", "lpf.engine.hybrid.over=net"));
+        if (engine.startsWith("hybrid")) cmd.addAll(List.of("--nodes", Integer.toString(nodes)));
         cmd.addAll(List.of("-p", Integer.toString(p), "--class-path", classes.toString(), "UserReductions"));
         LpfJvm r = LpfJvm.run(150, cmd.toArray(String[]::new));
         assertTrue(r.done(), r::both);
