@@ -3,6 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.lpf4j.Context;
 import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.layered.LaunchedHost;
+import org.lpf4j.engine.mpi.layered.WaitPolicy;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
@@ -124,7 +125,8 @@ public final class HybridEngineProvider implements EngineProvider {
             Context nodesRoot = level.root();
             return new HybridRoot(nodesRoot, level.machineSize(), settings);
         }
-        YieldingProgress.request(NodeCpus.decide(settings.threads())); // before MPI_Init
+        // Bound to CPUs of its own, a node's leader waits in MPI without yielding; otherwise it yields.
+        WaitPolicy.request(!NodeCpus.decide(settings.threads())); // before MPI_Init
         Context mpiRoot = NodeLevel.mpi().root();
         return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
     }

@@ -1,6 +1,5 @@
 package org.lpf4j.engine.hybrid;
 
-import org.lpf4j.engine.mpi.MpiEngine;
 import org.lpf4j.engine.mpi.MpiLauncher;
 import org.lpf4j.spi.ProcessLauncher;
 
@@ -20,6 +19,7 @@ import java.util.List;
 final class HybridLauncher implements ProcessLauncher {
     private final ProcessLauncher mpi;
 
+    /** @param mpi the launcher of the engine between the nodes */
     HybridLauncher(ProcessLauncher mpi) { this.mpi = mpi; }
 
     @Override
@@ -29,10 +29,8 @@ final class HybridLauncher implements ProcessLauncher {
         if (nodes == 0) nodes = Math.min(p, 2);
         if (nodes > p) throw new IllegalArgumentException("lpf run --engine hybrid: --nodes " + nodes + " exceeds -p " + p);
         int threads = (p + nodes - 1) / nodes;
-        boolean srun = mpi instanceof MpiLauncher m && m.kind() == MpiLauncher.Kind.SRUN;
         // Over another engine than MPI, lpf run starts the node JVMs on this machine (they stand for nodes).
-        boolean cluster = mpi instanceof MpiLauncher && (srun ? ((MpiLauncher) mpi).onePerNode(nodes)
-                : !MpiEngine.LAUNCHER_OPTIONS.get().isBlank());
+        boolean cluster = mpi instanceof MpiLauncher m && m.onePerNode(nodes);
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
         jvm.add("-D" + HybridEngine.OVER.key() + "=" + HybridEngine.OVER.get());
@@ -40,10 +38,6 @@ final class HybridLauncher implements ProcessLauncher {
         jvm.add("-Dlpf.engine.hybrid.procs=" + p); // nodes x threads may exceed p (5 on 3 nodes: 2 + 2 + 1)
         jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine
         if (!cluster) jvm.add("-Dlpf.engine.hybrid.nodes=rank");
-        else if (!MpiEngine.LAUNCHER_OPTIONS.get().contains("--map-by") && mpi instanceof MpiLauncher m
-                && m.kind() == MpiLauncher.Kind.OPEN_MPI) {
-            m.launcherOptions(List.of("--map-by", "ppr:1:node"));
-        }
         jvm.addAll(launch.jvmOptions());
         return mpi.command(new Launch(nodes, launch.javaCommand(), launch.classPath(), jvm, launch.mainClass(), launch.args()));
     }

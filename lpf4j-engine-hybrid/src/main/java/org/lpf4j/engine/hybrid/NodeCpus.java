@@ -20,7 +20,7 @@ import java.util.Comparator;
  * waiting inside MPI must yield its core at every poll (it could be holding up another node's
  * thread), which costs a context switch per poll. Bound, a node's threads share only their own
  * cores, so that the leader, whose round starts only when all of its node's threads have arrived,
- * can wait in MPI without yielding ({@link YieldingProgress}); the other nodes run on cores of
+ * can wait in MPI without yielding ({@code WaitPolicy} of the MPI engine); the other nodes run on cores of
  * their own.
  *
  * <p><b>Which CPUs.</b> The CPUs this JVM may use, hardware threads of one core next to each other

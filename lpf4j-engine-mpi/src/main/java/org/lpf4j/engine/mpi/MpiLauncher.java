@@ -243,15 +243,24 @@ public final class MpiLauncher implements ProcessLauncher {
     }
 
     /**
-     * For the hybrid engine's one JVM per node: under srun in an allocation of at least {@code n > 1}
-     * nodes, asks for {@code n} nodes with one task each ({@code -N n --ntasks-per-node=1}).
+     * For an engine layered on this one with one JVM per node (the hybrid engine): under srun in an
+     * allocation of at least {@code n > 1} nodes, asks for {@code n} nodes with one task each
+     * ({@code -N n --ntasks-per-node=1}); with hosts given ({@code lpf.engine.mpi.launcherOptions}),
+     * Open MPI places one rank per node ({@code --map-by ppr:1:node}, unless the options map
+     * otherwise) and Hydra as the hosts say.
      *
      * @param n the JVMs to start
      * @return whether the JVMs go to different nodes (else they share this one and stand for nodes)
      */
     public boolean onePerNode(int n) {
-        if (kind != Kind.SRUN || n < 2 || Slurm.allocationNodes() < n) return false;
-        launcherOptions(List.of("-N", Integer.toString(n), "--ntasks-per-node=1"));
+        if (kind == Kind.SRUN) {
+            if (n < 2 || Slurm.allocationNodes() < n) return false;
+            launcherOptions(List.of("-N", Integer.toString(n), "--ntasks-per-node=1"));
+            return true;
+        }
+        String hosts = MpiEngine.LAUNCHER_OPTIONS.get();
+        if (hosts.isBlank()) return false;
+        if (kind == Kind.OPEN_MPI && !hosts.contains("--map-by")) launcherOptions(List.of("--map-by", "ppr:1:node"));
         return true;
     }
 

@@ -1,0 +1,35 @@
+package org.lpf4j.engine.mpi.layered;
+
+/**
+ * How a rank waits inside MPI, chosen by an engine layered on this one before MPI starts:
+ * whether the MPI library's progress loop yields the core while it waits. Open MPI reads it from
+ * {@code OMPI_MCA_mpi_yield_when_idle}; MPICH has no such switch and ignores it. A user's own
+ * setting of the variable wins.
+ * <ul>
+ *   <li>{@code yield = false}: the waiting rank shares its cores only with threads that wait for
+ *       it (a layered engine's node bound to CPUs of its own); a yield per poll would cost a
+ *       context switch each (docs/performance.md).</li>
+ *   <li>{@code yield = true}: other threads may need the same cores while the rank waits (one
+ *       rank per node looks "not oversubscribed" to Open MPI, which would spin without yielding
+ *       and starve them: an empty sync then takes milliseconds).</li>
+ * </ul>
+ * Cost: one {@code setenv} in the C environment.
+ */
+public final class WaitPolicy {
+    private WaitPolicy() {}
+
+    private static final String OPEN_MPI_YIELD = "OMPI_MCA_mpi_yield_when_idle";
+
+    /**
+     * Chooses the policy, before MPI is initialised; best effort (a failure is printed).
+     *
+     * @param yield whether the progress loop yields the core while it waits
+     */
+    public static void request(boolean yield) {
+        try {
+            NativeEnv.setIfUnset(OPEN_MPI_YIELD, yield ? "1" : "0");
+        } catch (RuntimeException | LinkageError e) {
+            System.err.println("lpf4j mpi: could not set " + OPEN_MPI_YIELD + ": " + e);
+        }
+    }
+}
