@@ -30,7 +30,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A waiting rank polls with {@code MPI_Iprobe} and sleeps between polls (up to 1 ms), so idle
  * ranks leave the cores to the busy ones (tests oversubscribe).
  */
-final class MpiRuntime {
+final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
     static final int TAG_COMMAND = MpiTags.COMMAND;
     static final long EXEC = 1, SPLIT = 2, STOP = 3;
     /** MPI's {@code MPI_UNDEFINED}, the same in both ABIs. */
@@ -49,6 +49,7 @@ final class MpiRuntime {
     private boolean stopped;
 
     private MpiRuntime() {
+        super("mpi");
         RankGuard.start(); // before MPI_Init: no fork in an MPI process
         mpi = Mpi.load(MpiEngine.LIBRARY.get());
         if (mpi.initialized()) {
@@ -99,22 +100,16 @@ final class MpiRuntime {
         synchronized (MpiRuntime.class) {
             r = instance;
         }
-        if (r != null && r.rank == 0) r.stop();
+        shutdownAtRoot(r);
     }
 
-    /** The engine's root: rank 0 gets the root context; other ranks serve and never return. */
-    Context root() {
-        if (rank != 0) serve();
-        synchronized (this) {
-            if (!hookInstalled) {
-                hookInstalled = true;
-                Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "lpf-mpi-shutdown"));
-            }
-        }
+    @Override protected int rank() { return rank; }
+
+    @Override
+    protected Context rootContext() {
         return new MpiRootContext(this);
     }
 
-    private boolean hookInstalled;
 
     // ---- version agreement ----
 
@@ -220,7 +215,8 @@ final class MpiRuntime {
      * after a section failed by its sync deadline ({@link SyncDeadline}): a rank that did not arrive
      * would never take part in the finalisation.
      */
-    void stop() {
+    @Override
+    protected void stop() {
         if (inSection) return;
         if (SyncDeadline.expired() != null) return; // a rank that did not arrive would never take part: the launcher ends the job
         synchronized (this) {
@@ -242,7 +238,8 @@ final class MpiRuntime {
     // ---- ranks 1.. ----
 
     /** Waits for commands from rank 0 until STOP, then finalizes and exits the JVM. */
-    private void serve() {
+    @Override
+    protected void serve() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment h = a.allocate(24);
             while (true) {

@@ -37,7 +37,7 @@ import java.util.Objects;
  * 0's JVM ends; then they close the mesh and exit with status 0. If rank 0's JVM dies, they see
  * its connection end and exit with status 1.
  */
-final class NetRuntime {
+final class NetRuntime extends org.lpf4j.superstep.JobRuntime {
     static final long EXEC = 1, STOP = 2;
     private static NetRuntime instance;
 
@@ -45,10 +45,11 @@ final class NetRuntime {
     private final Mesh mesh;
     private final NetSections sections;
     private final String bootModule;
-    private boolean stopped, hookInstalled;
+    private boolean stopped;
     private volatile boolean inSection;
 
     private NetRuntime() {
+        super("net");
         BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
         this.bootModule = boot.name();
         ProtocolSettings protocol = NetSections.protocolSettings();
@@ -87,18 +88,13 @@ final class NetRuntime {
         synchronized (NetRuntime.class) {
             r = instance;
         }
-        if (r != null && r.rank == 0) r.stop();
+        shutdownAtRoot(r);
     }
 
-    /** The engine's root: rank 0 gets the root context; other ranks serve and never return. */
-    Context root() {
-        if (rank != 0) serve();
-        synchronized (this) {
-            if (!hookInstalled) {
-                hookInstalled = true;
-                Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "lpf-net-shutdown"));
-            }
-        }
+    @Override protected int rank() { return rank; }
+
+    @Override
+    protected Context rootContext() {
         NetContext self = new NetContext(null, new NetTransport(null, 0, 1), 0, Args.NONE, CrossJvmObjects.forCurrentThread(),
                 sections, 1);
         return new ForwardingContext(self) {
@@ -157,7 +153,8 @@ final class NetRuntime {
      * of a section (System.exit inside an SPMD function), the mesh is in use by that section's
      * thread: nothing is sent, and the others see rank 0's connections end.
      */
-    void stop() {
+    @Override
+    protected void stop() {
         if (inSection) return;
         synchronized (this) {
             if (stopped) return;
@@ -177,7 +174,8 @@ final class NetRuntime {
     // ---- ranks 1.. ----
 
     /** Waits for commands from rank 0 until STOP, then closes the mesh and exits the JVM. */
-    private void serve() {
+    @Override
+    protected void serve() {
         while (true) {
             byte[] c;
             try {
