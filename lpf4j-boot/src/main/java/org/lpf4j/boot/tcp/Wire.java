@@ -1,5 +1,6 @@
 package org.lpf4j.boot.tcp;
 
+import org.lpf4j.spi.kit.JobKeys;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -7,14 +8,10 @@ import java.io.OutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The {@code tcp} module's wire format. A frame is a 4-byte big-endian length {@code n}
@@ -237,17 +234,7 @@ final class Wire {
 
     // ---- authentication ------------------------------------------------------------------------
 
-    static byte[] mac(byte[] key, String label, byte[]... parts) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(key, "HmacSHA256"));
-            m.update(label.getBytes(StandardCharsets.US_ASCII));
-            for (byte[] p : parts) m.update(p);
-            return m.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable in this JDK", e);
-        }
-    }
+    static byte[] mac(byte[] key, String label, byte[]... parts) { return JobKeys.mac(key, label, parts); }
 
     static byte[] ints(int... v) {
         ByteBuffer b = ByteBuffer.allocate(4 * v.length);
@@ -256,5 +243,5 @@ final class Wire {
     }
 
     /** Constant-time comparison. */
-    static boolean same(byte[] a, byte[] b) { return MessageDigest.isEqual(a, b); }
+    static boolean same(byte[] a, byte[] b) { return JobKeys.same(a, b); }
 }

@@ -1,15 +1,10 @@
 package org.lpf4j.engine.net;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import org.lpf4j.spi.kit.JobKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
 
 /**
  * How two processes of a mesh prove to each other that they belong to the job, before a byte of
@@ -34,7 +29,6 @@ final class Handshake {
     static final int CHALLENGE_BYTES = 4 + 4 + NONCE;
     static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + NONCE + MAC;
     static final int WELCOME_BYTES = MAC;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A refused handshake: the connection is closed and the reason logged by the acceptor. */
     static final class Refused extends IOException {
@@ -71,7 +65,7 @@ final class Handshake {
         byte[] cn = new byte[NONCE], mac = new byte[MAC];
         hello.get(cn).get(mac);
         byte[] want = mac(key, "lpf4j-net hello", sn, cn, longBytes(job), intBytes(rank), intBytes(theirSize));
-        if (!MessageDigest.isEqual(want, mac)) throw new Refused("the connection does not prove the job key");
+        if (!JobKeys.same(want, mac)) throw new Refused("the connection does not prove the job key");
         if (job != jobId) throw new Refused("it belongs to job " + Long.toHexString(job) + ", not " + Long.toHexString(jobId));
         if (theirSize != size || rank < 0 || rank >= size || rank == me) {
             throw new Refused("rank " + rank + " of " + theirSize + " does not fit this mesh (rank " + me + " of " + size + ")");
@@ -105,7 +99,7 @@ final class Handshake {
         Io.writeFully(ch, hello);
         byte[] welcome = new byte[MAC];
         Io.readFully(ch, WELCOME_BYTES).get(welcome);
-        if (!MessageDigest.isEqual(welcome, mac(key, "lpf4j-net welcome", cn, sn, intBytes(to)))) {
+        if (!JobKeys.same(welcome, mac(key, "lpf4j-net welcome", cn, sn, intBytes(to)))) {
             throw new Refused("rank " + to + " does not prove the job key");
         }
     }
@@ -113,25 +107,11 @@ final class Handshake {
     /** @return 32 random bytes: a fresh job key */
     static byte[] newKey() { return nonce(); }
 
-    private static byte[] nonce() {
-        byte[] n = new byte[NONCE];
-        RANDOM.nextBytes(n);
-        return n;
-    }
+    private static byte[] nonce() { return JobKeys.random(NONCE); }
 
     private static byte[] intBytes(int v) { return ByteBuffer.allocate(4).putInt(v).array(); }
 
     private static byte[] longBytes(long v) { return ByteBuffer.allocate(8).putLong(v).array(); }
 
-    private static byte[] mac(byte[] key, String label, byte[]... parts) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(key, "HmacSHA256"));
-            m.update(label.getBytes(StandardCharsets.US_ASCII));
-            for (byte[] p : parts) m.update(p);
-            return m.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable in this JDK", e);
-        }
-    }
+    private static byte[] mac(byte[] key, String label, byte[]... parts) { return JobKeys.mac(key, label, parts); }
 }
