@@ -2,6 +2,7 @@ package org.lpf4j.builtin;
 
 import org.lpf4j.spi.BootModule;
 import org.lpf4j.spi.Query;
+import org.lpf4j.spi.kit.LaunchVariables;
 
 import java.util.function.UnaryOperator;
 
@@ -11,16 +12,6 @@ import java.util.function.UnaryOperator;
  * (its native environment), declined otherwise.
  */
 public final class EnvBoot extends BuiltinModule implements BootModule {
-    /** Rank and size variable pairs, in the order they are tried. */
-    private static final String[][] VARIABLES = {
-            {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-            {"PMIX_RANK", "PMIX_SIZE"},
-            {"PMI_RANK", "PMI_SIZE"},
-            // Not SLURM_NTASKS: salloc's shell and a batch script have it too (and the batch script a
-            // SLURM_PROCID of 0), but they are no task of a parallel job; only a step's tasks have this.
-            {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"},
-    };
-
     private final UnaryOperator<String> environment;
 
     /** For {@link java.util.ServiceLoader}: reads the real environment. */
@@ -37,7 +28,7 @@ public final class EnvBoot extends BuiltinModule implements BootModule {
         String[] found = find();
         if (found == null) {
             return Query.decline("no launcher variables set (" + String.join(", ",
-                    java.util.Arrays.stream(VARIABLES).map(v -> v[0]).toList()) + ")");
+                    java.util.Arrays.stream(LaunchVariables.values()).map(LaunchVariables::rankVariable).toList()) + ")");
         }
         try {
             membership();
@@ -60,10 +51,9 @@ public final class EnvBoot extends BuiltinModule implements BootModule {
         }
     }
 
+    /** @return the rank and size variables of the launcher that started this process, or null */
     private String[] find() {
-        for (String[] v : VARIABLES) {
-            if (environment.apply(v[0]) != null && environment.apply(v[1]) != null) return v;
-        }
-        return null;
+        LaunchVariables v = LaunchVariables.of(environment);
+        return v == null ? null : new String[] {v.rankVariable(), v.sizeVariable()};
     }
 }

@@ -1,5 +1,6 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.spi.kit.LaunchVariables;
 import org.lpf4j.spi.kit.Slurm;
 
 import org.lpf4j.Context;
@@ -57,58 +58,44 @@ public final class MpiEngineProvider implements EngineProvider {
         if (size == 1) return Query.run(20);
         MpiLauncher launcher = MpiLauncher.forThisMachine();
         if (!launcher.available()) {
-            return Query.decline("not started by an MPI launcher (none of " + String.join(", ", SIZE_VARIABLES)
+            return Query.decline("not started by an MPI launcher (none of " + String.join(", ",
+                    java.util.Arrays.stream(LaunchVariables.values()).map(LaunchVariables::sizeVariable).toList())
                     + " is set), and none to start one: " + launcher.unavailableReason());
         }
         return Query.run(10); // usable through its launcher (lpf run --engine mpi -p N), never the default
     }
 
     /**
-     * The variables in which launchers announce the job's size: Open MPI's mpirun, PMI (MPICH's Hydra,
-     * srun --mpi=pmi2), PMIx, Slurm's srun (read only in a task of a step: {@code SLURM_NTASKS}, which
-     * an allocation sets too, would take salloc's shell for a rank).
-     */
-    static final List<String> SIZE_VARIABLES = List.of("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS");
-
-    /**
      * What the launcher that started this JVM announced.
      *
-     * @param variable the environment variable that said it (one of {@link #SIZE_VARIABLES})
-     * @param size     the job size it gives (at least 1; 1 if it is not a number)
+     * @param variables the launcher's variables ({@link LaunchVariables})
+     * @param size      the job size it gives (at least 1; 1 if it is not a number)
      */
-    record Announcement(String variable, int size) {
+    record Announcement(LaunchVariables variables, int size) {
         /** @return who sets this variable, for messages */
-        String launcher() {
-            return switch (variable) {
-                case "OMPI_COMM_WORLD_SIZE" -> "Open MPI's mpirun";
-                case "PMI_SIZE" -> "a PMI launcher such as MPICH's Hydra (mpiexec.mpich)";
-                case "PMIX_SIZE" -> "a PMIx launcher";
-                default -> "Slurm's srun";
-            };
-        }
+        String launcher() { return variables.launcher(); }
+
+        /** @return the variable that gave the size */
+        String variable() { return variables.sizeVariable(); }
     }
 
-    /** @return the first of {@link #SIZE_VARIABLES} that is set, or null */
+    /** @return what the launcher that started this JVM announced, or null if none did */
     static Announcement announcement() {
-        for (String v : SIZE_VARIABLES) {
-            if (v.startsWith("SLURM_") && !Slurm.stepTask(System::getenv)) continue;
-            String s = System.getenv(v);
-            if (s != null) {
-                try {
-                    return new Announcement(v, Math.max(1, Integer.parseInt(s.strip())));
-                } catch (NumberFormatException e) {
-                    return new Announcement(v, 1);
-                }
-            }
+        LaunchVariables v = LaunchVariables.of(System::getenv);
+        if (v == null) return null;
+        try {
+            return new Announcement(v, Math.max(1, Integer.parseInt(System.getenv(v.sizeVariable()).strip())));
+        } catch (NumberFormatException e) {
+            return new Announcement(v, 1);
         }
-        return null;
     }
 
     /** @return the job size the launcher announces, 0 if no launcher started this JVM */
     static int launcherSize() {
         Announcement a = announcement();
         if (a != null) return a.size();
-        return System.getenv("PMIX_RANK") != null || System.getenv("PMI_RANK") != null ? 1 : 0;
+        // A PMI/PMIx rank without a size (a singleton a PMI server started): one process.
+        return System.getenv(LaunchVariables.PMIX.rankVariable()) != null || System.getenv(LaunchVariables.PMI.rankVariable()) != null ? 1 : 0;
     }
 
     /** Under a launcher: the job size; otherwise 1 (a root made here would be a singleton MPI job). */

@@ -51,7 +51,8 @@ import java.util.List;
  */
 final class RankGuard {
     /** The environment variables that carry a launched process's rank, in the order they are read. */
-    static final List<String> RANK_VARIABLES = List.of("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID");
+    static final List<String> RANK_VARIABLES = java.util.Arrays.stream(org.lpf4j.spi.kit.LaunchVariables.values())
+            .map(org.lpf4j.spi.kit.LaunchVariables::rankVariable).toList();
     /** The directory the launching side made for the report ({@link MpiLauncher#commandReportingDeaths}). */
     static final String REPORTS = "LPF_MPI_REPORTS";
     /** The winner's file in the directory. */

@@ -1,6 +1,6 @@
 package org.lpf4j.engine.mpi.layered;
 
-import java.util.List;
+import org.lpf4j.spi.kit.LaunchVariables;
 
 /**
  * What the MPI launcher tells this JVM about its host before MPI is initialised: read from the
@@ -10,17 +10,16 @@ public final class LaunchedHost {
     private LaunchedHost() {}
 
     /**
-     * @return {@code {local rank, ranks on this host}} as Hydra ({@code MPI_LOCALRANKID},
-     *         {@code MPI_LOCALNRANKS}) or Open MPI ({@code OMPI_COMM_WORLD_LOCAL_RANK},
-     *         {@code OMPI_COMM_WORLD_LOCAL_SIZE}) or Slurm's srun ({@link #slurmLocalRank}) gives them, or
+     * @return {@code {local rank, ranks on this host}} as Slurm's srun ({@link #slurmLocalRank}) or
+     *         the launcher's local variables ({@link LaunchVariables}: Open MPI, Hydra) give them, or
      *         null if the launcher gives none
      */
     public static int[] localRank() {
         int[] slurm = slurmLocalRank(System::getenv);
         if (slurm != null) return slurm;
-        for (String[] v : List.of(new String[] {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-                new String[] {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"})) {
-            String r = System.getenv(v[0]), n = System.getenv(v[1]);
+        for (LaunchVariables v : LaunchVariables.values()) {
+            if (v.localRankVariable() == null) continue;
+            String r = System.getenv(v.localRankVariable()), n = System.getenv(v.localSizeVariable());
             if (r != null && n != null && r.strip().matches("\\d{1,6}") && n.strip().matches("\\d{1,6}")) {
                 return new int[] {Integer.parseInt(r.strip()), Integer.parseInt(n.strip())};
             }
@@ -51,12 +50,13 @@ public final class LaunchedHost {
         return null;
     }
 
-    /** @return the job's ranks on this host as the launcher says (Slurm, Open MPI, then Hydra), 1 if it does not say */
+    /** @return the job's ranks on this host as the launcher says (Slurm, then {@link LaunchVariables}' order), 1 if it does not say */
     public static int ranksOnThisHost() {
         int[] slurm = slurmLocalRank(System::getenv);
         if (slurm != null) return slurm[1];
-        for (String v : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
-            String n = System.getenv(v);
+        for (LaunchVariables v : LaunchVariables.values()) {
+            if (v.localSizeVariable() == null) continue;
+            String n = System.getenv(v.localSizeVariable());
             if (n != null) return n.strip().matches("\\d{1,6}") ? Math.max(1, Integer.parseInt(n.strip())) : 1;
         }
         return 1;
