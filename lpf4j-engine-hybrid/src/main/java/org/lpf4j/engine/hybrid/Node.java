@@ -109,10 +109,10 @@ final class Node implements Participants {
      * A result bit of {@link #syncRound}: every local process entered this sync (checked while all
      * were inside the barrier; after it a fast process may already have entered its next call).
      */
-    static final int ALL_SYNCING = 1 << 9;
+    static final int ALL_SYNCING = SuperstepBarrier.FIRST_ENGINE_BIT << 1;
 
     /** A result bit of {@link #syncRound}: the round was left to local process 0 (this node queued requests). */
-    static final int LEADER_ROUND = 1 << 8;
+    static final int LEADER_ROUND = SuperstepBarrier.FIRST_ENGINE_BIT;
 
     /**
      * The round with the other nodes, done by local process {@code local}; fails the node (and

@@ -12,10 +12,16 @@ package org.lpf4j.engine.threads.kit;
  * reason and the round has still not completed.
  */
 public interface SuperstepBarrier {
+    // The bits, in one place: 0 .. 7 are the kit's flags, 8 and up belong to the engine's LastArrival.
     /** Flag: the process queued at least one request this superstep. */
     int QUEUED = 1;
     /** Flag: some request reads its source during the sync (a second barrier is needed). */
     int UNBUFFERED = 2;
+    /**
+     * The lowest bit an engine's {@link LastArrival} may return for its own meaning (the hybrid
+     * engine's node round uses this and the next one); the barrier ORs such bits through unread.
+     */
+    int FIRST_ENGINE_BIT = 1 << 8;
 
     /**
      * Arrives and waits for all processes.
