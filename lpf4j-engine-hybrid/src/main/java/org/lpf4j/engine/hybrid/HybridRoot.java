@@ -7,6 +7,7 @@ import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
+import org.lpf4j.superstep.WholeJobProbe;
 
 /**
  * The root context on rank 0: a valid one-process context (the node-level engine's root: MPI's,
@@ -17,7 +18,6 @@ import org.lpf4j.spi.kit.RequestChecks;
 final class HybridRoot extends ForwardingContext {
     private final int ranks;
     private final HybridSettings settings;
-    private static volatile Machine machine;
 
     /**
      * @param mpiRoot  the MPI engine's root context (rank 0)
@@ -67,15 +67,12 @@ final class HybridRoot extends ForwardingContext {
      */
     @Override
     public Machine probe() {
-        Machine m = machine;
-        if (m == null) {
-            int p = machineSize();
-            Layout layout = Layout.of(p, ranks, settings.threads());
+        int p = machineSize();
+        Layout layout = Layout.of(p, ranks, settings.threads());
+        return WholeJobProbe.cached("hybrid/" + layout, () -> {
             exec(p, new ProbeSpmd(), Args.NONE);
-            m = HybridProbe.machine(p, p, HybridProbe.cached(layout), layout);
-            machine = m;
-        }
-        return m;
+            return HybridProbe.machine(p, p, HybridProbe.cached(layout), layout);
+        });
     }
 
     /** Every process probes (collectively); the fit lands in each JVM's cache. */

@@ -17,7 +17,6 @@ import java.util.Objects;
  */
 final class MpiRootContext extends ForwardingContext {
     private final MpiRuntime runtime;
-    private static volatile Machine machine;
 
     MpiRootContext(MpiRuntime runtime) {
         super(self(runtime));
@@ -40,14 +39,7 @@ final class MpiRootContext extends ForwardingContext {
     }
 
     @Override
-    public Machine probe() {
-        Machine m = machine;
-        if (m == null) {
-            m = WholeJobProbe.probe(runtime.size, (n, spmd) -> runtime.exec(n, spmd, Args.NONE));
-            machine = m;
-        }
-        return m;
-    }
+    public Machine probe() { return WholeJobProbe.probe("mpi", runtime.size, (n, spmd) -> runtime.exec(n, spmd, Args.NONE)); }
 
     @Override
     public String toString() { return "MpiRootContext[rank 0 of " + runtime.size + "]"; }

@@ -107,7 +107,7 @@ final class NetRuntime extends org.lpf4j.superstep.JobRuntime {
             }
 
             @Override
-            public Machine probe() { return WholeJobProbe.probe(size, (n, spmd) -> NetRuntime.this.exec(n, spmd, Args.NONE)); }
+            public Machine probe() { return WholeJobProbe.probe("net", size, (n, spmd) -> NetRuntime.this.exec(n, spmd, Args.NONE)); }
 
             @Override
             public String toString() { return "NetRootContext[rank 0 of " + size + ", boot " + bootModule + "]"; }

@@ -57,7 +57,7 @@ public final class LoopbackNetEngine implements EngineProvider {
             }
 
             @Override
-            public Machine probe() { return WholeJobProbe.probe(machineSize(), (n, spmd) -> exec(n, spmd, Args.NONE)); }
+            public Machine probe() { return WholeJobProbe.probe("netloop", machineSize(), (n, spmd) -> exec(n, spmd, Args.NONE)); }
         };
     }
 
