@@ -53,9 +53,15 @@ class ConformanceTest {
                 "-Dlpf.engine.mpi.sparseFrom=3", "-Dlpf.conformance.maxP=4").run(4, TIMEOUT, ConformanceMain.class), 90);
     }
 
+    /**
+     * The suite on MPICH (Hydra): 5 ranks, p = 1 … 5, in bin/test; Open MPI's job above covers
+     * p = 8. MPICH's ranks poll without yielding, so 8 of them on 2 cores take about 90 s where 5
+     * take a third of that; {@code -Dlpf.test.mpich.ranks=8} runs the full sizes.
+     */
     @Test
-    void mpichEightRanks() {
-        MpiJob.assertSuitePassed(MpiJob.mpich()
-                .run(8, TIMEOUT, ConformanceMain.class), 150);
+    void mpichRanks() {
+        int ranks = Integer.getInteger("lpf.test.mpich.ranks", 5);
+        MpiJob.assertSuitePassed(MpiJob.mpich().jvm("-Dlpf.conformance.maxP=" + ranks)
+                .run(ranks, TIMEOUT, ConformanceMain.class), 100);
     }
 }
