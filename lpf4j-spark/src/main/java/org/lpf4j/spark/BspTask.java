@@ -57,7 +57,8 @@ final class BspTask<T, R>
                 Iterator<R> result = program.run(ctx, partition);
                 if (result != null) result.forEachRemaining(out::add);
             } catch (Throwable t) {
-                threw[0] = t;
+                // A FatalException out of a sync is the section's failure seen here, not this process's own.
+                if (!(t instanceof FatalException)) threw[0] = t;
                 throw t;
             }
         };
