@@ -190,7 +190,7 @@ final class Mesh implements AutoCloseable {
         try {
             if (!(ch.getRemoteAddress() instanceof InetSocketAddress a) || a.getAddress() == null) return false;
             java.net.InetAddress ip = a.getAddress();
-            return ip.isLoopbackAddress() || ip.isAnyLocalAddress() || java.net.NetworkInterface.getByInetAddress(ip) != null;
+            return ip.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(ip) != null;
         } catch (IOException e) {
             return false;
         }
@@ -559,9 +559,10 @@ final class Mesh implements AutoCloseable {
 
     /**
      * One step of progress: writes what the sockets take, reads what arrived, spinning for a while
-     * (yielding the core when the machine has more of the mesh's processes than cores) and then
-     * blocking in {@code select}; throws {@link Transport.Stopped} when a member of the active
-     * section died or the deadline passed.
+     * (yielding the core when this machine runs more of the mesh's processes than it has cores, as
+     * Open MPI does when oversubscribed: a spin that keeps its core delays the very peers it waits
+     * for) and then blocking in {@code select}; throws {@link Transport.Stopped} when a member of
+     * the active section died or the deadline passed.
      */
     void progress(long waitStart, String waitingFor, int waitedPeer) {
         flush();
