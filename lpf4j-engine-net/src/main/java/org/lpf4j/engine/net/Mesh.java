@@ -4,6 +4,7 @@ import org.lpf4j.superstep.Transport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -24,10 +25,18 @@ import java.util.function.Consumer;
  * {@link Selector} with nonblocking channels, so progress does not depend on a thread per peer.
  *
  * <p><b>Matching.</b> A receive is posted for (channel, peer) and takes that pair's next frame of
- * the active section, in order. Bytes go between the caller's memory and the socket without a
- * copy (its segments as direct buffers); a frame that arrives before its receive is posted (a
- * stream sent before the round, a cause, a runtime command) is kept in memory of its own until the
- * receive comes, and then copied.
+ * the active section, in order. A frame that arrives before its receive is posted (a stream sent
+ * before the round, a cause, a runtime command) is kept in memory of its own until the receive
+ * comes, and then copied; but a large put's payload that comes first is left in the socket until
+ * its receive is posted (the receiving process posts it without waiting for anything more from
+ * that peer), so that it goes straight into its memory.
+ *
+ * <p><b>Few system calls.</b> A sync's small frames cost a copy each instead of calls: they are
+ * staged per peer and written together when the process next waits (the round's frame with the
+ * stream sent before it, one write), and each readiness of a connection is one read into a buffer
+ * of the peer's that the frames are parsed from. A large payload goes between the caller's memory
+ * and the socket without a copy (its segment as a direct buffer), after the staged bytes in one
+ * gathering write.
  *
  * <p><b>Failure.</b> A connection that ends without the peer's goodbye frame, or breaks, marks the
  * peer dead; every wait of a section that peer belongs to then throws {@link Transport.Stopped}
@@ -41,8 +50,26 @@ final class Mesh implements AutoCloseable {
     static final int HANDSHAKE_MILLIS = 5_000;
     /** Handshakes under way at once while the mesh is set up; more connections are refused at once. */
     static final int MAX_HANDSHAKES = 64;
+    /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
+    static final int IN_BYTES = 64 * 1024;
+    /** Bytes staged for a socket at once: small frames are copied here and written together, in one write. */
+    static final int OUT_BYTES = 64 * 1024;
+    /** Payloads up to this size are copied into the staging buffer; larger ones go from their memory in place. */
+    static final long COPY_MAX = 8 * 1024;
+    /** A frame with at least this many bytes still to come, when nothing else is buffered, is read into its memory in place. */
+    static final long DIRECT_MIN = 16 * 1024;
+    /** A large put's payload of at least this size waits for its receive rather than being stashed and copied. */
+    static final long PARK_MIN = 4 * 1024;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** The channel of large puts' payloads. */
+    private static final int LARGE = Transport.Channel.LARGE.ordinal();
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** How long a wait spins on {@code selectNow} before it blocks in {@code select}. */
     private final long spinNanos;
+    /** Whether more of the mesh's processes run on this machine than it has cores: a spinning wait yields its core. */
+    private final boolean crowded;
+    /** Whether frames were staged for some peer since its last write. */
+    private boolean anyDirty;
     private final long timeoutNanos;
     private final int rank, size;
     private final Peer[] peers;
@@ -65,10 +92,9 @@ final class Mesh implements AutoCloseable {
 
     /** One posted send or receive. Pooled: a sync allocates none once the pool has grown. */
     static final class Op {
-        final ByteBuffer header = ByteBuffer.allocateDirect(Frame.HEADER).order(ByteOrder.LITTLE_ENDIAN);
         MemorySegment segment;
         long offset, length, done;
-        int channel, peer, batch;
+        int channel, section, peer, batch;
         /** Decremented when the op completes. */
         int[] pending;
         Op next;
@@ -95,15 +121,33 @@ final class Mesh implements AutoCloseable {
         final int rank;
         final SocketChannel channel;
         SelectionKey key;
-        final ByteBuffer header = ByteBuffer.allocateDirect(Frame.HEADER).order(ByteOrder.LITTLE_ENDIAN);
-        /** The frame being read: its receive, or its stash. */
+        /** Bytes read from the socket and not parsed yet: [inStart, inEnd) of {@link #in}. */
+        final ByteBuffer inBuffer = ByteBuffer.allocateDirect(IN_BYTES);
+        final MemorySegment in = MemorySegment.ofBuffer(inBuffer);
+        int inStart, inEnd;
+        /** The frame being read: its receive, or its stash (neither while it is parked). */
         Op readOp;
         Stash readStash;
         long readLength, readDone;
         boolean inFrame;
-        /** Sends in order; the head may be partly written. */
+        /**
+         * The frame being read is a large put's payload whose receive is not posted yet: reading
+         * from this peer waits until it is, so that the payload goes straight to its receive.
+         */
+        boolean parked;
+        int parkedChannel, parkedSection;
+        /** Frames staged for the socket and not written yet: [outStart, outEnd) of {@link #out}. */
+        final ByteBuffer outBuffer = ByteBuffer.allocateDirect(OUT_BYTES);
+        final MemorySegment out = MemorySegment.ofBuffer(outBuffer);
+        int outStart, outEnd;
+        /** The send whose header is the last staged bytes and whose payload goes from its own memory after them. */
+        Op largeOp;
+        /** The gathering write of the staged bytes and a large payload. */
+        final ByteBuffer[] gather = new ByteBuffer[2];
+        /** Sends not staged yet, in order. */
         Op sendHead, sendTail;
-        long headerSent;
+        /** Whether frames were staged since the last write: the next wait writes them. */
+        boolean dirty;
         boolean saidBye, dead;
         String death;
 
@@ -111,6 +155,8 @@ final class Mesh implements AutoCloseable {
             this.rank = rank;
             this.channel = channel;
         }
+
+        boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }
     }
 
     private Mesh(int rank, int size, SocketChannel[] channels, long spinNanos, long timeoutNanos, Consumer<String> log)
@@ -126,6 +172,7 @@ final class Mesh implements AutoCloseable {
         this.postedTail = new Op[Frame.CHANNELS * size];
         this.stashHead = new Stash[Frame.CHANNELS * size];
         this.stashTail = new Stash[Frame.CHANNELS * size];
+        int local = 1;
         for (int r = 0; r < size; r++) {
             if (r == rank) continue;
             SocketChannel ch = channels[r];
@@ -133,6 +180,19 @@ final class Mesh implements AutoCloseable {
             Peer p = new Peer(r, ch);
             p.key = ch.register(selector, SelectionKey.OP_READ, p);
             peers[r] = p;
+            if (isLocal(ch)) local++;
+        }
+        this.crowded = local > Runtime.getRuntime().availableProcessors();
+    }
+
+    /** @return whether the peer of {@code ch} runs on this machine (its address is one of this machine's) */
+    private static boolean isLocal(SocketChannel ch) {
+        try {
+            if (!(ch.getRemoteAddress() instanceof InetSocketAddress a) || a.getAddress() == null) return false;
+            java.net.InetAddress ip = a.getAddress();
+            return ip.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(ip) != null;
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -288,6 +348,15 @@ final class Mesh implements AutoCloseable {
     void activate(int section, int members) {
         activeSection = section;
         activeMembers = members;
+        for (Peer p : peers) if (p != null && p.parked && p.parkedSection != section) unpark(p);
+    }
+
+    /** A parked frame that no receive of the active section will take (its section ended): it is stashed as it arrives. */
+    private void unpark(Peer p) {
+        p.parked = false;
+        p.readStash = stash(p, p.parkedChannel, p.parkedSection, p.readLength);
+        read(p); // what the buffer holds of it, and what follows
+        interest(p);
     }
 
     // ---- posting ----
@@ -321,19 +390,70 @@ final class Mesh implements AutoCloseable {
         free = o;
     }
 
-    /** Posts a send of a frame on {@code channel} of the active section; {@code pending[batch]} counts it until written. */
+    /**
+     * Posts a send of a frame on {@code channel} of {@code section}; {@code pending[batch]} counts
+     * it until its bytes are written or copied. A small frame is copied at once into the peer's
+     * staging buffer (and counts for nothing), a large one is written from {@code from} in place;
+     * either is written at the next wait ({@link #await}, {@link #progress}), with the frames
+     * staged before it, in as few writes as the socket takes.
+     */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
         Peer p = peer(to);
-        Op o = op(channel, from, offset, length, to, pending, batch);
-        o.header.clear();
-        o.header.put(0, (byte) channel).put(1, (byte) 0).put(2, (byte) 0).put(3, (byte) 0).putInt(4, section).putLong(8, length);
-        pending[batch]++;
-        boolean idle = p.sendHead == null;
-        if (idle) p.sendHead = o; else p.sendTail.next = o;
-        p.sendTail = o;
-        if (idle) {
-            p.headerSent = 0;
-            write(p);
+        if (p.sendHead == null && p.largeOp == null && length <= COPY_MAX && room(p, Frame.HEADER + length)) {
+            stageHeader(p, channel, section, length);
+            MemorySegment.copy(from, offset, p.out, p.outEnd, length);
+            p.outEnd += (int) length;
+        } else {
+            Op o = op(channel, from, offset, length, to, pending, batch);
+            o.section = section;
+            pending[batch]++;
+            if (p.sendHead == null) p.sendHead = o; else p.sendTail.next = o;
+            p.sendTail = o;
+            stage(p);
+        }
+        if (!p.dirty) {
+            p.dirty = true;
+            anyDirty = true;
+        }
+    }
+
+    /** @return whether {@code bytes} more fit in the peer's staging buffer (moving what is left of it to its start if need be) */
+    private static boolean room(Peer p, long bytes) {
+        if (OUT_BYTES - p.outEnd >= bytes) return true;
+        if (p.outStart == 0) return false;
+        int left = p.outEnd - p.outStart;
+        MemorySegment.copy(p.out, p.outStart, p.out, 0, left);
+        p.outStart = 0;
+        p.outEnd = left;
+        return OUT_BYTES - left >= bytes;
+    }
+
+    private static void stageHeader(Peer p, int channel, int section, long length) {
+        int at = p.outEnd;
+        p.out.set(INT, at, channel); // the channel, then three zero bytes
+        p.out.set(INT, at + 4, section);
+        p.out.set(LONG, at + 8, length);
+        p.outEnd = at + Frame.HEADER;
+    }
+
+    /** Stages the queued sends in order: small ones whole (they complete), up to and including the header of a large one. */
+    private void stage(Peer p) {
+        while (p.largeOp == null && p.sendHead != null) {
+            Op o = p.sendHead;
+            boolean small = o.length <= COPY_MAX;
+            if (!room(p, Frame.HEADER + (small ? o.length : 0))) return;
+            p.sendHead = o.next;
+            if (p.sendHead == null) p.sendTail = null;
+            o.next = null;
+            stageHeader(p, o.channel, o.section, o.length);
+            if (small) {
+                MemorySegment.copy(o.segment, o.offset, p.out, p.outEnd, o.length);
+                p.outEnd += (int) o.length;
+                o.pending[o.batch]--;
+                recycle(o);
+            } else {
+                p.largeOp = o;
+            }
         }
     }
 
@@ -354,6 +474,15 @@ final class Mesh implements AutoCloseable {
                 s.waiter = o;
                 o.waiting = true;
             }
+            return;
+        }
+        if (p.parked && p.parkedChannel == channel && postedHead[q] == null) {
+            // The frame that waits for this receive: its bytes go straight into it from here on.
+            if (p.readLength > length) throw broken(p, "a frame of " + p.readLength + " bytes on channel " + channel + " for a receive of " + length);
+            p.parked = false;
+            p.readOp = o;
+            read(p);
+            interest(p);
             return;
         }
         if (postedHead[q] == null) postedHead[q] = o; else postedTail[q].next = o;
@@ -411,21 +540,32 @@ final class Mesh implements AutoCloseable {
     // ---- progress ----
 
     /**
-     * Moves frames until {@code pending[batch]} is 0.
+     * Writes what was staged, then moves frames until {@code pending[batch]} is 0.
      *
      * @param waitingFor what the wait is, for the deadline's message (e.g. "sync at superstep 12")
      */
     void await(int[] pending, int batch, String waitingFor) {
+        flush();
         long start = System.nanoTime();
         while (pending[batch] > 0) progress(start, waitingFor, -1);
     }
 
+    /** Writes the frames staged since the last write to every peer, as far as the sockets take them. */
+    private void flush() {
+        if (!anyDirty) return;
+        anyDirty = false;
+        for (Peer p : peers) if (p != null && p.dirty) write(p);
+    }
+
     /**
      * One step of progress: writes what the sockets take, reads what arrived, spinning for a while
-     * and then blocking in {@code select}; throws {@link Transport.Stopped} when a member of the
-     * active section died or the deadline passed.
+     * (yielding the core when this machine runs more of the mesh's processes than it has cores, as
+     * Open MPI does when oversubscribed: a spin that keeps its core delays the very peers it waits
+     * for) and then blocking in {@code select}; throws {@link Transport.Stopped} when a member of
+     * the active section died or the deadline passed.
      */
     void progress(long waitStart, String waitingFor, int waitedPeer) {
+        flush();
         checkAlive();
         try {
             int ready = selector.selectNow(onReady);
@@ -435,7 +575,7 @@ final class Mesh implements AutoCloseable {
                     throw new Transport.Stopped(stoppedMessage(waitingFor, waitedPeer));
                 }
                 if (now - waitStart < spinNanos) {
-                    Thread.onSpinWait();
+                    if (crowded) Thread.yield(); else Thread.onSpinWait();
                     return;
                 }
                 selector.select(onReady, timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
@@ -463,7 +603,7 @@ final class Mesh implements AutoCloseable {
                 if (r == rank) continue;
                 boolean waits = false;
                 for (int c = 0; c < Frame.CHANNELS && !waits; c++) waits = postedHead[c * size + r] != null;
-                if (waits || peers[r].sendHead != null) quiet.add(Integer.toString(r));
+                if (waits || peers[r].writing()) quiet.add(Integer.toString(r));
             }
         }
         return "pid " + (quiet.isEmpty() ? "?" : String.join(", ", quiet)) + " sent nothing this process waited for within "
@@ -509,83 +649,140 @@ final class Mesh implements AutoCloseable {
         return b;
     }
 
+    /** Sets what the selector watches on the peer's connection: reading unless a frame is parked, writing while frames wait. */
+    private void interest(Peer p) {
+        int want = (p.parked ? 0 : SelectionKey.OP_READ) | (p.writing() ? SelectionKey.OP_WRITE : 0);
+        if (p.key.isValid() && p.key.interestOps() != want) p.key.interestOps(want);
+    }
+
+    /**
+     * Writes the staged bytes (and a large payload after them, in the same gathering write) and
+     * stages the sends queued behind them, until all are written or the socket takes no more.
+     */
     private void write(Peer p) {
+        p.dirty = false;
         try {
-            while (p.sendHead != null) {
-                Op o = p.sendHead;
-                if (p.headerSent < Frame.HEADER) {
-                    o.header.position((int) p.headerSent).limit(Frame.HEADER);
-                    int n = p.channel.write(o.header);
-                    p.headerSent += n;
-                    if (p.headerSent < Frame.HEADER) break;
-                }
-                while (o.done < o.length) {
-                    long chunk = Math.min(o.length - o.done, 1L << 30);
-                    int n = p.channel.write(view(o.segment, o.offset + o.done, chunk));
-                    o.done += n;
-                    if (n < chunk) break;
-                }
-                if (o.done < o.length) break;
-                p.sendHead = o.next;
-                if (p.sendHead == null) p.sendTail = null;
-                p.headerSent = 0;
-                o.pending[o.batch]--;
-                recycle(o);
-            }
-            int want = p.sendHead != null ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
-            if (p.key.isValid() && p.key.interestOps() != want) p.key.interestOps(want);
+            writeSome(p);
+            interest(p);
         } catch (IOException e) {
             died(p, "the connection to pid " + p.rank + " broke while sending (" + e.getMessage() + "): its JVM died or was killed");
         }
     }
 
+    private void writeSome(Peer p) throws IOException {
+        while (true) {
+            stage(p);
+            int staged = p.outEnd - p.outStart;
+            Op large = p.largeOp;
+            long chunk = large == null ? 0 : Math.min(large.length - large.done, 1L << 30);
+            long want = staged + chunk, n;
+            if (want == 0) return;
+            p.outBuffer.limit(p.outEnd).position(p.outStart);
+            if (chunk == 0) {
+                n = p.channel.write(p.outBuffer);
+            } else if (staged == 0) {
+                n = p.channel.write(view(large.segment, large.offset + large.done, chunk));
+            } else {
+                p.gather[0] = p.outBuffer;
+                p.gather[1] = view(large.segment, large.offset + large.done, chunk);
+                n = p.channel.write(p.gather, 0, 2);
+            }
+            int fromStaged = (int) Math.min(n, staged);
+            p.outStart += fromStaged;
+            if (p.outStart == p.outEnd) p.outStart = p.outEnd = 0;
+            if (large != null) {
+                large.done += n - fromStaged;
+                if (large.done == large.length) {
+                    p.largeOp = null;
+                    large.pending[large.batch]--;
+                    recycle(large);
+                }
+            }
+            if (n < want) return;
+        }
+    }
+
+    /**
+     * Reads what the connection has: into the peer's buffer, from which frames are parsed and
+     * their payloads copied to their receives (or stashes), or straight into a receive's memory
+     * when a long payload is still to come.
+     */
     private void read(Peer p) {
         try {
-            while (true) {
-                if (!p.inFrame) {
-                    int n = p.channel.read(p.header);
+            while (!p.parked) {
+                parse(p);
+                if (p.parked) return;
+                long left = p.readLength - p.readDone;
+                if (p.inFrame && p.inStart == p.inEnd && left >= DIRECT_MIN) {
+                    MemorySegment target = p.readOp != null ? p.readOp.segment : p.readStash.bytes;
+                    long base = p.readOp != null ? p.readOp.offset : 0;
+                    long chunk = Math.min(left, 1L << 30);
+                    int n = p.channel.read(view(target, base + p.readDone, chunk));
                     if (n < 0) {
                         ended(p);
                         return;
                     }
-                    if (p.header.hasRemaining()) return;
-                    startFrame(p);
-                    if (!p.inFrame) continue; // an empty frame, or a goodbye
+                    p.readDone += n;
+                    if (p.readOp == null) p.readStash.done = p.readDone;
+                    if (p.readDone == p.readLength) endFrame(p);
+                    else if (n < chunk) return;
+                    continue;
                 }
-                MemorySegment target;
-                long base;
-                if (p.readOp != null) {
-                    target = p.readOp.segment;
-                    base = p.readOp.offset;
-                } else {
-                    target = p.readStash.bytes;
-                    base = 0;
-                }
-                long chunk = Math.min(p.readLength - p.readDone, 1L << 30);
-                int n = p.channel.read(view(target, base + p.readDone, chunk));
+                int space = IN_BYTES - p.inEnd;
+                p.inBuffer.limit(IN_BYTES).position(p.inEnd);
+                int n = p.channel.read(p.inBuffer);
                 if (n < 0) {
                     ended(p);
                     return;
                 }
-                p.readDone += n;
-                if (p.readOp == null) p.readStash.done = p.readDone;
-                if (p.readDone < p.readLength) {
-                    if (n < chunk) return;
-                    continue;
+                p.inEnd += n;
+                if (n < space) {
+                    parse(p);
+                    return;
                 }
-                endFrame(p);
             }
         } catch (IOException e) {
             died(p, "the connection to pid " + p.rank + " broke (" + e.getMessage() + "): its JVM died or was killed");
         }
     }
 
-    private void startFrame(Peer p) {
-        ByteBuffer h = p.header;
-        int channel = h.get(0) & 0xff, section = h.getInt(4);
-        long length = h.getLong(8);
-        h.clear();
-        if (channel >= Frame.CHANNELS || h.get(1) != 0 || h.get(2) != 0 || h.get(3) != 0 || length < 0 || length > Frame.MAX_LENGTH) {
+    /** Takes the frames in the peer's buffer: headers, and payloads to their receives or stashes, until it is empty or a frame parks. */
+    private void parse(Peer p) {
+        while (!p.parked) {
+            if (!p.inFrame) {
+                if (p.inEnd - p.inStart < Frame.HEADER) break;
+                int at = p.inStart;
+                int word = p.in.get(INT, at), section = p.in.get(INT, at + 4);
+                long length = p.in.get(LONG, at + 8);
+                p.inStart = at + Frame.HEADER;
+                startFrame(p, word, section, length);
+                continue;
+            }
+            int n = (int) Math.min(p.inEnd - p.inStart, p.readLength - p.readDone);
+            if (n == 0) break;
+            if (p.readOp != null) {
+                MemorySegment.copy(p.in, p.inStart, p.readOp.segment, p.readOp.offset + p.readDone, n);
+            } else {
+                MemorySegment.copy(p.in, p.inStart, p.readStash.bytes, p.readDone, n);
+            }
+            p.inStart += n;
+            p.readDone += n;
+            if (p.readOp == null) p.readStash.done = p.readDone;
+            if (p.readDone == p.readLength) endFrame(p);
+        }
+        if (p.inStart == p.inEnd) {
+            p.inStart = p.inEnd = 0;
+        } else if (!p.parked && p.inStart > 0) { // part of a header: to the front, so that the rest fits behind it
+            int left = p.inEnd - p.inStart;
+            MemorySegment.copy(p.in, p.inStart, p.in, 0, left);
+            p.inStart = 0;
+            p.inEnd = left;
+        }
+    }
+
+    private void startFrame(Peer p, int word, int section, long length) {
+        int channel = word & 0xff;
+        if (channel >= Frame.CHANNELS || (word >>> 8) != 0 || length < 0 || length > Frame.MAX_LENGTH) {
             throw broken(p, "a malformed frame header (channel " + channel + ", length " + length + ")");
         }
         if (channel == Frame.BYE) {
@@ -594,6 +791,11 @@ final class Mesh implements AutoCloseable {
         }
         int q = channel * size + p.rank;
         Op o = postedHead[q];
+        p.readLength = length;
+        p.readDone = 0;
+        p.inFrame = true;
+        p.readOp = null;
+        p.readStash = null;
         if (o != null && section == activeSection) {
             if (length > o.length) {
                 throw broken(p, "a frame of " + length + " bytes on channel " + channel + " for a receive of " + o.length);
@@ -602,26 +804,35 @@ final class Mesh implements AutoCloseable {
             if (postedHead[q] == null) postedTail[q] = null;
             o.next = null;
             p.readOp = o;
-            p.readStash = null;
+        } else if (channel == LARGE && section == activeSection && length >= PARK_MIN) {
+            // A large put's payload before its receive: the receive comes without any later frame of this peer
+            // (the streams that announce it came before it), so reading from this peer waits for it.
+            p.parked = true;
+            p.parkedChannel = channel;
+            p.parkedSection = section;
+            interest(p);
+            return;
         } else {
-            Stash s = freeStash;
-            if (s == null) s = new Stash(); else freeStash = s.next;
-            s.next = null;
-            s.waiter = null;
-            s.done = 0;
-            s.section = section;
-            s.channel = channel;
-            s.length = length;
-            s.bytes = length == 0 ? MemorySegment.NULL : s.buffer.atLeast(length);
-            if (stashHead[q] == null) stashHead[q] = s; else stashTail[q].next = s;
-            stashTail[q] = s;
-            p.readOp = null;
-            p.readStash = s;
+            p.readStash = stash(p, channel, section, length);
         }
-        p.readLength = length;
-        p.readDone = 0;
-        p.inFrame = true;
         if (length == 0) endFrame(p);
+    }
+
+    /** @return a new stash for a frame from {@code p} that came before its receive, at the end of its queue */
+    private Stash stash(Peer p, int channel, int section, long length) {
+        int q = channel * size + p.rank;
+        Stash s = freeStash;
+        if (s == null) s = new Stash(); else freeStash = s.next;
+        s.next = null;
+        s.waiter = null;
+        s.done = 0;
+        s.section = section;
+        s.channel = channel;
+        s.length = length;
+        s.bytes = length == 0 ? MemorySegment.NULL : s.buffer.atLeast(length);
+        if (stashHead[q] == null) stashHead[q] = s; else stashTail[q].next = s;
+        stashTail[q] = s;
+        return s;
     }
 
     private void endFrame(Peer p) {
@@ -691,6 +902,7 @@ final class Mesh implements AutoCloseable {
                 p.key.cancel();
                 selector.selectNow(); // deregisters the cancelled key, so that the channel can block
                 p.channel.configureBlocking(true);
+                writeSome(p); // what is staged goes before the goodbye
                 while (bye.hasRemaining()) p.channel.write(bye);
                 p.channel.shutdownOutput();
             } catch (IOException | RuntimeException e) {

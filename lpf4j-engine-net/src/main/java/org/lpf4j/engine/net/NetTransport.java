@@ -16,8 +16,7 @@ import java.lang.foreign.ValueLayout;
  * ⌈log2 p⌉ steps (its operations, OR and MAX, are idempotent, so every process ends with the
  * combination of all); the all-to-all of counts sends one long to every other process; a cause is
  * one frame whose length the receiver learns from its header. Allocates nothing per call once its
- * buffers have grown, except the views of memory handed to the sockets and frames that arrive
- * before their receive is posted.
+ * buffers have grown and the mesh has seen the memory it moves.
  */
 final class NetTransport implements Transport {
     /** Batches of this transport: the protocol's two and the collectives' own. */
