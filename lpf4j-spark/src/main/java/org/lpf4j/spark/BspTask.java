@@ -63,7 +63,8 @@ final class BspTask<T, R>
             }
         };
         try (ExecutorParameters.Applied applied = ExecutorParameters.apply(parameters, where);
-             BarrierBootSession session = new BarrierBootSession(task)) {
+             BarrierBootSession session = new BarrierBootSession(task);
+             KillWatch watch = new KillWatch(task, Thread.currentThread())) {
             InetAddress bind = bindAddress(tasks[pid].address());
             HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId,
                     Restarts.attempt(process, attempt, runId, resumptions));
@@ -98,6 +99,39 @@ final class BspTask<T, R>
 
     /** How long a task whose failure carries no cause waits before it throws. */
     private static final long CAUSELESS_DELAY_MILLIS = 1_000;
+
+    /**
+     * Interrupts the task's thread once Spark marks the task killed (a cancelled job, a failed
+     * barrier stage): a process waiting in a sync then gives up (the net engine's waits check
+     * the interrupt before they block) and the section fails at every process, instead of running
+     * on. Polls the kill flag every 100 ms on a virtual thread of its own, until closed.
+     */
+    private static final class KillWatch implements AutoCloseable {
+        private volatile boolean done;
+        private final Thread watcher;
+
+        KillWatch(BarrierTaskContext task, Thread taskThread) {
+            watcher = Thread.ofVirtual().name("lpf4j-spark-killwatch").start(() -> {
+                while (!done) {
+                    if (task.isInterrupted()) {
+                        taskThread.interrupt();
+                        return;
+                    }
+                    try {
+                        Thread.sleep(100);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void close() {
+            done = true;
+            watcher.interrupt();
+        }
+    }
 
     /** The executor's own address (Spark's "host:port" of the task), unless lpf.engine.net.bind says otherwise. */
     private InetAddress bindAddress(String executorAddress) {

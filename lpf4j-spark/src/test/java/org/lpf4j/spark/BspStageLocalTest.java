@@ -197,6 +197,27 @@ class BspStageLocalTest {
     }
 
     @Test
+    void aCancelledJobEndsItsEndlessSectionAndLeavesNothingBehind() throws Exception {
+        JavaRDD<Long> input = numbers(100, 3);
+        long sockets = sockets();
+        List<String> before = lpfThreads();
+        spark.setJobGroup("endless", "an endless BSP loop", false);
+        var job = BspStage.of(input).mapPartitions((Context ctx, Iterator<Long> it) -> {
+            while (true) ctx.sync();
+        }).collectAsync();
+        Thread.sleep(3_000); // the stage has joined and loops
+        long t0 = System.nanoTime();
+        spark.cancelJobGroup("endless");
+        assertThrows(Exception.class, () -> job.get(60, TimeUnit.SECONDS));
+        spark.clearJobGroup();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while ((sockets() - sockets >= 4 || !before.equals(lpfThreads())) && System.nanoTime() < deadline) Thread.sleep(100);
+        assertEquals(before, lpfThreads(), "lpf4j threads after the cancelled stage");
+        assertTrue(sockets() - sockets < 4, "sockets grew from " + sockets + " to " + sockets());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "ended within 20 s of the cancel");
+    }
+
+    @Test
     void aStageLeavesNoThreadAndNoSocketBehind() throws Exception {
         JavaRDD<Long> input = numbers(100, 4);
         Runnable stage = () -> BspStage.of(input).mapPartitions((Context ctx, Iterator<Long> it) -> {

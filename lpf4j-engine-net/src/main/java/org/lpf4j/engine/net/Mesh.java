@@ -578,6 +578,10 @@ final class Mesh implements AutoCloseable {
                     if (crowded) Thread.yield(); else Thread.onSpinWait();
                     return;
                 }
+                // Before blocking: an interrupted waiter (a host framework cancelling its task) gives up.
+                if (Thread.interrupted()) {
+                    throw new Transport.Stopped("rank " + rank + " was interrupted while it waited (" + waitingFor + ")");
+                }
                 selector.select(onReady, timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
             }
         } catch (IOException e) {
