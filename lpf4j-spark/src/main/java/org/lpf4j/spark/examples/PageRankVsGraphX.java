@@ -113,7 +113,7 @@ public final class PageRankVsGraphX {
     public static <T> double[] syncVersusBarrier(JavaRDD<T> input, int syncs) {
         List<double[]> out = BspStage.of(input).mapPartitions((Context ctx, Iterator<T> ignored) -> {
             BarrierTaskContext task = BarrierTaskContext.get();
-            for (int i = 0; i < 100; i++) ctx.sync(); // warm-up
+            for (int i = 0; i < 3000; i++) ctx.sync(); // warm-up: the JIT compiles the sync path
             long a = System.nanoTime();
             for (int i = 0; i < syncs; i++) ctx.sync();
             long b = System.nanoTime();
