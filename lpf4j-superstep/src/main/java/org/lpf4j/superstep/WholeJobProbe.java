@@ -38,8 +38,13 @@ public final class WholeJobProbe {
     public static Machine cached(String key, Supplier<Machine> measure) {
         Machine m = ROOTS.get(key);
         if (m != null) return m;
-        synchronized (ROOTS) {
-            return ROOTS.computeIfAbsent(key, k -> measure.get());
+        synchronized (ROOTS) { // a collective measurement: not inside the map's own compute
+            m = ROOTS.get(key);
+            if (m == null) {
+                m = measure.get();
+                ROOTS.put(key, m);
+            }
+            return m;
         }
     }
 
