@@ -17,15 +17,16 @@ import java.util.UUID;
  * engine, and what each returns becomes its partition of the result.
  *
  * <pre>{@code
- * JavaRDD<Double> sums = BspStage.of(numbers)                       // a JavaRDD<Double> of p partitions
+ * JavaRDD<Integer> sizes = BspStage.of(numbers)             // a JavaRDD<Long> of p partitions: p processes
  *         .mapPartitions((ctx, partition) -> {
- *             double mine = 0;
- *             while (partition.hasNext()) mine += partition.next();
- *             ... register, put to the other pids, ctx.sync() ...
- *             return List.of(total).iterator();
+ *             int n = 0;
+ *             for (; partition.hasNext(); partition.next()) n++;
+ *             ctx.sync();                                     // a superstep of all p processes
+ *             return List.of(n).iterator();                   // partition pid of the result
  *         });
- * sums.collect();                                                   // runs the stage
+ * sizes.collect();                                            // runs the stage
  * }</pre>
+ * (The README's "Inside Spark" has a complete program that puts between the processes.)
  *
  * <p><b>How it runs.</b> Like any transformation, {@link #mapPartitions} is lazy: an action on
  * the result runs one barrier stage ({@code rdd.barrier().mapPartitions}), which Spark starts only
