@@ -1,11 +1,106 @@
 package org.lpf4j.engine.threads.kit;
 
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.LpfOutOfMemoryException;
+import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.SectionEvent;
+import org.lpf4j.spi.kit.SuperstepRecorder;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
+
 /**
- * Ending a section's process threads, shared by every engine that runs processes as threads.
- * Engines only.
+ * Starting, running and ending a section's process threads, shared by every engine that runs
+ * processes as threads. Engines only.
  */
 public final class ProcessThreads {
     private ProcessThreads() {}
+
+    /**
+     * Runs {@code process} for 0..n-1: process 0 on this thread, the others on new daemon platform
+     * threads named by {@code names}; returns when every one has returned. Everyone or nobody:
+     * the new threads wait until all of them are started; if one cannot be started, none runs
+     * {@code process} (the started ones end at once and are joined) and this throws. Cost: n - 1
+     * thread starts and joins.
+     *
+     * @param where names the section in the exceptions, e.g. {@code "exec(p=4)"}
+     * @throws LpfOutOfMemoryException "{@code where}: could start only k threads; nothing ran" if
+     *         a thread could not be started for lack of memory (k counts this thread)
+     * @throws FatalException "{@code where}: could not start its threads; nothing ran" if a thread
+     *         could not be started for another reason
+     */
+    public static void runAll(int n, IntFunction<String> names, IntConsumer process, String where) {
+        runAll(n, names, process, where, Thread::new);
+    }
+
+    /**
+     * {@link #runAll(int, IntFunction, IntConsumer, String)} with threads from {@code factory}
+     * (named and made daemons here; tests use it to fail a start).
+     */
+    public static void runAll(int n, IntFunction<String> names, IntConsumer process, String where,
+                              ThreadFactory factory) {
+        CountDownLatch go = new CountDownLatch(1);
+        boolean[] abort = new boolean[1]; // written before go opens, read after
+        Thread[] threads = new Thread[n];
+        int started = 1;
+        try {
+            for (int i = 1; i < n; i++) {
+                final int pid = i;
+                Thread t = factory.newThread(() -> {
+                    if (uninterruptibly(go::await)) Thread.currentThread().interrupt();
+                    if (!abort[0]) process.accept(pid);
+                });
+                t.setName(names.apply(i));
+                t.setDaemon(true);
+                t.start();
+                threads[i] = t;
+                started++;
+            }
+        } catch (Throwable e) { // OutOfMemoryError (no native thread), or anything else: start nobody
+            abort[0] = true;
+            go.countDown();
+            joinAll(threads);
+            if (e instanceof OutOfMemoryError) {
+                throw new LpfOutOfMemoryException(where + ": could start only " + started + " threads; nothing ran", e);
+            }
+            throw new FatalException(where + ": could not start its threads; nothing ran", e);
+        }
+        go.countDown();
+        try {
+            process.accept(0);
+        } finally {
+            joinAll(threads);
+        }
+    }
+
+    /**
+     * Runs one process's SPMD function on this thread: attaches the thread in {@code ledger},
+     * records the section for the flight recorder, and returns what the function threw (nothing
+     * escapes). The caller then records the exit (its failure, if any, before
+     * {@link ProcessLedger#exit}).
+     *
+     * @param ledger the group's ledger
+     * @param local  the process's index in the group (its pid there)
+     * @param ctx    its context (its pid, nprocs and supersteps go to the flight recorder)
+     * @param engine the engine's name for the flight recorder
+     * @param call   {@code exec}, {@code hook}, {@code rehook} (anything from a parenthesis on is dropped)
+     * @return what {@code spmd} threw, or {@code null}
+     */
+    public static Throwable run(ProcessLedger ledger, int local, Spmd spmd, Context ctx, String engine, String call) {
+        ledger.attach(local);
+        Throwable thrown = null;
+        SectionEvent section = SuperstepRecorder.beginSection();
+        try {
+            spmd.run(ctx);
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        SuperstepRecorder.endSection(section, engine, call, ctx.pid(), ctx.nprocs(), ctx.superstep(), thrown != null);
+        return thrown;
+    }
 
     /**
      * Waits until every thread has ended, even if this thread is interrupted meanwhile (a section
@@ -17,16 +112,30 @@ public final class ProcessThreads {
     public static void joinAll(Thread[] threads) {
         boolean interrupted = false;
         for (Thread t : threads) {
-            if (t == null) continue;
-            while (true) {
-                try {
-                    t.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
+            if (t != null) interrupted |= uninterruptibly(t::join);
         }
         if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /** A wait that an interrupt ends early. */
+    private interface Wait {
+        void run() throws InterruptedException;
+    }
+
+    /**
+     * Waits until {@code wait} ends without an interrupt.
+     *
+     * @return whether this thread was interrupted meanwhile (the caller restores the interrupt)
+     */
+    private static boolean uninterruptibly(Wait wait) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                wait.run();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
     }
 }

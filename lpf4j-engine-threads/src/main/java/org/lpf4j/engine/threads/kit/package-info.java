@@ -10,6 +10,9 @@
  * ({@link org.lpf4j.engine.threads.kit.Waiting}, {@link org.lpf4j.engine.threads.kit.ThreadsPolicy},
  * {@link org.lpf4j.engine.threads.kit.SpinBudgets}, and {@link org.lpf4j.engine.threads.kit.CpuSpreading}
  * over {@link org.lpf4j.engine.threads.kit.Cpus}, which keeps a group's threads spread over the CPUs). A group of threads that uses them implements
- * {@link org.lpf4j.engine.threads.kit.Participants}. Nothing here allocates on the hot path.
+ * {@link org.lpf4j.engine.threads.kit.Participants}, keeps its failure state in a
+ * {@link org.lpf4j.engine.threads.kit.GroupFailure} and who left when in a
+ * {@link org.lpf4j.engine.threads.kit.ProcessLedger}, and starts (all or none), runs and joins its
+ * threads with {@link org.lpf4j.engine.threads.kit.ProcessThreads}. Nothing here allocates on the hot path.
  */
 package org.lpf4j.engine.threads.kit;
