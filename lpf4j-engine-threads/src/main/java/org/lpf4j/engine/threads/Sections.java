@@ -5,15 +5,12 @@ import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
-import org.lpf4j.spi.kit.SectionEvent;
-import org.lpf4j.spi.kit.SuperstepRecorder;
-
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Starting and ending sections of the threads engine: {@code exec} (new threads for pids
  * 1..p-1, pid 0 on the caller's thread), and the member side of {@code hook} and {@code rehook}
- * (existing threads, one per pid). Every started thread is joined before the call returns.
+ * (existing threads, one per pid). Every started thread is joined before the call returns; an
+ * exec starts all its threads or runs nobody ({@link ProcessThreads#runAll}).
  */
 final class Sections {
     private Sections() {}
@@ -36,41 +33,10 @@ final class Sections {
         } catch (OutOfMemoryError e) {
             throw new LpfOutOfMemoryException("exec(p=" + p + "): no memory for the section's state; nothing ran", e);
         }
-        CountDownLatch go = new CountDownLatch(1);
-        boolean[] abort = new boolean[1];
-        Thread[] threads = new Thread[p];
-        int started = 1;
-        try {
-            for (int i = 1; i < p; i++) {
-                final int pid = i;
-                Thread t = new Thread(() -> {
-                    awaitUninterruptibly(go);
-                    if (abort[0]) return;
-                    team.enter();
-                    runProcess(team, pid, spmd, null, "exec");
-                }, "lpf-threads-" + team.id + "-pid" + i);
-                t.setDaemon(true);
-                t.start();
-                threads[i] = t;
-                started++;
-            }
-        } catch (Throwable e) { // OutOfMemoryError (no native thread), or anything else: start nobody
-            abort[0] = true;
-            go.countDown();
-            ProcessThreads.joinAll(threads);
-            if (e instanceof OutOfMemoryError) {
-                throw new LpfOutOfMemoryException("exec(p=" + p + "): could start only " + started
-                        + " threads; nothing ran", e);
-            }
-            throw new FatalException("exec(p=" + p + "): could not start its threads; nothing ran", e);
-        }
-        go.countDown();
-        try {
+        ProcessThreads.runAll(p, pid -> "lpf-threads-" + team.id + "-pid" + pid, pid -> {
             team.enter();
-        runProcess(team, 0, spmd, null, "exec");
-        } finally {
-            ProcessThreads.joinAll(threads);
-        }
+            runProcess(team, pid, spmd, null, "exec");
+        }, "exec(p=" + p + ")");
         FatalException failure = team.outcome("exec(p=" + p + ")");
         if (failure != null) throw failure;
     }
@@ -95,31 +61,8 @@ final class Sections {
      * before the exit is visible to the others.
      */
     private static void runProcess(Team team, int pid, Spmd spmd, Runnable beforeExit, String call) {
-        team.attach(pid);
-        Throwable thrown = null;
-        SectionEvent section = SuperstepRecorder.beginSection();
-        try {
-            spmd.run(team.members[pid]);
-        } catch (Throwable t) {
-            thrown = t;
-        } finally {
-            SuperstepRecorder.endSection(section, "threads", call, pid, team.p, team.members[pid].superstep(), thrown != null);
-            if (beforeExit != null) beforeExit.run();
-            team.exit(pid, thrown);
-        }
-    }
-
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                latch.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+        Throwable thrown = ProcessThreads.run(team.ledger(), pid, spmd, team.members[pid], "threads", call);
+        if (beforeExit != null) beforeExit.run();
+        team.exit(pid, thrown);
     }
 }

@@ -2,14 +2,14 @@ package org.lpf4j.engine.threads;
 
 import org.lpf4j.FatalException;
 import org.lpf4j.engine.threads.kit.Barrier;
+import org.lpf4j.engine.threads.kit.GroupFailure;
 import org.lpf4j.engine.threads.kit.Participants;
+import org.lpf4j.engine.threads.kit.ProcessLedger;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.engine.threads.kit.ThreadsPolicy;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The shared state of one SPMD section of the threads engine: its processes' contexts and
@@ -23,8 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>No silent wait: a process waiting in a sync learns, each time it wakes from parking, why the
  * round can never complete ({@link #abandonment}) — a process that returned (named, with its sync
  * count), a hook member that has not arrived by the hook timeout (the missing pids), or, with a
- * sync timeout, the pids that have not entered the sync it waits in. Follow-on exceptions are
- * plain {@link FatalException}s, recognised by identity, so no engine class shows in a trace.
+ * sync timeout, the pids that have not entered the sync it waits in. The failure state and the
+ * exit bookkeeping are the kit's {@link GroupFailure} and {@link ProcessLedger}, shared with the
+ * hybrid engine's node.
  *
  * <p>A team started by {@code rehook} knows its parent: a wait in either can never complete
  * when the processes disagree about being inside the rehook (one syncs the parent while another
@@ -45,11 +46,9 @@ final class Team implements Participants {
      * by pid when it replaces a queue (rarely), read by every process during syncs.
      */
     final RequestQueue.Outbox[] outboxes;
-    private final AtomicReferenceArray<Thread> threads;
-    /** Processes that have left their SPMD function (normally or not). */
-    private final AtomicInteger exited = new AtomicInteger();
-    /** The fewest barrier rounds any process had completed when it left its SPMD function. */
-    private final java.util.concurrent.atomic.AtomicLong leastRoundsAtExit = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+    /** The processes' threads, and who left their SPMD function after how many rounds. */
+    private final ProcessLedger ledger;
+    private final GroupFailure failure;
     /** Processes that have started their SPMD function in this team. */
     private final AtomicInteger entered = new AtomicInteger();
     /** For a rehook's team: the team of the processes that called rehook; otherwise null. */
@@ -59,16 +58,8 @@ final class Team implements Participants {
      * while it is not inside one (it then takes part in no round of this team).
      */
     private final java.util.concurrent.atomic.AtomicLongArray rehookedAfter;
-    private volatile String failure;
-    private Throwable firstCause;
-    private final java.util.List<Throwable> otherCauses = new java.util.ArrayList<>();
     /** The teams of successive {@code rehook} calls, shared by all processes. */
     final Rounds rehooks;
-    /** Per pid: the barrier rounds it had completed when it left its SPMD function, or Long.MAX_VALUE. */
-    private final java.util.concurrent.atomic.AtomicLongArray exitRounds;
-    /** The exceptions {@link #fatal} handed out: follow-ons of the failure, never its cause. */
-    private final java.util.Set<Throwable> followOns =
-            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
     /** For a hook's team: System.nanoTime() after which missing members fail it; else 0. */
     private final long arrivalDeadline;
     /** Nanoseconds a process waits in a sync for missing ones before failing the team; 0: forever. */
@@ -95,14 +86,13 @@ final class Team implements Participants {
         this.settings = settings;
         this.policy = ThreadsPolicy.forProcesses(p, settings.spin(), settings.yield(), settings.spread());
         this.barrier = SuperstepBarrier.create(this, p, settings.barrier());
+        this.ledger = new ProcessLedger(p, barrier);
+        this.failure = new GroupFailure(barrier::wakeAll);
         this.members = new ThreadsContext[p];
         this.outboxes = new RequestQueue.Outbox[2 * p];
-        this.threads = new AtomicReferenceArray<>(p);
         this.rehookedAfter = new java.util.concurrent.atomic.AtomicLongArray(p);
         for (int i = 0; i < p; i++) rehookedAfter.set(i, Long.MAX_VALUE);
         this.rehooks = new Rounds(p, this, settings);
-        this.exitRounds = new java.util.concurrent.atomic.AtomicLongArray(p);
-        for (int i = 0; i < p; i++) exitRounds.set(i, Long.MAX_VALUE);
         this.arrivalDeadline = hook && settings.hookTimeoutMillis() > 0
                 ? (System.nanoTime() + settings.hookTimeoutMillis() * 1_000_000L) | 1 : 0;
         this.syncTimeoutNanos = settings.syncTimeoutMillis() * 1_000_000L;
@@ -113,12 +103,11 @@ final class Team implements Participants {
 
     @Override public ThreadsPolicy policy() { return policy; }
 
-    @Override public Thread thread(int pid) { return threads.get(pid); }
+    @Override public Thread thread(int pid) { return ledger.thread(pid); }
 
-    /** Called by each process on its own thread before it runs the SPMD function. */
-    void attach(int pid) { threads.set(pid, Thread.currentThread()); }
+    ProcessLedger ledger() { return ledger; }
 
-    boolean failed() { return failure != null; }
+    boolean failed() { return failure.failed(); }
 
     /**
      * Puts the team into the failure state (the first reason wins) and wakes every waiter.
@@ -127,32 +116,15 @@ final class Team implements Participants {
      * @param cause  the exception behind it, or {@code null}
      */
     @Override
-    public void fail(String reason, Throwable cause) {
-        synchronized (this) {
-            if (cause != null && !followOns.contains(cause)) {
-                if (firstCause == null) firstCause = cause;
-                else if (firstCause != cause) otherCauses.add(cause);
-            }
-            if (failure == null) failure = reason;
-        }
-        barrier.wakeAll();
-    }
+    public void fail(String reason, Throwable cause) { failure.fail(reason, cause); }
 
     /** The exception a process gets from a sync or collective call of a failed team. */
     @Override
-    public FatalException fatal(int pid) {
-        FatalException e = new FatalException("pid " + pid + " of " + p + ": the SPMD section is in the failure state: "
-                + failure, null);
-        followOns.add(e);
-        return e;
-    }
+    public FatalException fatal(int pid) { return failure.followOn("pid " + pid + " of " + p); }
 
     /** @return the exception the call that started this section throws, or {@code null} */
-    synchronized FatalException outcome(String call) {
-        if (failure == null) return null;
-        FatalException e = new FatalException(call + " failed: " + failure, firstCause);
-        for (Throwable t : otherCauses) e.addSuppressed(t);
-        return e;
+    FatalException outcome(String call) {
+        return failure.outcome((reason, cause) -> new FatalException(call + " failed: " + reason, cause));
     }
 
     /**
@@ -163,16 +135,12 @@ final class Team implements Participants {
     @Override
     public String abandonment(int pid, long round) {
         // A failed team's syncs throw on entry: whoever has not entered this round never will.
-        String failed = failure;
+        String failed = failure.reason();
         if (failed != null && !barrier.allEntered(round)) return failed;
-        if (leastRoundsAtExit.get() < round) {
-            for (int q = 0; q < p; q++) {
-                if (exitRounds.get(q) < round) {
-                    long done = members[q].superstep();
-                    return "pid " + q + " returned from its SPMD function after " + done + " syncs while pid " + pid
-                            + " waits in sync " + (members[pid].superstep() + 1) + " (unequal numbers of syncs)";
-                }
-            }
+        int early = ledger.leftBefore(round);
+        if (early >= 0) {
+            return "pid " + early + " returned from its SPMD function after " + members[early].superstep() + " syncs while pid "
+                    + pid + " waits in sync " + (members[pid].superstep() + 1) + " (unequal numbers of syncs)";
         }
         String late = missingMembers();
         if (late != null) return late;
@@ -196,11 +164,11 @@ final class Team implements Participants {
 
     /** For a rehook's team: the reason the parent's processes cannot all take part, or null. */
     private String parentAbandonment(int pid) {
-        if (parent.failed()) return "the section that called rehook failed: " + parent.failure;
+        if (parent.failed()) return "the section that called rehook failed: " + parent.failure.reason();
         // A process of the calling section that entered a sync instead of rehook has entered a
         // round beyond the ones this process (inside the rehook) completed.
         boolean parentSyncs = parent.barrier.enteredBeyond(parent.barrier.completedRounds(pid));
-        if (parent.exited.get() > 0 || parentSyncs) {
+        if (parent.ledger.exited() > 0 || parentSyncs) {
             return "pid " + pid + " is inside rehook while another process of the calling section "
                     + (parentSyncs ? "called sync" : "returned from its SPMD function")
                     + " instead (rehook is collective)";
@@ -250,16 +218,8 @@ final class Team implements Participants {
 
     /** Records that {@code pid} has left its SPMD function, with {@code thrown} if it threw. */
     void exit(int pid, Throwable thrown) {
-        if (thrown != null) {
-            fail(followOns.contains(thrown) ? thrown.getMessage()
-                    : "pid " + pid + " threw " + thrown, thrown);
-        }
-        long rounds = barrier.completedRounds(pid);
-        exitRounds.set(pid, rounds);
-        leastRoundsAtExit.accumulateAndGet(rounds, Math::min);
-        exited.incrementAndGet();
-        // Waiters in a barrier must notice the departure; waiters in awaitAllExited the count.
-        barrier.wakeAll();
+        if (thrown != null) failure.processThrew("pid " + pid, thrown);
+        ledger.exit(pid);
     }
 
     /** Called by each process before it runs its SPMD function in this team. */
@@ -272,22 +232,18 @@ final class Team implements Participants {
      * checks; an interrupt does not end the wait but is kept for the caller.
      */
     void awaitAllExited(int pid) {
-        boolean interrupted = false;
-        while (exited.get() < p) {
-            if (failure == null) {
+        ledger.awaitAllExited(() -> {
+            if (!failed()) {
                 String late = missingMembers();
                 if (late != null) fail(late, null);
             }
-            if (parent != null && failure == null) {
+            if (parent != null && !failed()) {
                 String why = parentAbandonment(pid);
                 // Read the count again: a process that completed this team can have returned in
                 // the parent since the loop condition was read; only a real absence counts.
-                if (why != null && exited.get() < p) fail(why, null);
+                if (why != null && ledger.exited() < p) fail(why, null);
             }
-            if (failure != null && exited.get() == entered.get()) break;
-            LockSupport.parkNanos(this, 200_000L);
-            if (Thread.interrupted()) interrupted = true;
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+            return failed() && ledger.exited() == entered.get();
+        });
     }
 }
