@@ -2,16 +2,12 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.FatalException;
 import org.lpf4j.spi.kit.BulkCopy;
+import org.lpf4j.engine.threads.kit.GroupFailure;
 import org.lpf4j.engine.threads.kit.Participants;
+import org.lpf4j.engine.threads.kit.ProcessLedger;
 import org.lpf4j.engine.threads.kit.RequestQueue;
 import org.lpf4j.engine.threads.kit.SuperstepBarrier;
 import org.lpf4j.engine.threads.kit.ThreadsPolicy;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The processes of one hybrid section that live in this JVM (one node): their contexts and
@@ -23,7 +19,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * or whose request cannot be executed, fails the node; so does the news that another node ended
  * (the leader learns it in its round). Every later sync of a local process throws
  * {@link FatalException}; the node's section then ends and the MPI engine's end round carries
- * the news and the causes to the other nodes and to pid 0.
+ * the news and the causes to the other nodes and to pid 0. The failure state and the exit
+ * bookkeeping are the threads kit's {@link GroupFailure} and {@link ProcessLedger}, as on the
+ * threads engine's team.
  */
 final class Node implements Participants {
     final Layout layout;
@@ -41,14 +39,9 @@ final class Node implements Participants {
     final RequestQueue.Outbox[] outboxes;
     /** Per local process: what it entered this round (SYNC or REHOOK), to catch a mismatch. */
     final int[] intent;
-    private final AtomicReferenceArray<Thread> threads;
-    private final AtomicInteger exited = new AtomicInteger();
-    private final AtomicLong leastRoundsAtExit = new AtomicLong(Long.MAX_VALUE);
-    /** The local process that left with the fewest completed rounds (the one that returned early, if any). */
-    private volatile int earliestLeaver = -1;
-    private volatile String failure;
-    private Throwable firstCause;
-    private final List<Throwable> otherCauses = new ArrayList<>();
+    /** The local processes' threads, and who left their SPMD function after how many rounds. */
+    final ProcessLedger ledger;
+    private final GroupFailure failure;
     /**
      * Whether a sync in which this node queued nothing has its round with the other nodes done by
      * the last local process to arrive at the node barrier (MPI lets any thread call it, and the
@@ -79,20 +72,19 @@ final class Node implements Participants {
         this.policy = ThreadsPolicy.forProcesses(settings.competing(t), settings.spin(), settings.yield(),
                 settings.spreadsCpus(t), NodeCpus.cpusForNode());
         this.barrier = SuperstepBarrier.create(this, t, settings.barrier(t));
+        this.ledger = new ProcessLedger(t, barrier);
+        this.failure = new GroupFailure(barrier::wakeAll);
         this.roundByLastArriver = link != null && barrier.hasLastArriver() && link.anyThreadMayRound();
         this.members = new HybridContext[t];
         this.outboxes = new RequestQueue.Outbox[2 * t];
         this.intent = new int[t];
-        this.threads = new AtomicReferenceArray<>(t);
     }
 
     @Override public ThreadsPolicy policy() { return policy; }
 
-    @Override public Thread thread(int local) { return threads.get(local); }
+    @Override public Thread thread(int local) { return ledger.thread(local); }
 
-    void attach(int local) { threads.set(local, Thread.currentThread()); }
-
-    boolean failed() { return failure != null; }
+    boolean failed() { return failure.failed(); }
 
     /**
      * The last arriver's work: the round, unless the node queued requests (then local process 0
@@ -138,29 +130,18 @@ final class Node implements Participants {
     String who(int local) { return "pid " + (base + local) + " (node " + node + ", thread " + local + ")"; }
 
     @Override
-    public void fail(String reason, Throwable cause) {
-        synchronized (this) {
-            if (cause != null && !(cause instanceof NodeFailure)) {
-                if (firstCause == null) firstCause = cause;
-                else if (firstCause != cause) otherCauses.add(cause);
-            }
-            if (failure == null) failure = reason;
-        }
-        barrier.wakeAll();
-    }
+    public void fail(String reason, Throwable cause) { failure.fail(reason, cause); }
 
     @Override
-    public FatalException fatal(int local) {
-        return new NodeFailure(who(local) + " of " + layout.p() + ": the SPMD section is in the failure state: " + failure);
-    }
+    public FatalException fatal(int local) { return failure.followOn(who(local) + " of " + layout.p()); }
 
     @Override
     public String abandonment(int local, long round) {
-        String failed = failure;
+        String failed = failure.reason();
         if (failed != null && !barrier.allEntered(round)) return failed;
-        if (leastRoundsAtExit.get() < round) {
-            int q = earliestLeaver;
-            return (q >= 0 ? who(q) : "a process of node " + node) + " returned from its SPMD function while " + who(local)
+        int q = ledger.leftBefore(round);
+        if (q >= 0) {
+            return who(q) + " returned from its SPMD function while " + who(local)
                     + " still synchronises (unequal numbers of syncs)";
         }
         return null;
@@ -168,35 +149,13 @@ final class Node implements Participants {
 
     /** Records that a local process left its SPMD function, with what it threw (or null). */
     void exit(int local, Throwable thrown) {
-        if (thrown != null) {
-            fail(thrown instanceof NodeFailure ? thrown.getMessage() : who(local) + " threw " + thrown, thrown);
-        }
-        long rounds = barrier.completedRounds(local);
-        synchronized (this) {
-            if (rounds < leastRoundsAtExit.get()) earliestLeaver = local;
-            leastRoundsAtExit.accumulateAndGet(rounds, Math::min);
-        }
-        exited.incrementAndGet();
-        barrier.wakeAll();
+        if (thrown != null) failure.processThrew(who(local), thrown);
+        ledger.exit(local);
     }
 
-    /** Waits (parking) until every local process has left its SPMD function. */
-    void awaitAllExited() {
-        while (exited.get() < t) java.util.concurrent.locks.LockSupport.parkNanos(this, 100_000L);
-    }
+    /** Waits (parking) until every local process has left its SPMD function; an interrupt is kept for the caller. */
+    void awaitAllExited() { ledger.awaitAllExited(() -> false); }
 
     /** @return the node's failure as an exception carrying the causes (to end the node's section with), or null */
-    synchronized NodeFailed outcome() {
-        if (failure == null) return null;
-        NodeFailed e = new NodeFailed(failure, firstCause);
-        for (Throwable x : otherCauses) e.addSuppressed(x);
-        return e;
-    }
-
-    /** A {@link FatalException} caused by the node's failure, not an independent cause. */
-    static final class NodeFailure extends FatalException {
-        private static final long serialVersionUID = 1L;
-
-        NodeFailure(String message) { super(message, null); }
-    }
+    NodeFailed outcome() { return failure.outcome(NodeFailed::new); }
 }

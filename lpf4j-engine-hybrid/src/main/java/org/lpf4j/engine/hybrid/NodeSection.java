@@ -6,9 +6,8 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.engine.threads.kit.ProcessThreads;
 import org.lpf4j.spi.kit.CrossJvmObjects;
-import org.lpf4j.spi.kit.SectionEvent;
-import org.lpf4j.spi.kit.SuperstepRecorder;
 
+import java.util.concurrent.ThreadFactory;
 
 /**
  * What every node (MPI rank) runs for a hybrid section: shipped by the MPI engine's {@code exec}
@@ -68,42 +67,35 @@ final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
      * Runs the node's processes, whose contexts {@code node.members} holds: local process 0 on
      * this thread, the others on new threads; returns when every one has left its SPMD function.
      *
+     * <p>Everyone or nobody, as on the threads engine ({@link ProcessThreads#runAll}): if one of
+     * the node's threads cannot be started, none of the node's processes runs its SPMD function
+     * and this throws ({@link org.lpf4j.LpfOutOfMemoryException} "node n (pids a to b): could
+     * start only k threads; nothing ran", or {@link FatalException} "... could not start its
+     * threads; nothing ran"). "Nothing ran" is about this node: the other nodes' processes may
+     * already run. The exception ends this node's part of the MPI-engine section like any
+     * exception of the node's own, so the other nodes' next round with this node throws
+     * {@link FatalException} (their processes fail, none waits for ever) and pid 0's call reports
+     * it as the section's cause.
+     *
      * @return the node's failure, or null
      */
     static FatalException runMembers(Node node, Spmd spmd) {
-        Thread[] threads = new Thread[node.t];
+        return runMembers(node, spmd, Thread::new);
+    }
+
+    /** {@link #runMembers(Node, Spmd)} with the threads from {@code factory} (tests fail a start with it). */
+    static FatalException runMembers(Node node, Spmd spmd, ThreadFactory factory) {
         try (NodeCpus.Binding bound = NodeCpus.enter()) { // the threads started here inherit the share
-            for (int l = 1; l < node.t; l++) {
-                final int local = l;
-                Thread th = new Thread(() -> runProcess(node, local, spmd, "exec"),
-                        "lpf-hybrid-node" + node.node + "-pid" + (node.base + l));
-                th.setDaemon(true);
-                th.start();
-                threads[l] = th;
-            }
-            try {
-                runProcess(node, 0, spmd, "exec");
-            } finally {
-                ProcessThreads.joinAll(threads);
-            }
+            ProcessThreads.runAll(node.t, l -> "lpf-hybrid-node" + node.node + "-pid" + (node.base + l),
+                    l -> runProcess(node, l, spmd, "exec"),
+                    "node " + node.node + " (pids " + node.base + " to " + (node.base + node.t - 1) + ")", factory);
         }
         return node.outcome();
     }
 
     /** Runs one process's SPMD function on this thread and records its exit. */
     static void runProcess(Node node, int local, Spmd spmd, String call) {
-        node.attach(local);
-        Throwable thrown = null;
-        SectionEvent section = SuperstepRecorder.beginSection();
-        try {
-            spmd.run(node.members[local]);
-        } catch (Throwable t) {
-            thrown = t;
-        } finally {
-            HybridContext ctx = node.members[local];
-            SuperstepRecorder.endSection(section, "hybrid", call, ctx.pid(), ctx.nprocs(), ctx.superstep(), thrown != null);
-            node.exit(local, thrown);
-        }
+        Throwable thrown = ProcessThreads.run(node.ledger, local, spmd, node.members[local], "hybrid", call);
+        node.exit(local, thrown);
     }
-
 }
