@@ -86,6 +86,9 @@ final class Node implements Participants {
 
     boolean failed() { return failure.failed(); }
 
+    /** @return the node's failure state (a context keeps it: its sync reads it without going through the node) */
+    GroupFailure failure() { return failure; }
+
     /**
      * The last arriver's work: the round, unless the node queued requests (then local process 0
      * does it, {@link #LEADER_ROUND}) or some local process entered a rehook (each then finds the

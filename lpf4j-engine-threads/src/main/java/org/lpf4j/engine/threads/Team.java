@@ -109,6 +109,9 @@ final class Team implements Participants {
 
     boolean failed() { return failure.failed(); }
 
+    /** @return the team's failure state (a context keeps it: its sync reads it without going through the team) */
+    GroupFailure failure() { return failure; }
+
     /**
      * Puts the team into the failure state (the first reason wins) and wakes every waiter.
      *
