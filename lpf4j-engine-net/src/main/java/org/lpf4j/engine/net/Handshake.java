@@ -24,7 +24,7 @@ final class Handshake {
     private Handshake() {}
 
     static final int MAGIC = 0x4C50464E; // "LPFN"
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: a connection per direction
     static final int NONCE = 32, MAC = 32;
     static final int CHALLENGE_BYTES = 4 + 4 + NONCE;
     static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + NONCE + MAC;

@@ -23,7 +23,7 @@ import java.util.Objects;
  * through the boot exchange. The members listen on the address given, only while the mesh is set up.
  *
  * <p><b>Cost.</b> One boot fence (whatever the host's exchange costs: about 1 s with Spark's
- * {@code allGather}), then one TCP connection per pair of members with a handshake each; the
+ * {@code allGather}), then two TCP connections per pair of members with a handshake each; the
  * section itself costs what any net engine section does. The engine's parameters
  * ({@code lpf.engine.net.*}) apply, read when {@code run} starts.
  */

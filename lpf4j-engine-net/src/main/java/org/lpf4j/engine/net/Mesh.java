@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The TCP connections of one job's processes: a full mesh (one connection per pair, made when the
- * job starts, each authenticated by {@link Handshake}), and the progress engine that moves frames
- * ({@link Frame}) over it. No thread of its own: the thread that waits (a sync, a collective, the
+ * The TCP connections of one job's processes: a full mesh (two connections per pair, made when
+ * the job starts, each authenticated by {@link Handshake}), and the progress engine that moves
+ * frames ({@link Frame}) over it. No thread of its own: the thread that waits (a sync, a collective, the
  * runtime's loop) makes the progress, reading and writing every connection through one
  * {@link Selector} with nonblocking channels, so progress does not depend on a thread per peer.
  *
@@ -37,6 +37,14 @@ import java.util.function.Consumer;
  * of the peer's that the frames are parsed from. A large payload goes between the caller's memory
  * and the socket without a copy (its segment as a direct buffer), after the staged bytes in one
  * gathering write.
+ *
+ * <p><b>Two connections per pair.</b> Each process of a pair dials the other. Large payloads
+ * ({@code Transport.Channel.LARGE}) go on the connection their sender dialled; every other frame,
+ * both ways, on the one the lower rank dialled. Over one connection, two processes that write
+ * large payloads to each other at once slow each other down (each one's data reaches a socket its
+ * owner holds locked while it writes, and waits in that socket's backlog); over a connection per
+ * direction, a small frame's answer no longer carries the acknowledgement of the frame it answers
+ * (docs/performance.md: the large transfers gain, the small exchanges keep their latency).
  *
  * <p><b>Failure.</b> A connection that ends without the peer's goodbye frame, or breaks, marks the
  * peer dead; every wait of a section that peer belongs to then throws {@link Transport.Stopped}
@@ -64,15 +72,28 @@ final class Mesh implements AutoCloseable {
     /** The channel of large puts' payloads. */
     private static final int LARGE = Transport.Channel.LARGE.ordinal();
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** How long a wait spins on {@code selectNow} before it blocks in {@code select}. */
+    /**
+     * The spin of a wait when each of the job's processes on this machine has a core of its own:
+     * long enough that a process which reaches a sync first is still polling when its peers'
+     * frames arrive (waking a blocked thread costs tens of microseconds on a VM, and the peers'
+     * large transfers then no longer overlap its own: docs/performance.md).
+     */
+    static final int SPIN_MICROS_OWN_CORE = 200;
+    /** The spin of a wait when the job's processes outnumber this machine's cores: a longer one takes the core its peers need. */
+    static final int SPIN_MICROS_CROWDED = 20;
+    /** How long a wait spins on {@code selectNow}, since bytes last moved, before it blocks in {@code select}. */
     private final long spinNanos;
     /** Whether more of the mesh's processes run on this machine than it has cores: a spinning wait yields its core. */
     private final boolean crowded;
     /** Whether frames were staged for some peer since its last write. */
     private boolean anyDirty;
+    /** System.nanoTime() when a socket call last moved bytes: a wait spins until it has been idle this long. */
+    private long lastMoved;
     private final long timeoutNanos;
     private final int rank, size;
     private final Peer[] peers;
+    /** Every connection, both of every peer. */
+    private final Conn[] conns;
     private final Selector selector;
     private final Consumer<String> log;
     /** The section whose frames receives match, and its members (ranks 0 .. members - 1). */
@@ -116,8 +137,44 @@ final class Mesh implements AutoCloseable {
         boolean complete() { return done == length; }
     }
 
-    /** The state of one connection. */
+    /** One peer: its two connections, and whether it died. */
     private static final class Peer {
+        final int rank;
+        /** The connection the lower rank dialled: both ways' frames except the higher rank's large payloads. */
+        final Conn shared;
+        /** The connection the higher rank dialled: the higher rank's large payloads only. */
+        final Conn large;
+        /** Where this process writes its large payloads to the peer, and where it reads the peer's. */
+        final Conn largeOut, largeIn;
+        boolean dead;
+        String death;
+
+        Peer(int me, int rank, SocketChannel dialled, SocketChannel accepted) {
+            this.rank = rank;
+            boolean lower = me < rank;
+            this.shared = new Conn(this, lower ? dialled : accepted);
+            this.large = new Conn(this, lower ? accepted : dialled);
+            this.largeOut = lower ? shared : large;
+            this.largeIn = lower ? large : shared;
+        }
+
+        boolean writing() { return shared.writing() || large.writing(); }
+
+        void cancelKeys() {
+            shared.key.cancel();
+            large.key.cancel();
+        }
+
+        void closeChannels() {
+            shared.close();
+            large.close();
+        }
+    }
+
+    /** The state of one connection with a peer: what is being read from it, and what waits to be written to it. */
+    private static final class Conn {
+        final Peer peer;
+        /** The peer's rank. */
         final int rank;
         final SocketChannel channel;
         SelectionKey key;
@@ -132,7 +189,7 @@ final class Mesh implements AutoCloseable {
         boolean inFrame;
         /**
          * The frame being read is a large put's payload whose receive is not posted yet: reading
-         * from this peer waits until it is, so that the payload goes straight to its receive.
+         * from this connection waits until it is, so that the payload goes straight to its receive.
          */
         boolean parked;
         int parkedChannel, parkedSection;
@@ -148,22 +205,29 @@ final class Mesh implements AutoCloseable {
         Op sendHead, sendTail;
         /** Whether frames were staged since the last write: the next wait writes them. */
         boolean dirty;
-        boolean saidBye, dead;
-        String death;
+        boolean saidBye;
 
-        Peer(int rank, SocketChannel channel) {
-            this.rank = rank;
+        Conn(Peer peer, SocketChannel channel) {
+            this.peer = peer;
+            this.rank = peer.rank;
             this.channel = channel;
         }
 
         boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }
+
+        void close() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // closing a broken or finished connection
+            }
+        }
     }
 
-    private Mesh(int rank, int size, SocketChannel[] channels, long spinNanos, long timeoutNanos, Consumer<String> log)
-            throws IOException {
+    private Mesh(int rank, int size, SocketChannel[] outs, SocketChannel[] ins, long spinNanos, long timeoutNanos,
+                 Consumer<String> log) throws IOException {
         this.rank = rank;
         this.size = size;
-        this.spinNanos = spinNanos;
         this.timeoutNanos = timeoutNanos;
         this.log = log;
         this.peers = new Peer[size];
@@ -175,14 +239,19 @@ final class Mesh implements AutoCloseable {
         int local = 1;
         for (int r = 0; r < size; r++) {
             if (r == rank) continue;
-            SocketChannel ch = channels[r];
-            ch.configureBlocking(false);
-            Peer p = new Peer(r, ch);
-            p.key = ch.register(selector, SelectionKey.OP_READ, p);
+            Peer p = new Peer(rank, r, outs[r], ins[r]);
+            for (Conn c : new Conn[] {p.shared, p.large}) {
+                c.channel.configureBlocking(false);
+                c.key = c.channel.register(selector, SelectionKey.OP_READ, c);
+            }
             peers[r] = p;
-            if (isLocal(ch)) local++;
+            if (isLocal(ins[r])) local++;
         }
         this.crowded = local > Runtime.getRuntime().availableProcessors();
+        this.spinNanos = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
+        List<Conn> all = new ArrayList<>();
+        for (Peer p : peers) if (p != null) all.addAll(List.of(p.shared, p.large));
+        this.conns = all.toArray(new Conn[0]);
     }
 
     /** @return whether the peer of {@code ch} runs on this machine (its address is one of this machine's) */
@@ -197,40 +266,64 @@ final class Mesh implements AutoCloseable {
     }
 
     /**
-     * Connects the mesh: connects to every lower rank at its address in {@code all} and accepts
-     * every higher one on {@code server} (bound by the caller, whose address {@code all} holds at
-     * this rank), each connection authenticated; a connection that does not prove the key is
-     * logged and dropped while the set-up goes on. The caller closes {@code server} afterwards:
-     * nothing listens while the job runs.
+     * Connects the mesh: dials every other rank at its address in {@code all} while it accepts
+     * every other rank's connection on {@code server} (bound by the caller, whose address
+     * {@code all} holds at this rank), each connection authenticated; of a pair's two connections,
+     * the one the lower rank dialled carries both ways' frames and the other the higher rank's
+     * large payloads. A connection that does not prove the key is logged and dropped while the
+     * set-up goes on. The caller closes {@code server} afterwards: nothing listens while the job
+     * runs.
      *
      * @param setupMillis the longest the whole set-up may take
+     * @param spinNanos   how long a wait polls before it blocks; negative: chosen by whether the
+     *                    job's processes on this machine outnumber its cores
      * @throws IOException naming the ranks that could not be reached in time
      */
     static Mesh connect(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                         long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
-        SocketChannel[] channels = new SocketChannel[size];
+        SocketChannel[] outs = new SocketChannel[size], ins = new SocketChannel[size];
         long deadline = System.nanoTime() + setupMillis * 1_000_000L;
+        // Dials and handshakes run on virtual threads, each bounded in time, so that every process
+        // answers the others' dials while its own are under way, and silent or slow connections
+        // (an attack, a port scan) cannot hold up the real ones. What they produce after a failed
+        // set-up is closed by them (abandoned) or here (still queued).
+        java.util.concurrent.BlockingQueue<Object[]> dialed = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.BlockingQueue<Object[]> accepted = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean abandoned = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             if (all.size() != size) throw new IOException("the boot exchange gave " + all.size() + " addresses for " + size + " processes");
-            for (int to = 0; to < rank; to++) {
-                channels[to] = dial(all.get(to), key, jobId, rank, size, to, deadline);
+            for (int to = 0; to < size; to++) {
+                if (to == rank) continue;
+                int peer = to;
+                Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
+                    Object result;
+                    try {
+                        result = dial(all.get(peer), key, jobId, rank, size, peer, deadline);
+                    } catch (IOException | RuntimeException e) {
+                        result = e;
+                    }
+                    hand(dialed, new Object[] {peer, result}, abandoned);
+                });
             }
             server.configureBlocking(true);
-            server.socket().setSoTimeout(50);
-            // Handshakes run on virtual threads of their own, each bounded by HANDSHAKE_MILLIS, so
-            // that silent or slow connections (an attack, a port scan) cannot hold up the real ones.
-            java.util.concurrent.BlockingQueue<Object[]> accepted = new java.util.concurrent.LinkedBlockingQueue<>();
+            server.socket().setSoTimeout(20);
             java.util.concurrent.atomic.AtomicInteger handshaking = new java.util.concurrent.atomic.AtomicInteger();
-            int expected = size - 1 - rank;
-            while (expected > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) throw new IOException("rank " + rank + ": " + missing(channels, rank + 1, size)
-                        + " did not connect within " + setupMillis + " ms");
+            int toAccept = size - 1, toDial = size - 1;
+            while (toAccept > 0 || toDial > 0) {
+                if (deadline - System.nanoTime() <= 0) {
+                    throw new IOException("rank " + rank + ": " + (toAccept > 0 ? missing(ins, rank) + " did not connect"
+                            : "could not connect to " + missing(outs, rank)) + " within " + setupMillis + " ms");
+                }
                 SocketChannel ch = null;
-                try {
-                    ch = server.socket().accept().getChannel();
-                } catch (java.net.SocketTimeoutException e) {
-                    // no one new: look at the finished handshakes
+                if (toAccept > 0) {
+                    try {
+                        ch = server.socket().accept().getChannel();
+                    } catch (java.net.SocketTimeoutException e) {
+                        // no one new: look at the finished handshakes
+                    }
+                } else {
+                    Object[] d = dialed.poll(20, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    if (d != null) dialed.add(d);
                 }
                 if (ch != null) {
                     if (handshaking.get() >= MAX_HANDSHAKES) {
@@ -243,15 +336,11 @@ final class Mesh implements AutoCloseable {
                         Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
                             try {
                                 tune(c, HANDSHAKE_MILLIS);
-                                accepted.add(new Object[] {c, Handshake.accept(c, key, jobId, rank, size).rank()});
+                                hand(accepted, new Object[] {c, Handshake.accept(c, key, jobId, rank, size).rank()}, abandoned);
                             } catch (IOException | RuntimeException e) {
                                 log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(c) + ": "
                                         + e.getMessage());
-                                try {
-                                    c.close();
-                                } catch (IOException ignored) {
-                                    // refused anyway
-                                }
+                                closeQuietly(c);
                             } finally {
                                 handshaking.decrementAndGet();
                             }
@@ -261,20 +350,60 @@ final class Mesh implements AutoCloseable {
                 for (Object[] a; (a = accepted.poll()) != null; ) {
                     SocketChannel c = (SocketChannel) a[0];
                     int from = (Integer) a[1];
-                    if (from <= rank || channels[from] != null) {
+                    if (ins[from] != null) {
                         log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(c) + ": rank " + from
-                                + " connected twice or out of turn");
+                                + " connected twice");
                         c.close();
                         continue;
                     }
-                    channels[from] = c;
-                    expected--;
+                    ins[from] = c;
+                    toAccept--;
+                }
+                for (Object[] d; (d = dialed.poll()) != null; ) {
+                    if (d[1] instanceof IOException e) throw e;
+                    if (d[1] instanceof RuntimeException e) throw e;
+                    outs[(Integer) d[0]] = (SocketChannel) d[1];
+                    toDial--;
                 }
             }
-            return new Mesh(rank, size, channels, spinNanos, timeoutNanos, log);
+            return new Mesh(rank, size, outs, ins, spinNanos, timeoutNanos, log);
+        } catch (InterruptedException e) {
+            abandon(abandoned, dialed, accepted, outs, ins);
+            Thread.currentThread().interrupt();
+            throw new IOException("rank " + rank + " was interrupted while the mesh was set up", e);
         } catch (IOException | RuntimeException e) {
-            for (SocketChannel c : channels) if (c != null) c.close();
+            abandon(abandoned, dialed, accepted, outs, ins);
             throw e;
+        }
+    }
+
+    /** After a failed set-up: closes every connection made so far, and makes the set-up threads close theirs. */
+    private static void abandon(java.util.concurrent.atomic.AtomicBoolean abandoned, java.util.concurrent.BlockingQueue<Object[]> dialed,
+                                java.util.concurrent.BlockingQueue<Object[]> accepted, SocketChannel[] outs, SocketChannel[] ins) {
+        abandoned.set(true);
+        for (java.util.concurrent.BlockingQueue<Object[]> q : List.of(dialed, accepted)) {
+            for (Object[] a; (a = q.poll()) != null; ) {
+                for (Object o : a) if (o instanceof SocketChannel c) closeQuietly(c);
+            }
+        }
+        for (SocketChannel c : outs) if (c != null) closeQuietly(c);
+        for (SocketChannel c : ins) if (c != null) closeQuietly(c);
+    }
+
+    /** Hands a set-up thread's result to the loop, or closes its connection if the set-up has been abandoned. */
+    private static void hand(java.util.concurrent.BlockingQueue<Object[]> to, Object[] result,
+                             java.util.concurrent.atomic.AtomicBoolean abandoned) {
+        to.add(result);
+        if (abandoned.get() && to.remove(result)) {
+            for (Object o : result) if (o instanceof SocketChannel c) closeQuietly(c);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing a connection nobody will use
         }
     }
 
@@ -320,9 +449,10 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    private static String missing(SocketChannel[] channels, int from, int to) {
+    /** @return e.g. "ranks 2, 5": the ranks other than {@code me} without a connection in {@code channels} */
+    private static String missing(SocketChannel[] channels, int me) {
         List<String> m = new ArrayList<>();
-        for (int r = from; r < to; r++) if (channels[r] == null) m.add(Integer.toString(r));
+        for (int r = 0; r < channels.length; r++) if (r != me && channels[r] == null) m.add(Integer.toString(r));
         return "rank" + (m.size() == 1 ? " " : "s ") + String.join(", ", m);
     }
 
@@ -348,15 +478,15 @@ final class Mesh implements AutoCloseable {
     void activate(int section, int members) {
         activeSection = section;
         activeMembers = members;
-        for (Peer p : peers) if (p != null && p.parked && p.parkedSection != section) unpark(p);
+        for (Conn c : conns) if (c.parked && c.parkedSection != section) unpark(c);
     }
 
     /** A parked frame that no receive of the active section will take (its section ended): it is stashed as it arrives. */
-    private void unpark(Peer p) {
-        p.parked = false;
-        p.readStash = stash(p, p.parkedChannel, p.parkedSection, p.readLength);
-        read(p); // what the buffer holds of it, and what follows
-        interest(p);
+    private void unpark(Conn c) {
+        c.parked = false;
+        c.readStash = stash(c.rank, c.parkedChannel, c.parkedSection, c.readLength);
+        read(c); // what the buffer holds of it, and what follows
+        interest(c);
     }
 
     // ---- posting ----
@@ -398,7 +528,7 @@ final class Mesh implements AutoCloseable {
      * staged before it, in as few writes as the socket takes.
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
-        Peer p = peer(to);
+        Conn p = channel == LARGE ? peer(to).largeOut : peer(to).shared;
         if (p.sendHead == null && p.largeOp == null && length <= COPY_MAX && room(p, Frame.HEADER + length)) {
             stageHeader(p, channel, section, length);
             MemorySegment.copy(from, offset, p.out, p.outEnd, length);
@@ -418,7 +548,7 @@ final class Mesh implements AutoCloseable {
     }
 
     /** @return whether {@code bytes} more fit in the peer's staging buffer (moving what is left of it to its start if need be) */
-    private static boolean room(Peer p, long bytes) {
+    private static boolean room(Conn p, long bytes) {
         if (OUT_BYTES - p.outEnd >= bytes) return true;
         if (p.outStart == 0) return false;
         int left = p.outEnd - p.outStart;
@@ -428,7 +558,7 @@ final class Mesh implements AutoCloseable {
         return OUT_BYTES - left >= bytes;
     }
 
-    private static void stageHeader(Peer p, int channel, int section, long length) {
+    private static void stageHeader(Conn p, int channel, int section, long length) {
         int at = p.outEnd;
         p.out.set(INT, at, channel); // the channel, then three zero bytes
         p.out.set(INT, at + 4, section);
@@ -437,7 +567,7 @@ final class Mesh implements AutoCloseable {
     }
 
     /** Stages the queued sends in order: small ones whole (they complete), up to and including the header of a large one. */
-    private void stage(Peer p) {
+    private void stage(Conn p) {
         while (p.largeOp == null && p.sendHead != null) {
             Op o = p.sendHead;
             boolean small = o.length <= COPY_MAX;
@@ -459,7 +589,7 @@ final class Mesh implements AutoCloseable {
 
     /** Posts a receive of the next frame on {@code channel} from {@code from} into {@code length} bytes at {@code offset} of {@code into}. */
     void receive(int channel, MemorySegment into, long offset, long length, int from, int[] pending, int batch) {
-        Peer p = peer(from);
+        Conn p = channel == LARGE ? peer(from).largeIn : peer(from).shared;
         Op o = op(channel, into, offset, length, from, pending, batch);
         pending[batch]++;
         int q = channel * size + from;
@@ -554,7 +684,7 @@ final class Mesh implements AutoCloseable {
     private void flush() {
         if (!anyDirty) return;
         anyDirty = false;
-        for (Peer p : peers) if (p != null && p.dirty) write(p);
+        for (Conn c : conns) if (c.dirty) write(c);
     }
 
     /**
@@ -574,7 +704,9 @@ final class Mesh implements AutoCloseable {
                 if (timeoutNanos > 0 && now - waitStart > timeoutNanos) {
                     throw new Transport.Stopped(stoppedMessage(waitingFor, waitedPeer));
                 }
-                if (now - waitStart < spinNanos) {
+                // Spin while bytes flow: a large transfer arrives in pieces, and blocking between
+                // them makes every piece a wake-up of this thread (an IPI on a VM).
+                if (now - Math.max(waitStart, lastMoved) < spinNanos) {
                     if (crowded) Thread.yield(); else Thread.onSpinWait();
                     return;
                 }
@@ -592,10 +724,10 @@ final class Mesh implements AutoCloseable {
 
     /** What a selection does with each ready connection (one object, so that selecting allocates nothing). */
     private final Consumer<SelectionKey> onReady = k -> {
-        Peer p = (Peer) k.attachment();
+        Conn c = (Conn) k.attachment();
         if (!k.isValid()) return;
-        if (k.isReadable()) read(p);
-        if (k.isValid() && k.isWritable()) write(p);
+        if (k.isReadable()) read(c);
+        if (k.isValid() && k.isWritable()) write(c);
     };
 
     private String stoppedMessage(String waitingFor, int waitedPeer) {
@@ -653,17 +785,17 @@ final class Mesh implements AutoCloseable {
         return b;
     }
 
-    /** Sets what the selector watches on the peer's connection: reading unless a frame is parked, writing while frames wait. */
-    private void interest(Peer p) {
-        int want = (p.parked ? 0 : SelectionKey.OP_READ) | (p.writing() ? SelectionKey.OP_WRITE : 0);
-        if (p.key.isValid() && p.key.interestOps() != want) p.key.interestOps(want);
+    /** Sets what the selector watches on a connection: reading unless a frame is parked, writing while frames wait. */
+    private void interest(Conn c) {
+        int want = (c.parked ? 0 : SelectionKey.OP_READ) | (c.writing() ? SelectionKey.OP_WRITE : 0);
+        if (c.key.isValid() && c.key.interestOps() != want) c.key.interestOps(want);
     }
 
     /**
      * Writes the staged bytes (and a large payload after them, in the same gathering write) and
      * stages the sends queued behind them, until all are written or the socket takes no more.
      */
-    private void write(Peer p) {
+    private void write(Conn p) {
         p.dirty = false;
         try {
             writeSome(p);
@@ -673,7 +805,7 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    private void writeSome(Peer p) throws IOException {
+    private void writeSome(Conn p) throws IOException {
         while (true) {
             stage(p);
             int staged = p.outEnd - p.outStart;
@@ -691,6 +823,7 @@ final class Mesh implements AutoCloseable {
                 p.gather[1] = view(large.segment, large.offset + large.done, chunk);
                 n = p.channel.write(p.gather, 0, 2);
             }
+            if (n > 0) lastMoved = System.nanoTime();
             int fromStaged = (int) Math.min(n, staged);
             p.outStart += fromStaged;
             if (p.outStart == p.outEnd) p.outStart = p.outEnd = 0;
@@ -711,7 +844,7 @@ final class Mesh implements AutoCloseable {
      * their payloads copied to their receives (or stashes), or straight into a receive's memory
      * when a long payload is still to come.
      */
-    private void read(Peer p) {
+    private void read(Conn p) {
         try {
             while (!p.parked) {
                 parse(p);
@@ -726,6 +859,7 @@ final class Mesh implements AutoCloseable {
                         ended(p);
                         return;
                     }
+                    if (n > 0) lastMoved = System.nanoTime();
                     p.readDone += n;
                     if (p.readOp == null) p.readStash.done = p.readDone;
                     if (p.readDone == p.readLength) endFrame(p);
@@ -739,6 +873,7 @@ final class Mesh implements AutoCloseable {
                     ended(p);
                     return;
                 }
+                if (n > 0) lastMoved = System.nanoTime();
                 p.inEnd += n;
                 if (n < space) {
                     parse(p);
@@ -751,7 +886,7 @@ final class Mesh implements AutoCloseable {
     }
 
     /** Takes the frames in the peer's buffer: headers, and payloads to their receives or stashes, until it is empty or a frame parks. */
-    private void parse(Peer p) {
+    private void parse(Conn p) {
         while (!p.parked) {
             if (!p.inFrame) {
                 if (p.inEnd - p.inStart < Frame.HEADER) break;
@@ -784,7 +919,7 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    private void startFrame(Peer p, int word, int section, long length) {
+    private void startFrame(Conn p, int word, int section, long length) {
         int channel = word & 0xff;
         if (channel >= Frame.CHANNELS || (word >>> 8) != 0 || length < 0 || length > Frame.MAX_LENGTH) {
             throw broken(p, "a malformed frame header (channel " + channel + ", length " + length + ")");
@@ -792,6 +927,10 @@ final class Mesh implements AutoCloseable {
         if (channel == Frame.BYE) {
             p.saidBye = true;
             return;
+        }
+        // The connection the higher rank dialled carries its large payloads and nothing else.
+        if (p == p.peer.large && (channel != LARGE || p != p.peer.largeIn)) {
+            throw broken(p, "a frame on channel " + channel + " over the connection of its large payloads");
         }
         int q = channel * size + p.rank;
         Op o = postedHead[q];
@@ -817,14 +956,14 @@ final class Mesh implements AutoCloseable {
             interest(p);
             return;
         } else {
-            p.readStash = stash(p, channel, section, length);
+            p.readStash = stash(p.rank, channel, section, length);
         }
         if (length == 0) endFrame(p);
     }
 
-    /** @return a new stash for a frame from {@code p} that came before its receive, at the end of its queue */
-    private Stash stash(Peer p, int channel, int section, long length) {
-        int q = channel * size + p.rank;
+    /** @return a new stash for a frame from rank {@code from} that came before its receive, at the end of its queue */
+    private Stash stash(int from, int channel, int section, long length) {
+        int q = channel * size + from;
         Stash s = freeStash;
         if (s == null) s = new Stash(); else freeStash = s.next;
         s.next = null;
@@ -839,7 +978,7 @@ final class Mesh implements AutoCloseable {
         return s;
     }
 
-    private void endFrame(Peer p) {
+    private void endFrame(Conn p) {
         p.inFrame = false;
         if (p.readOp != null) {
             Op o = p.readOp;
@@ -855,42 +994,45 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    private void ended(Peer p) throws IOException {
+    private void ended(Conn p) {
         p.key.cancel();
-        p.channel.close();
+        p.close();
         if (!p.saidBye || p.inFrame) died(p, "pid " + p.rank + "'s JVM closed its connection without a goodbye"
                 + (p.inFrame ? " half-way through a frame" : "") + ": it died or was killed");
-        else p.dead = false;
     }
 
-    private void died(Peer p, String why) {
+    /** Marks the peer of {@code c} dead, for {@code why}, and closes both its connections. */
+    private void died(Conn c, String why) {
+        Peer p = c.peer;
         if (p.dead) return;
         p.dead = true;
         p.death = why;
-        if (p.key != null) p.key.cancel();
-        try {
-            p.channel.close();
-        } catch (IOException ignored) {
-            // closing a broken connection
-        }
+        p.cancelKeys();
+        p.closeChannels();
     }
 
-    private Transport.Stopped broken(Peer p, String what) {
-        died(p, "pid " + p.rank + " sent " + what + ": not this job's protocol; its connection is closed");
-        log.accept("lpf4j net: rank " + rank + ": " + p.death);
-        return new Transport.Stopped(p.death);
+    private Transport.Stopped broken(Conn c, String what) {
+        died(c, "pid " + c.rank + " sent " + what + ": not this job's protocol; its connections are closed");
+        log.accept("lpf4j net: rank " + rank + ": " + c.peer.death);
+        return new Transport.Stopped(c.peer.death);
+    }
+
+    /**
+     * For tests: writes an empty frame on {@code channel} over the connection that carries this
+     * process's large payloads to {@code to}, as a broken peer would when {@code channel} is not
+     * theirs and this process is the higher rank.
+     */
+    void sendOnLargeConnectionForTest(int to, int channel) {
+        Conn c = peer(to).largeOut;
+        stageHeader(c, channel, activeSection, 0);
+        c.dirty = true;
+        anyDirty = true;
+        flush();
     }
 
     /** For tests: closes every connection without a goodbye, as the death of this JVM would. */
     void dropConnectionsForTest() {
-        for (Peer p : peers) {
-            if (p == null) continue;
-            try {
-                p.channel.close();
-            } catch (IOException ignored) {
-                // gone either way
-            }
-        }
+        for (Peer p : peers) if (p != null) p.closeChannels();
     }
 
     /** Says goodbye to every peer and closes every connection. */
@@ -898,29 +1040,24 @@ final class Mesh implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        for (Peer p : peers) {
-            if (p == null || p.dead || !p.channel.isOpen()) continue;
+        // A goodbye on both connections of every peer: each side reads both, and a connection that
+        // ends without one means a dead process.
+        for (Conn c : conns) {
+            if (c.peer.dead || !c.channel.isOpen()) continue;
             try {
                 ByteBuffer bye = ByteBuffer.allocate(Frame.HEADER).order(ByteOrder.LITTLE_ENDIAN);
                 bye.put(0, (byte) Frame.BYE);
-                p.key.cancel();
+                c.key.cancel();
                 selector.selectNow(); // deregisters the cancelled key, so that the channel can block
-                p.channel.configureBlocking(true);
-                writeSome(p); // what is staged goes before the goodbye
-                while (bye.hasRemaining()) p.channel.write(bye);
-                p.channel.shutdownOutput();
+                c.channel.configureBlocking(true);
+                writeSome(c); // what is staged goes before the goodbye
+                while (bye.hasRemaining()) c.channel.write(bye);
+                c.channel.shutdownOutput();
             } catch (IOException | RuntimeException e) {
                 // the peer is gone already: nothing to say goodbye to
             }
         }
-        for (Peer p : peers) {
-            if (p == null) continue;
-            try {
-                p.channel.close();
-            } catch (IOException ignored) {
-                // already closed
-            }
-        }
+        for (Peer p : peers) if (p != null) p.closeChannels();
         try {
             selector.close();
         } catch (IOException ignored) {

@@ -27,9 +27,11 @@ public final class NetEngine {
     /** {@code lpf.engine.net.syncTimeout}: the deadline on every wait of a sync. */
     public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = ParameterRegistry.global().integer(PREFIX + "syncTimeout",
             0, 0, Integer.MAX_VALUE, "ms a process waits for another in a sync before it names it as stopped and the section fails (0: forever)");
-    /** {@code lpf.engine.net.spinMicros}: how long a wait polls before it blocks. */
+    /** {@code lpf.engine.net.spinMicros}: how long a wait polls, since bytes last moved, before it blocks. */
     public static final Parameters.Parameter<Integer> SPIN_MICROS = ParameterRegistry.global().integer(PREFIX + "spinMicros",
-            20, 0, 1_000_000, "µs a wait polls its sockets before it blocks in select (0: block at once)");
+            -1, -1, 1_000_000, "µs a wait polls its sockets, counted from when bytes last moved, before it blocks in select "
+                    + "(-1: " + Mesh.SPIN_MICROS_OWN_CORE + " when each of the job's processes on this machine has a core, "
+                    + Mesh.SPIN_MICROS_CROWDED + " when they outnumber its cores; 0: block at once)");
     /** {@code lpf.engine.net.pairsInRoundUpTo}: sections of at most this many processes send their streams before the round. */
     public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
             PREFIX + "pairsInRoundUpTo", 16, 0, 256,

@@ -202,6 +202,40 @@ class MeshTest {
         assertEquals(0, partial[1], "pid 1's put from pid 0 is not applied: the superstep failed as a whole");
     }
 
+    /**
+     * Of a pair's two connections, the one the higher rank dialled carries its large payloads and
+     * nothing else: any other frame there is a broken peer, dropped and named, not a frame taken.
+     */
+    @Test
+    void aFrameOfAnotherChannelOnTheLargePayloadsConnectionIsRefused() throws Exception {
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Throwable[] thrown = job(2, Handshake.newKey(), 11, log, addresses -> {}, (rank, mesh) -> {
+            try (mesh) {
+                mesh.activate(mesh.nextSection(), 2);
+                if (rank == 1) {
+                    mesh.sendOnLargeConnectionForTest(0, Frame.COLLECTIVE);
+                    Thread.sleep(1_000);
+                    return;
+                }
+                int[] pending = new int[1];
+                mesh.receive(Frame.COLLECTIVE, Arena.ofAuto().allocate(8), 0, 8, 1, pending, 0);
+                try {
+                    mesh.await(pending, 0, "a collective");
+                } catch (org.lpf4j.superstep.Transport.Stopped e) {
+                    seen.set(e);
+                }
+            }
+        });
+        for (Throwable t : thrown) if (t != null) throw new AssertionError("a process failed otherwise", t);
+        assertNotNull(seen.get(), "rank 0's wait ended with the broken peer named");
+        assertTrue(seen.get().getMessage().contains("pid 1") && seen.get().getMessage().contains("large payloads"),
+                seen.get().getMessage());
+        synchronized (log) {
+            assertTrue(log.stream().anyMatch(l -> l.contains("large payloads")), log.toString());
+        }
+    }
+
     /** A frozen JVM keeps its connections open: the sync deadline names it as stopped instead. */
     @Test
     void aProcessThatStopsSyncingIsNamedByTheDeadline() throws Exception {
