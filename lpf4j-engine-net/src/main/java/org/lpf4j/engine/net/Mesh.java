@@ -298,7 +298,7 @@ final class Mesh implements AutoCloseable {
                 Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
                     Object result;
                     try {
-                        result = dial(all.get(peer), key, jobId, rank, size, peer, deadline);
+                        result = dial(all.get(peer), key, jobId, rank, size, peer, deadline, abandoned);
                     } catch (IOException | RuntimeException e) {
                         result = e;
                     }
@@ -407,10 +407,11 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    private static SocketChannel dial(InetSocketAddress at, byte[] key, long jobId, int rank, int size, int to, long deadline)
-            throws IOException {
+    /** Connects to rank {@code to} and proves the key, retrying until {@code deadline} unless the set-up is {@code abandoned}. */
+    private static SocketChannel dial(InetSocketAddress at, byte[] key, long jobId, int rank, int size, int to, long deadline,
+                                      java.util.concurrent.atomic.AtomicBoolean abandoned) throws IOException {
         IOException last = null;
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && !abandoned.get()) {
             SocketChannel ch = SocketChannel.open();
             try {
                 ch.socket().connect(at, (int) Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000)));
