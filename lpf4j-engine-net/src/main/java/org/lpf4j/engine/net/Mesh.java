@@ -15,6 +15,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -287,9 +292,9 @@ final class Mesh implements AutoCloseable {
         // answers the others' dials while its own are under way, and silent or slow connections
         // (an attack, a port scan) cannot hold up the real ones. What they produce after a failed
         // set-up is closed by them (abandoned) or here (still queued).
-        java.util.concurrent.BlockingQueue<Object[]> dialed = new java.util.concurrent.LinkedBlockingQueue<>();
-        java.util.concurrent.BlockingQueue<Object[]> accepted = new java.util.concurrent.LinkedBlockingQueue<>();
-        java.util.concurrent.atomic.AtomicBoolean abandoned = new java.util.concurrent.atomic.AtomicBoolean();
+        BlockingQueue<Object[]> dialed = new LinkedBlockingQueue<>();
+        BlockingQueue<Object[]> accepted = new LinkedBlockingQueue<>();
+        AtomicBoolean abandoned = new AtomicBoolean();
         try {
             if (all.size() != size) throw new IOException("the boot exchange gave " + all.size() + " addresses for " + size + " processes");
             for (int to = 0; to < size; to++) {
@@ -307,7 +312,7 @@ final class Mesh implements AutoCloseable {
             }
             server.configureBlocking(true);
             server.socket().setSoTimeout(20);
-            java.util.concurrent.atomic.AtomicInteger handshaking = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger handshaking = new AtomicInteger();
             int toAccept = size - 1, toDial = size - 1;
             while (toAccept > 0 || toDial > 0) {
                 if (deadline - System.nanoTime() <= 0) {
@@ -321,9 +326,6 @@ final class Mesh implements AutoCloseable {
                     } catch (java.net.SocketTimeoutException e) {
                         // no one new: look at the finished handshakes
                     }
-                } else {
-                    Object[] d = dialed.poll(20, java.util.concurrent.TimeUnit.MILLISECONDS);
-                    if (d != null) dialed.add(d);
                 }
                 if (ch != null) {
                     if (handshaking.get() >= MAX_HANDSHAKES) {
@@ -359,7 +361,9 @@ final class Mesh implements AutoCloseable {
                     ins[from] = c;
                     toAccept--;
                 }
-                for (Object[] d; (d = dialed.poll()) != null; ) {
+                // With every connection accepted, the wait is here instead of in accept.
+                Object[] firstDialed = toAccept > 0 ? dialed.poll() : dialed.poll(20, TimeUnit.MILLISECONDS);
+                for (Object[] d = firstDialed; d != null; d = dialed.poll()) {
                     if (d[1] instanceof IOException e) throw e;
                     if (d[1] instanceof RuntimeException e) throw e;
                     outs[(Integer) d[0]] = (SocketChannel) d[1];
@@ -378,10 +382,10 @@ final class Mesh implements AutoCloseable {
     }
 
     /** After a failed set-up: closes every connection made so far, and makes the set-up threads close theirs. */
-    private static void abandon(java.util.concurrent.atomic.AtomicBoolean abandoned, java.util.concurrent.BlockingQueue<Object[]> dialed,
-                                java.util.concurrent.BlockingQueue<Object[]> accepted, SocketChannel[] outs, SocketChannel[] ins) {
+    private static void abandon(AtomicBoolean abandoned, BlockingQueue<Object[]> dialed,
+                                BlockingQueue<Object[]> accepted, SocketChannel[] outs, SocketChannel[] ins) {
         abandoned.set(true);
-        for (java.util.concurrent.BlockingQueue<Object[]> q : List.of(dialed, accepted)) {
+        for (BlockingQueue<Object[]> q : List.of(dialed, accepted)) {
             for (Object[] a; (a = q.poll()) != null; ) {
                 for (Object o : a) if (o instanceof SocketChannel c) closeQuietly(c);
             }
@@ -391,8 +395,8 @@ final class Mesh implements AutoCloseable {
     }
 
     /** Hands a set-up thread's result to the loop, or closes its connection if the set-up has been abandoned. */
-    private static void hand(java.util.concurrent.BlockingQueue<Object[]> to, Object[] result,
-                             java.util.concurrent.atomic.AtomicBoolean abandoned) {
+    private static void hand(BlockingQueue<Object[]> to, Object[] result,
+                             AtomicBoolean abandoned) {
         to.add(result);
         if (abandoned.get() && to.remove(result)) {
             for (Object o : result) if (o instanceof SocketChannel c) closeQuietly(c);
@@ -409,7 +413,7 @@ final class Mesh implements AutoCloseable {
 
     /** Connects to rank {@code to} and proves the key, retrying until {@code deadline} unless the set-up is {@code abandoned}. */
     private static SocketChannel dial(InetSocketAddress at, byte[] key, long jobId, int rank, int size, int to, long deadline,
-                                      java.util.concurrent.atomic.AtomicBoolean abandoned) throws IOException {
+                                      AtomicBoolean abandoned) throws IOException {
         IOException last = null;
         while (System.nanoTime() < deadline && !abandoned.get()) {
             SocketChannel ch = SocketChannel.open();
