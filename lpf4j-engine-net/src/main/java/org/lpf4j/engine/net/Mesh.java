@@ -41,7 +41,7 @@ import java.util.function.Consumer;
  * stream sent before it, one write), and each readiness of a connection is one read into a buffer
  * of the peer's that the frames are parsed from. A large payload goes between the caller's memory
  * and the socket without a copy (its segment as a direct buffer), after the staged bytes in one
- * gathering write.
+ * gathering write, at most {@link #WRITE_CHUNK} bytes per call.
  *
  * <p><b>Two connections per pair.</b> Each process of a pair dials the other. Large payloads
  * ({@code Transport.Channel.LARGE}) go on the connection their sender dialled; every other frame,
@@ -73,6 +73,11 @@ final class Mesh implements AutoCloseable {
     static final long DIRECT_MIN = 16 * 1024;
     /** A large put's payload of at least this size waits for its receive rather than being stashed and copied. */
     static final long PARK_MIN = 4 * 1024;
+    /**
+     * The most of a large payload that one socket call writes. Longer writes cost more than their
+     * calls save where the kernel paces TCP (BBR): docs/performance.md, "Net engine".
+     */
+    static final long WRITE_CHUNK = 512 * 1024;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** The channel of large puts' payloads. */
     private static final int LARGE = Transport.Channel.LARGE.ordinal();
@@ -815,7 +820,7 @@ final class Mesh implements AutoCloseable {
             stage(p);
             int staged = p.outEnd - p.outStart;
             Op large = p.largeOp;
-            long chunk = large == null ? 0 : Math.min(large.length - large.done, 1L << 30);
+            long chunk = large == null ? 0 : Math.min(large.length - large.done, WRITE_CHUNK);
             long want = staged + chunk, n;
             if (want == 0) return;
             p.outBuffer.limit(p.outEnd).position(p.outStart);

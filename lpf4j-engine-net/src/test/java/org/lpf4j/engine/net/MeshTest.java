@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Memslot;
+import org.lpf4j.superstep.Transport;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -203,6 +204,41 @@ class MeshTest {
     }
 
     /**
+     * A large payload longer than one socket call writes ({@link Mesh#WRITE_CHUNK}) arrives whole,
+     * in order with the small frames staged before and queued after it: over the lower rank's
+     * shared connection (in one gathering write with what is staged) and over the higher rank's own.
+     */
+    @Test
+    void aPayloadLongerThanOneWriteArrivesWholeBetweenTheFramesAroundIt() throws Exception {
+        long length = 2 * Mesh.WRITE_CHUNK + Mesh.WRITE_CHUNK / 2 + 3;
+        long[][] seen = new long[2][];
+        Throwable[] thrown = job(2, Handshake.newKey(), 12, new ArrayList<>(), addresses -> {}, (rank, mesh) -> {
+            try (mesh; Arena arena = Arena.ofConfined()) {
+                int section = mesh.nextSection(), other = 1 - rank;
+                mesh.activate(section, 2);
+                MemorySegment out = arena.allocate(length), in = arena.allocate(length);
+                for (long i = 0; i < length; i++) out.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + rank));
+                MemorySegment before = arena.allocate(8).fill((byte) (10 + rank)), after = arena.allocate(8).fill((byte) (20 + rank));
+                MemorySegment beforeIn = arena.allocate(8), afterIn = arena.allocate(8);
+                int[] pending = new int[1];
+                mesh.receive(Frame.COLLECTIVE, beforeIn, 0, 8, other, pending, 0);
+                mesh.receive(Transport.Channel.LARGE.ordinal(), in, 0, length, other, pending, 0);
+                mesh.receive(Frame.COLLECTIVE, afterIn, 0, 8, other, pending, 0);
+                mesh.send(Frame.COLLECTIVE, section, before, 0, 8, other, pending, 0);
+                mesh.send(Transport.Channel.LARGE.ordinal(), section, out, 0, length, other, pending, 0);
+                mesh.send(Frame.COLLECTIVE, section, after, 0, 8, other, pending, 0);
+                mesh.await(pending, 0, "the test's frames");
+                long wrong = 0;
+                for (long i = 0; i < length; i++) if (in.get(ValueLayout.JAVA_BYTE, i) != (byte) (i * 31 + other)) wrong++;
+                seen[rank] = new long[] {beforeIn.get(ValueLayout.JAVA_BYTE, 7), wrong, afterIn.get(ValueLayout.JAVA_BYTE, 0)};
+            }
+        });
+        for (Throwable t : thrown) if (t != null) throw new AssertionError("a process failed", t);
+        assertEquals(List.of(11L, 0L, 21L), Arrays.stream(seen[0]).boxed().toList(), "rank 0: before, wrong bytes, after");
+        assertEquals(List.of(10L, 0L, 20L), Arrays.stream(seen[1]).boxed().toList(), "rank 1: before, wrong bytes, after");
+    }
+
+    /**
      * Of a pair's two connections, the one the higher rank dialled carries its large payloads and
      * nothing else: any other frame there is a broken peer, dropped and named, not a frame taken.
      */
@@ -222,7 +258,7 @@ class MeshTest {
                 mesh.receive(Frame.COLLECTIVE, Arena.ofAuto().allocate(8), 0, 8, 1, pending, 0);
                 try {
                     mesh.await(pending, 0, "a collective");
-                } catch (org.lpf4j.superstep.Transport.Stopped e) {
+                } catch (Transport.Stopped e) {
                     seen.set(e);
                 }
             }
