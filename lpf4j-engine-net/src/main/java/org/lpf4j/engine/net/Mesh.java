@@ -225,13 +225,7 @@ final class Mesh implements AutoCloseable {
 
         boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }
 
-        void close() {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // closing a broken or finished connection
-            }
-        }
+        void close() { closeQuietly(channel); }
     }
 
     private Mesh(int rank, int size, SocketChannel[] outs, SocketChannel[] ins, long spinNanos, long timeoutNanos,
@@ -412,7 +406,7 @@ final class Mesh implements AutoCloseable {
         try {
             c.close();
         } catch (IOException ignored) {
-            // closing a connection nobody will use
+            // closing a connection that broke, ended or that nobody will use
         }
     }
 
