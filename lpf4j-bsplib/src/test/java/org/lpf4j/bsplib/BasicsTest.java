@@ -100,4 +100,14 @@ class BasicsTest {
             }
         });
     }
+
+    /** bsp_nprocs() before bsp_begin: the machine size, which is what a program asking for every process gets. */
+    @org.junit.jupiter.api.Test
+    void machineSizeBeforeBeginIsWhatTheWholeMachineGives() {
+        int size = Bsplib.machineSize();
+        assertTrue(size >= 1, "machine size " + size);
+        assertEquals(org.lpf4j.Lpf.engine().machineSize(), size);
+        Bsplib.run(org.lpf4j.Lpf.MAX_P, bsp -> assertEquals(size, bsp.nprocs(), "Bsplib.run(Lpf.MAX_P, ...) runs machineSize() processes"));
+        Bsplib.run(size, bsp -> assertEquals(size, bsp.nprocs()));
+    }
 }

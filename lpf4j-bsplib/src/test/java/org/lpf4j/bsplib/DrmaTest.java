@@ -196,4 +196,71 @@ class DrmaTest {
             assertThrows(IllegalStateException.class, bsp::sync);
         });
     }
+
+    /** The offset forms ({@code &a[k]} in C) read and write at their offsets, on both sync paths. */
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void offsetFormsReadAndWriteAtTheirOffsets(int p) {
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid(), right = (s + 1) % p, n = 8;
+            long[] a = new long[n];
+            for (int i = 0; i < n; i++) a[i] = 100L * s + i;
+            MemorySegment as = MemorySegment.ofArray(a), x = Run.longs(4 * n), reg = Run.longs(n), plain = Run.longs(n);
+            for (int i = 0; i < n; i++) {
+                reg.setAtIndex(JAVA_LONG, i, 1000L * s + i);
+                plain.setAtIndex(JAVA_LONG, i, 2000L * s + i);
+            }
+            bsp.pushReg(x);
+            bsp.pushReg(reg);
+            bsp.sync();
+            for (int round = 0; round < 2; round++) { // round 1 spills (a large get): the full protocol
+                long[] got = new long[3 * n + 1];
+                MemorySegment gs = MemorySegment.ofArray(got);
+                for (int k = 0; k < n; k++) {
+                    bsp.put(right, as, 8L * k, x, 8L * (n - 1 - k), 8);     // reversed
+                    bsp.hpput(right, reg, 8L * k, x, 8L * (n + k), 8);       // from a registered area: direct
+                    bsp.hpput(right, plain, 8L * k, x, 8L * (2 * n + k), 8); // copied at the sync
+                    bsp.get(right, reg, 8L * k, gs, 8L * (1 + k), 8);
+                    bsp.hpget(right, reg, 8L * k, gs, 8L * (1 + n + k), 8);
+                }
+                if (round == 1) bsp.get(right, x, 0, Run.longs(4 * n), 0, 8L * 4 * n);
+                for (int i = 0; i < 4000 * round; i++) bsp.put(right, as, 0, x, 8L * 3 * n, 8); // spills the stream
+                plain.setAtIndex(JAVA_LONG, 0, 2000L * s + 50 + round); // hpput reads it at the sync
+                bsp.sync();
+                int left = (s + p - 1) % p;
+                for (int k = 0; k < n; k++) {
+                    assertEquals(100L * left + n - 1 - k, x.getAtIndex(JAVA_LONG, k), "put at srcOffset, round " + round);
+                    assertEquals(1000L * left + k, x.getAtIndex(JAVA_LONG, n + k));
+                    assertEquals(k == 0 ? 2000L * left + 50 + round : 2000L * left + k, x.getAtIndex(JAVA_LONG, 2 * n + k));
+                    assertEquals(1000L * right + k, got[1 + k], "get at dstOffset");
+                    assertEquals(1000L * right + k, got[1 + n + k], "hpget at dstOffset");
+                }
+                assertEquals(0, got[0], "nothing before dstOffset");
+                assertEquals(0, got[2 * n + 1], "nothing after");
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void offsetFormsCheckTheirBounds(int p) {
+        Run.bsp(p, bsp -> {
+            MemorySegment x = Run.longs(2), a = Run.longs(2);
+            bsp.pushReg(x);
+            bsp.sync();
+            String m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(0, a, 9, x, 0, 8)).getMessage();
+            assertTrue(m.contains("Bsplib.put(pid=0, offset=0, nbytes=8, srcOffset=9)") && m.contains("the source has only 16 bytes"), m);
+            m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.hpput(0, a, 16, x, 0, 1)).getMessage();
+            assertTrue(m.contains("Bsplib.hpput(pid=0, offset=0, nbytes=1, srcOffset=16)"), m);
+            m = assertThrows(IllegalArgumentException.class, () -> bsp.put(0, a, -8, x, 0, 8)).getMessage();
+            assertTrue(m.contains("srcOffset=-8") && m.contains("must not be negative"), m);
+            m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.get(0, x, 0, a, 12, 8)).getMessage();
+            assertTrue(m.contains("Bsplib.get(pid=0, offset=0, nbytes=8, dstOffset=12)") && m.contains("smaller than nbytes past dstOffset"), m);
+            m = assertThrows(IllegalArgumentException.class, () -> bsp.hpget(0, x, 0, a, -1, 8)).getMessage();
+            assertTrue(m.contains("Bsplib.hpget") && m.contains("dstOffset=-1"), m);
+            bsp.put(0, a, 8, x, 8, 8);  // the last long of a into the last of x: fits exactly
+            bsp.get(0, x, 8, a, 8, 8);
+            bsp.sync();
+        });
+    }
 }

@@ -236,4 +236,44 @@ class MessagesTest {
             assertEquals(0, bsp.qsize());
         });
     }
+
+    /** send/hpsend with tag and payload offsets, getTag and move at an offset, hpmove into a reused view. */
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void offsetFormsOfSendGetTagMoveAndHpmove(int p) {
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid(), right = (s + 1) % p, left = (s + p - 1) % p;
+            bsp.setTagsize(8);
+            bsp.sync();
+            MemorySegment tags = Run.of(-1, 70 + s, 80 + s), data = Run.of(-1, -2, 10L * s, 10L * s + 1, 10L * s + 2);
+            bsp.send(right, tags, 8, data, 16, 24);
+            bsp.hpsend(right, tags, 16, data, 24, 16);
+            data.setAtIndex(JAVA_LONG, 3, 99); // hpsend reads at the sync, send copied at the call
+            assertThrows(IndexOutOfBoundsException.class, () -> bsp.send(right, tags, 17, data, 0, 8));
+            assertThrows(IndexOutOfBoundsException.class, () -> bsp.send(right, tags, 0, data, 16, 25));
+            assertThrows(IllegalArgumentException.class, () -> bsp.send(right, tags, -8, data, 0, 8));
+            bsp.sync();
+            assertEquals(2, bsp.qsize());
+            MemorySegment tag = Run.longs(3), got = Run.longs(4);
+            assertEquals(24, bsp.getTag(tag, 16));
+            assertEquals(70 + left, tag.getAtIndex(JAVA_LONG, 2));
+            assertEquals(0, tag.getAtIndex(JAVA_LONG, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> bsp.getTag(tag, 17));
+            assertThrows(IndexOutOfBoundsException.class, () -> bsp.move(got, 16, 24), "24 bytes past offset 16 of 32");
+            assertEquals(24, bsp.move(got, 8, 24));
+            assertEquals(0, got.getAtIndex(JAVA_LONG, 0));
+            for (int i = 0; i < 3; i++) assertEquals(10L * left + i, got.getAtIndex(JAVA_LONG, 1 + i));
+            BspMessageView view = new BspMessageView();
+            assertEquals(16, bsp.hpmove(view));
+            assertEquals(8, view.tagSize());
+            assertEquals(16, view.payloadSize());
+            assertEquals(80 + left, view.segment().get(JAVA_LONG, view.tagOffset()));
+            assertEquals(99, view.segment().get(JAVA_LONG, view.payloadOffset()));
+            assertEquals(10L * left + 2, view.segment().get(JAVA_LONG, view.payloadOffset() + 8));
+            assertTrue(view.segment().isReadOnly());
+            assertEquals(-1, bsp.hpmove(view), "the queue is empty");
+            assertEquals(0, bsp.qsize());
+            assertEquals(0, bsp.qsizeBytes());
+        });
+    }
 }

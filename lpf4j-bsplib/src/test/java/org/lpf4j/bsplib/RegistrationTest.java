@@ -189,17 +189,17 @@ class RegistrationTest {
     void eachProcessRegistersItsOwnSizeAndPutsAreCheckedAgainstTheTargets(int p) {
         Run.bsp(p, bsp -> {
             int s = bsp.pid();
-            // pid 0 registers 8 longs, the others nothing at all: legal, the area is each one's own.
-            MemorySegment x = s == 0 ? Run.longs(8) : MemorySegment.NULL;
+            // pid 0 registers 8 longs, the others one: legal, the area is each one's own.
+            MemorySegment x = Run.longs(s == 0 ? 8 : 1);
             bsp.pushReg(x);
             bsp.sync();
             if (s > 0) {
-                bsp.put(0, Run.of(s), x, 8L * s, 8);                   // past the local 0 bytes: fine
+                bsp.put(0, Run.of(s), x, 8L * s, 8);                   // past the local 8 bytes: fine
                 String m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(0, Run.of(1), x, 64, 8)).getMessage();
                 assertTrue(m.contains("past the destination area of 64 bytes that pid 0 registered"), m);
-                m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(s, Run.of(1), x, 0, 8)).getMessage();
-                assertTrue(m.contains("area of 0 bytes that pid " + s + " registered"), m);
-                bsp.get(0, x, 0, Run.longs(1), 8);
+                m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(s, Run.of(1), x, 8, 8)).getMessage();
+                assertTrue(m.contains("area of 8 bytes that pid " + s + " registered"), m);
+                bsp.get(0, x, 8L * 7, Run.longs(1), 8);
             }
             bsp.sync();
             if (s == 0) for (int q = 1; q < p; q++) assertEquals(q, x.getAtIndex(JAVA_LONG, q)); // p <= 8: one slot each
@@ -245,6 +245,80 @@ class RegistrationTest {
             for (int i = 0; i < n; i++) bsp.popReg(a);
             bsp.sync();
             assertThrows(IllegalArgumentException.class, () -> bsp.put(0, Run.of(1), a, 0, 0 + 8));
+        });
+    }
+
+    /**
+     * C LPF's {@code func_bsplib_pushpopreg_null}: NULL (a process with nothing to register) may be
+     * pushed and popped, once or stacked, like any area; where some processes push NULL and the
+     * others a real area, NULL never names the target of a put, hpput, get or hpget (C BSPlib:
+     * BSPLIB_ERR_NULL_POINTER), the puts of the others land, and the pops work.
+     */
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void pushpopregNull(int p) {
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid();
+            bsp.pushReg(MemorySegment.NULL); // once
+            bsp.sync();
+            bsp.popReg(MemorySegment.NULL);
+            bsp.sync();
+            bsp.pushReg(MemorySegment.NULL); // twice: stacked
+            bsp.pushReg(MemorySegment.NULL);
+            bsp.sync();
+            bsp.popReg(MemorySegment.NULL);
+            bsp.popReg(MemorySegment.NULL);
+            bsp.sync();
+            assertThrows(IllegalArgumentException.class, () -> bsp.popReg(MemorySegment.NULL));
+            // Only pid 0 has something to register.
+            MemorySegment x = s == 0 ? Run.longs(p) : MemorySegment.NULL, v = Run.of(s + 1), got = Run.longs(1);
+            bsp.pushReg(x);
+            bsp.sync();
+            if (s > 0) {
+                for (String m : new String[] {
+                        assertThrows(IllegalArgumentException.class, () -> bsp.put(0, v, x, 0, 8)).getMessage(),
+                        assertThrows(IllegalArgumentException.class, () -> bsp.put(0, v, 0, x, 0, 8)).getMessage(),
+                        assertThrows(IllegalArgumentException.class, () -> bsp.hpput(0, v, x, 0, 8)).getMessage(),
+                        assertThrows(IllegalArgumentException.class, () -> bsp.get(0, x, 0, got, 8)).getMessage(),
+                        assertThrows(IllegalArgumentException.class, () -> bsp.hpget(0, x, 0, got, 0, 8)).getMessage()}) {
+                    assertTrue(m.contains("at pid " + s + " of " + p) && m.contains("MemorySegment.NULL")
+                            && m.contains("BSPLIB_ERR_NULL_POINTER"), m);
+                }
+            } else {
+                for (int q = 1; q < p; q++) { // pid 0 names its real area; the others registered 0 bytes
+                    int t = q;
+                    String m = assertThrows(IndexOutOfBoundsException.class, () -> bsp.put(t, v, x, 0, 8)).getMessage();
+                    assertTrue(m.contains("area of 0 bytes that pid " + q + " registered"), m);
+                }
+                bsp.put(0, v, x, 0, 8); // itself: lands
+            }
+            bsp.sync();
+            if (s == 0) {
+                assertEquals(1, x.get(JAVA_LONG, 0), "only pid 0's own put landed");
+                for (int i = 1; i < p; i++) assertEquals(0, x.getAtIndex(JAVA_LONG, i));
+            }
+            bsp.popReg(x);
+            bsp.sync();
+            assertThrows(IllegalArgumentException.class, () -> bsp.popReg(x));
+        });
+    }
+
+    /** Errors found by a sync name its superstep counted from begin: the first sync is superstep 1, whatever the layer's own supersteps. */
+    @ParameterizedTest
+    @FieldSource("MULTI")
+    void syncErrorsCountSuperstepsFromBegin(int p) {
+        Run.bsp(p, bsp -> {
+            if (bsp.pid() == 0) bsp.pushReg(Run.longs(1));
+            String m = assertThrows(IllegalStateException.class, bsp::sync).getMessage();
+            assertTrue(m.contains("Bsplib.sync at pid " + bsp.pid() + " of " + p + " (superstep 1 since begin)"), m);
+            MemorySegment big = Run.longs(40_000);
+            bsp.pushReg(big); // a full protocol that grows the region, register and queue: more core supersteps
+            bsp.sync();
+            bsp.put((bsp.pid() + 1) % p, big, big, 0, big.byteSize());
+            bsp.sync();
+            bsp.setTagsize(bsp.pid() == 0 ? 8 : 4);
+            m = assertThrows(IllegalStateException.class, bsp::sync).getMessage();
+            assertTrue(m.contains("(superstep 4 since begin): the processes disagree: tag size"), m);
         });
     }
 }
