@@ -113,8 +113,8 @@ public final class LuDecomposition implements Spmd {
                 }
             }
             piv[k] = r;
-            if (r % p == s) for (int q = 0; q < p; q++) bsp.put(q, aS.asSlice(8L * (r / p) * n), pivS, 0, 8L * n);
-            if (k % p == s && r != k) bsp.put(r % p, aS.asSlice(8L * (k / p) * n), swapS, 0, 8L * n);
+            if (r % p == s) for (int q = 0; q < p; q++) bsp.put(q, aS, 8L * (r / p) * n, pivS, 0, 8L * n);
+            if (k % p == s && r != k) bsp.put(r % p, aS, 8L * (k / p) * n, swapS, 0, 8L * n);
             bsp.sync();
             if (r != k) {
                 if (k % p == s) System.arraycopy(pivRow, 0, a, (k / p) * n, n);
