@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lpf4j.cr.CheckpointsTest.causes;
 
 /**
  * {@link Checkpoints#needs} is exactly enough on the threads engine, p = 1..8, under the
@@ -84,14 +85,5 @@ class CheckpointsNeedsTest {
             cr.checkpoint();
         }
         ctx.deregister(own);
-    }
-
-    private static String causes(Throwable t) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            b.append(c).append(" | ");
-            for (Throwable x : c.getSuppressed()) b.append(x).append(" | ");
-        }
-        return b.toString();
     }
 }
