@@ -1,5 +1,6 @@
 package org.lpf4j.bsmp;
 
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
@@ -68,7 +69,8 @@ import java.util.Objects;
  * global, one local registration), and the message queue must hold, in every superstep, the
  * requests of all BSMP objects plus the program's own; one object queues at most
  * {@link #queueEntries(int, long) queueEntries(p, maxMessages)} = {@code 2·maxMessages + p}
- * requests per superstep. As in the LPF core, running out of either is an
+ * requests per superstep. {@link #needs} gives both as a {@link Capacity}, to be added to the
+ * program's own and reserved in one call before {@code create}. As in the LPF core, running out of either is an
  * {@link IllegalStateException} from the core.
  *
  * <h2>Threads</h2>
@@ -180,6 +182,30 @@ public final class Bsmp implements AutoCloseable {
      */
     public static long queueEntries(int nprocs, long maxMessages) {
         return Math.addExact(Math.multiplyExact(2, maxMessages), nprocs);
+    }
+
+    /**
+     * What one object made by {@link #create create(ctx, bufferSize, tagSize, maxMessages)} on
+     * {@code nprocs} processes needs reserved, for adding to the program's own needs before
+     * anything is initialised ({@link Capacity#plus}, {@link Capacity#reserve}):
+     * {@link #REGISTER_ENTRIES} register slots and {@link #queueEntries(int, long)} queue entries.
+     * Both are exact: a superstep in which a process sends {@code maxMessages ≥ nprocs} messages,
+     * each with its tag and payload in different slots, to every process uses them all. The
+     * sizes only are checked (the buffers do not take register slots or queue entries). O(1).
+     *
+     * @param nprocs      processes of the context, ≥ 1
+     * @param bufferSize  as for {@code create}, ≥ 0
+     * @param tagSize     as for {@code create}, ≥ 0
+     * @param maxMessages as for {@code create}, ≥ 0
+     * @return the capacity one object needs
+     * @throws IllegalArgumentException if {@code nprocs < 1} or a size is negative
+     */
+    public static Capacity needs(int nprocs, long bufferSize, long tagSize, long maxMessages) {
+        if (nprocs < 1 || bufferSize < 0 || tagSize < 0 || maxMessages < 0) {
+            throw new IllegalArgumentException("Bsmp.needs(nprocs=" + nprocs + ", bufferSize=" + bufferSize + ", tagSize="
+                    + tagSize + ", maxMessages=" + maxMessages + "): need nprocs >= 1 and non-negative sizes");
+        }
+        return Capacity.of(REGISTER_ENTRIES, queueEntries(nprocs, maxMessages));
     }
 
     /** @return the mode of the current superstep */

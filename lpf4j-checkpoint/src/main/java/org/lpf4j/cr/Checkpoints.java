@@ -1,5 +1,6 @@
 package org.lpf4j.cr;
 
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.spi.Component;
@@ -63,7 +64,8 @@ import java.util.Optional;
  * process 8 bytes (and a process whose last write finished sends process 0 16 bytes); no
  * allocation, no I/O. When one is due: a copy of the declared state, and the serialisation of
  * the values. {@link #init} registers one global slot and ends a superstep; the program must have
- * reserved {@link #REGISTER_SLOTS} slot and {@link #queueEntries(int)} queue entries beyond its own.
+ * reserved {@link #REGISTER_SLOTS} slot and {@link #queueEntries(int)} queue entries beyond its own
+ * ({@link #needs(int)} declares them as a {@link Capacity}, to be added to the program's own).
  *
  * <p>All methods are collective (every process calls them in the same order) except
  * {@link #protect}, {@link #value} and the accessors. Not thread-safe: one object per process.
@@ -232,6 +234,24 @@ public final class Checkpoints implements AutoCloseable {
      * @return the queue entries {@link #init} needs beyond the program's own at every process
      */
     public static long queueEntries(int nprocs) { return Math.max(1, nprocs); }
+
+    /**
+     * What {@link #init} and every later call of the object need reserved on {@code nprocs}
+     * processes, for adding to the program's own needs before anything is initialised
+     * ({@link Capacity#plus}, {@link Capacity#reserve}): {@link #REGISTER_SLOTS} register slot and
+     * {@code nprocs − 1} queue entries, the requests process 0 queues at a checkpoint point (one
+     * put to every other process; every other process queues at most one). Exact on engines that
+     * count the requests a process queues, as lpf4j's do; {@link #queueEntries(int)} is the older,
+     * one larger bound. O(1).
+     *
+     * @param nprocs processes of the context, ≥ 1
+     * @return the capacity the object needs
+     * @throws IllegalArgumentException if {@code nprocs < 1}
+     */
+    public static Capacity needs(int nprocs) {
+        if (nprocs < 1) throw new IllegalArgumentException("Checkpoints.needs(nprocs=" + nprocs + "): need nprocs >= 1");
+        return Capacity.of(REGISTER_SLOTS, nprocs - 1L);
+    }
 
     /** @return the selected module's name ({@code none} if it cannot checkpoint) */
     public String module() { return module == null ? "none" : module.name(); }

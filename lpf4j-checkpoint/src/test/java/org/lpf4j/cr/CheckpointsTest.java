@@ -422,7 +422,8 @@ class CheckpointsTest {
         assertTrue(e.getMessage().startsWith("lpf.cr.files.every=10 parsecs: not a duration"), e.getMessage());
     }
 
-    private static String causes(Throwable t) {
+    /** @return every cause and suppressed exception of {@code t}, as text */
+    static String causes(Throwable t) {
         StringBuilder b = new StringBuilder();
         for (Throwable c = t; c != null; c = c.getCause()) {
             b.append(c).append(" | ");

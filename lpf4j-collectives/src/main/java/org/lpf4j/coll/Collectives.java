@@ -1,6 +1,7 @@
 package org.lpf4j.coll;
 
 import org.lpf4j.Capability;
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Machine;
@@ -9,13 +10,16 @@ import org.lpf4j.MsgAttr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
  * The LPF collectives library (the C API's {@code lpf_coll_t}): broadcast, gather, scatter,
  * allgather, alltoall, reduce, allreduce, combine and allcombine over the processes of a
  * {@link Context}, or over a strided subset of them, with the data placement of the LPF
- * collectives specification.
+ * collectives specification; and, as MPI has them, {@link #allgatherv} and {@link #alltoallv},
+ * whose blocks have a size of their own per member (per pair), given as counts and offsets in
+ * {@code long[]} arrays of bytes, in rank order.
  *
  * <h2>Use</h2>
  * Every process of the context creates the object with {@link #init} or {@link #initStrided}
@@ -27,6 +31,9 @@ import java.util.Objects;
  *
  * <h2>Reservations</h2>
  * <ul>
+ * <li><b>Declared in advance:</b> {@link #needs} gives both numbers below as a {@link Capacity}
+ *     before the object exists, to be added to the program's own needs (and other libraries')
+ *     and reserved in one sync.</li>
  * <li><b>Memory register:</b> one entry per object, consumed by {@code init}.</li>
  * <li><b>Message queue:</b> per superstep, per operation, the entries its Javadoc names. As the
  *     core specification counts them, a put or get takes one entry at its origin and one at its
@@ -36,7 +43,8 @@ import java.util.Objects;
  *     a process needs for {@code maxCalls} operations in one superstep. The object queues nothing
  *     of its own: it notices superstep boundaries with {@link Context#superstep()}.</li>
  * <li><b>Memory:</b> {@code 8 + maxCalls · max(maxByteSize, maxElemSize)} bytes at each member
- *     (rounded up to 8 per call), none at a non-member.</li>
+ *     (rounded up to 8 per call), plus {@code 32·P} for alltoallv's offsets when the members are
+ *     all processes; none at a non-member.</li>
  * </ul>
  *
  * <h2>Supersteps and algorithms</h2>
@@ -53,8 +61,8 @@ import java.util.Objects;
  * Every reduction variant (reduce, allreduce, combine, allcombine) uses combining puts. On an
  * engine whose contexts do not {@link Context#supports support} {@link Capability#COMBINING_PUTS}
  * those four calls throw {@link UnsupportedOperationException} at once, before queueing anything
- * (the object stays usable); broadcast, gather, scatter, allgather and alltoall use plain puts
- * only and work on every engine. With {@link Algorithm#AUTO} (the default) each call
+ * (the object stays usable); broadcast, gather, scatter, allgather, alltoall, allgatherv and
+ * alltoallv use plain puts and gets only and work on every engine. With {@link Algorithm#AUTO} (the default) each call
  * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured,
  * pricing each superstep with {@link org.lpf4j.Machine#g(int, long) g(q, size)} and
  * {@code l(q, size)} of the q processes that communicate in it (every member for DIRECT and
@@ -104,6 +112,11 @@ import java.util.Objects;
 public final class Collectives implements AutoCloseable {
     /** Bytes before the first call region (kept for the 8-byte alignment of the regions). */
     private static final long HEADER = 8;
+    /**
+     * Bytes per member of the alltoallv metadata area (objects over all processes only), after
+     * the header: an outgoing and an incoming (offset, count) pair of longs per member.
+     */
+    private static final long META_PER_MEMBER = 32;
 
     final Context ctx;
     final Members members;
@@ -115,6 +128,8 @@ public final class Collectives implements AutoCloseable {
     private final long maxElemSize;
     private final long maxByteSize;
     private final long regionSize;
+    /** Where the call regions start: after the header and, over all processes, the alltoallv metadata. */
+    private final long regionsStart;
     private final Machine machine;
     private final CombiningAttrs attrs = new CombiningAttrs();
     private final ForcedAlgorithms configured;
@@ -146,6 +161,7 @@ public final class Collectives implements AutoCloseable {
         this.maxElemSize = maxElemSize;
         this.maxByteSize = maxByteSize;
         this.regionSize = regionSize;
+        this.regionsStart = HEADER + meta(members);
         this.machine = machine;
         this.configured = configured;
         this.choice = new ModuleChoice(configured.module(), machine, groups, members.count);
@@ -160,7 +176,7 @@ public final class Collectives implements AutoCloseable {
      * Creates a collectives object over all processes of {@code ctx}
      * ({@code lpf_collectives_init}). Collective: every process calls it in the same superstep;
      * the object is usable after the next sync. Registers one global slot (one memory-register
-     * entry must be free) and allocates {@code 8 + maxCalls · max(maxByteSize, maxElemSize)}
+     * entry must be free) and allocates {@code 8 + 32·P + maxCalls · max(maxByteSize, maxElemSize)}
      * bytes. The first object for a given process count probes the machine (see
      * {@link Context#probe()}); later ones reuse the measurement. Reads the per-operation
      * algorithm parameters of the selected {@code coll} module (see the class comment).
@@ -230,8 +246,9 @@ public final class Collectives implements AutoCloseable {
         Members members = new Members(ctx.nprocs(), ctx.pid(), lo, hi, stride);
         long largest = Math.max(maxElemSize, maxByteSize);
         long region = largest > Long.MAX_VALUE - 7 ? -1 : (largest + 7) & ~7L;
+        long start = HEADER + meta(members);
         long bytes = members.rank < 0 ? 0
-                : region < 0 || region > (Long.MAX_VALUE - HEADER) / maxCalls ? -1 : HEADER + maxCalls * region;
+                : region < 0 || region > (Long.MAX_VALUE - start) / maxCalls ? -1 : start + maxCalls * region;
         if (bytes < 0) {
             throw new LpfOutOfMemoryException("Collectives." + call + "(maxCalls=" + maxCalls + ", maxElemSize="
                     + maxElemSize + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid()
@@ -274,6 +291,42 @@ public final class Collectives implements AutoCloseable {
                     + call + ": ctx.resizeMemoryRegister(own slots + 1) and ctx.resizeMessageQueue(own requests + "
                     + queue + "), then ctx.sync()", e);
         }
+    }
+
+    /** @return the bytes of the alltoallv metadata area: {@value #META_PER_MEMBER}·P over all processes, else 0 */
+    private static long meta(Members members) {
+        return members.everyone ? META_PER_MEMBER * members.count : 0;
+    }
+
+    /**
+     * What one object made by {@code init(ctx, maxCalls, maxElemSize, maxByteSize)} on
+     * {@code members} processes needs reserved, declared before it exists so that a program can
+     * add it to its own needs and those of other libraries and reserve everything in one sync
+     * ({@link Capacity#plus}, {@link Capacity#reserve}): one register slot (its buffer) and
+     * {@link #queueEntries()} = {@code maxCalls · 2P} queue entries per superstep, P =
+     * {@code members}. The entries follow the core specification's count (a request takes one at
+     * its origin and one at its target): a superstep of {@code maxCalls} calls of
+     * {@code allgather} without {@code excludeMyself} (or of {@code alltoallv}'s data superstep
+     * with every part non-empty) takes exactly that many at every member. For
+     * {@link #initStrided} pass the number of members as {@code members} and reserve the value on
+     * every process. The sizes are checked as {@code init} checks them; they change the buffer's
+     * memory, not the capacity. O(1).
+     *
+     * @param members     processes of the object (for {@link #init}: {@code ctx.nprocs()}), ≥ 0
+     * @param maxCalls    as for {@code init}, ≥ 1
+     * @param maxElemSize as for {@code init}, ≥ 0
+     * @param maxByteSize as for {@code init}, ≥ 0
+     * @return the capacity the object needs: {@code (1, maxCalls · 2 · members)}
+     * @throws IllegalArgumentException if an argument is out of range
+     * @throws ArithmeticException      if the entries overflow a long
+     */
+    public static Capacity needs(int members, int maxCalls, long maxElemSize, long maxByteSize) {
+        if (members < 0 || maxCalls < 1 || maxElemSize < 0 || maxByteSize < 0) {
+            throw new IllegalArgumentException("Collectives.needs(members=" + members + ", maxCalls=" + maxCalls
+                    + ", maxElemSize=" + maxElemSize + ", maxByteSize=" + maxByteSize
+                    + "): need members >= 0, maxCalls >= 1 and non-negative sizes");
+        }
+        return Capacity.of(1, Math.multiplyExact(2L * maxCalls, members));
     }
 
     /** @return the context this object was made with ({@code lpf_collectives_get_context}) */
@@ -556,6 +609,123 @@ public final class Collectives implements AutoCloseable {
     }
 
     /**
+     * Every member's block, of a size of its own, lands in every member's {@code dst}
+     * ({@code MPI_Allgatherv}): member k's first {@code counts[k]} bytes of {@code src} go to
+     * bytes {@code [offsets[k], offsets[k] + counts[k])} of every other member's {@code dst}, and
+     * of its own unless {@code excludeMyself}. {@code counts} and {@code offsets} describe the
+     * same layout at every member (the same values everywhere; this member's own block is
+     * {@code counts[rank()]} bytes): the sender puts straight into the receivers' areas, so it
+     * uses its own copy of the offsets for all of them (differing values are not detected and
+     * misplace data). Blocks may be empty; overlapping blocks end as some serialisation of the
+     * writers. Unlike the fixed-size operations the sizes are not bounded by {@code maxByteSize}:
+     * nothing is staged in the object's buffer.
+     * <ul>
+     * <li>One algorithm (no variants): one superstep, complete at the next sync, on any object
+     *     (strided ones too); {@code h·g + l} with h the larger of {@code (P−1)·counts[k]} sent
+     *     and {@code Σ_{j≠k} counts[j]} received at the busiest member k.</li>
+     * <li>Queue entries per member (issued plus targeted): at most 2P−2 (P−1 puts and the target
+     *     of P−1), 2P without {@code excludeMyself}; an empty block is not sent.</li>
+     * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
+     *
+     * @param src           local or global slot of at least {@code counts[rank()]} bytes; not
+     *                      {@code dst} (it may be a separately registered view of this member's
+     *                      block of dst)
+     * @param dst           global slot that holds every block: at least
+     *                      {@code max(offsets[k] + counts[k])} bytes
+     * @param counts        bytes of member k's block, at index k (rank order), each ≥ 0; at least P entries
+     * @param offsets       byte offset of member k's block in {@code dst}, each ≥ 0; at least P entries
+     * @param excludeMyself whether to skip the copy of this member's block into its own {@code dst}
+     */
+    public void allgatherv(Memslot src, Memslot dst, long[] counts, long[] offsets, boolean excludeMyself) {
+        String call = "allgatherv";
+        checkMember(call);
+        requireDistinct(call, src, dst);
+        checkParts(call, "counts", counts, "offsets", offsets, "dst", dst, true);
+        requireArea(call, "src", src, false, counts[members.rank]);
+        beginCall(call);
+        try {
+            Exchanges.allgatherv(this, src, dst, counts[members.rank], offsets[members.rank], excludeMyself);
+        } catch (RuntimeException | Error e) {
+            failCall(call, e);
+            throw e;
+        }
+        endCall();
+    }
+
+    /**
+     * Exchanges parts of a size of their own between every pair of members
+     * ({@code MPI_Alltoallv}): member s's {@code dst} bytes
+     * {@code [recvOffsets[k], recvOffsets[k] + recvCounts[k])} receive member k's {@code src} bytes
+     * {@code [sendOffsets[s], sendOffsets[s] + sendCounts[s])}, for every k including s itself
+     * (as in MPI, the diagonal is copied too). As in MPI each member passes only what it knows:
+     * what it sends (counts and offsets per receiver, in its {@code src}) and what it receives
+     * (counts and offsets per sender, in its {@code dst}); {@code sendCounts[s]} at member k must
+     * equal {@code recvCounts[k]} at member s — usually the program learns its receive counts
+     * with an {@link #alltoall} of the send counts one superstep before. A mismatch is detected
+     * by the receiver after the internal sync and throws {@link IllegalStateException} naming
+     * both counts. Parts may be empty; the sizes are not bounded by {@code maxByteSize}
+     * (nothing is staged in the object's buffer).
+     * <ul>
+     * <li>One algorithm (no variants; {@link Algorithm} does not apply): two supersteps. Each
+     *     member puts the (offset, count) of its part for member k into k's part of the object's
+     *     buffer and the call syncs once; then each member gets its part from every sender
+     *     straight into its {@code dst}; complete at the caller's next sync. Cost
+     *     {@code 16(P−1)·g + l + h·g + l}, h the larger of the bytes the busiest member sends
+     *     and receives off the diagonal. The internal sync makes it available only on objects over
+     *     all processes ({@link #init}, or {@link #initStrided} covering every process); with one
+     *     member there is no internal sync. Like the two-superstep variants of the other
+     *     operations, the internal sync completes the requests queued before the call, and the
+     *     call counts as the first of the new superstep towards {@code maxCalls}.</li>
+     * <li>Queue entries per member (issued plus targeted): before the internal sync 2P−2 (P−1
+     *     puts of 16 bytes and the target of P−1), after it at most 2P (a get per non-empty part,
+     *     its own part's included, and the target of the others' gets).</li>
+     * </ul>
+     * An engine error part-way (queue full) leaves this call's earlier requests queued; see the
+     * class comment.
+     *
+     * @param src         global slot of every part this member sends: at least
+     *                    {@code max(sendOffsets[k] + sendCounts[k])} bytes; not {@code dst}
+     * @param sendCounts  bytes this member sends to member k, at index k (rank order), each ≥ 0;
+     *                    at least P entries
+     * @param sendOffsets byte offset in {@code src} of the part for member k, each ≥ 0
+     * @param dst         local or global slot that receives every part: at least
+     *                    {@code max(recvOffsets[k] + recvCounts[k])} bytes
+     * @param recvCounts  bytes this member receives from member k, each ≥ 0; at least P entries
+     * @param recvOffsets byte offset in {@code dst} of the part from member k, each ≥ 0
+     * @throws IllegalStateException if the members are not all processes of the context, or
+     *                               (after the internal sync) a sender's count differs from
+     *                               {@code recvCounts}
+     */
+    public void alltoallv(Memslot src, long[] sendCounts, long[] sendOffsets, Memslot dst, long[] recvCounts,
+                          long[] recvOffsets) {
+        String call = "alltoallv";
+        checkMember(call);
+        if (!members.everyone) {
+            throw new IllegalStateException(call + " at pid " + ctx.pid() + ": the members (" + members + ") are not all "
+                    + ctx.nprocs() + " processes, and alltoallv syncs once inside the call to exchange the parts'"
+                    + " offsets; use an object made by Collectives.init");
+        }
+        requireDistinct(call, src, dst);
+        checkParts(call, "sendCounts", sendCounts, "sendOffsets", sendOffsets, "src", src, true);
+        checkParts(call, "recvCounts", recvCounts, "recvOffsets", recvOffsets, "dst", dst, false);
+        int r = members.rank;
+        if (sendCounts[r] != recvCounts[r]) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": sendCounts[" + r + "] = "
+                    + sendCounts[r] + " but recvCounts[" + r + "] = " + recvCounts[r] + " (this member's part for itself)");
+        }
+        beginCall(call);
+        try {
+            Exchanges.alltoallv(this, src, sendCounts, sendOffsets, dst, recvCounts, recvOffsets, HEADER);
+        } catch (RuntimeException | Error e) {
+            failCall(call, e);
+            throw e;
+        }
+        endCall();
+    }
+
+    /**
      * Reduces one {@code size}-byte element per member into the root's {@code element}
      * ({@code lpf_reduce}): after the next sync the root's element is the ⊕ of all members'
      * elements, ⊕ given by {@code reducer}; the other members' elements are unchanged.
@@ -717,7 +887,7 @@ public final class Collectives implements AutoCloseable {
             throw new IllegalStateException(call + " at pid " + ctx.pid() + ": more than maxCalls=" + maxCalls
                     + " collective calls on this object in one superstep (sync first, or init with a larger maxCalls)");
         }
-        return HEADER + (callCount % maxCalls) * regionSize;
+        return regionsStart + (callCount % maxCalls) * regionSize;
     }
 
     /**
@@ -831,6 +1001,37 @@ public final class Collectives implements AutoCloseable {
         if (src != null && src == dst) {
             throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": src and dst are the same slot " + src
                     + "; the specification forbids it");
+        }
+    }
+
+    /**
+     * Checks the counts and offsets of a v-operation: at least P entries each, none negative,
+     * every part inside {@code slot}'s registered area. O(P).
+     */
+    private void checkParts(String call, String countsName, long[] counts, String offsetsName, long[] offsets,
+                            String slotName, Memslot slot, boolean global) {
+        int p = members.count;
+        if (counts == null || offsets == null) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + (counts == null ? countsName
+                    : offsetsName) + " is null");
+        }
+        if (counts.length < p || offsets.length < p) {
+            throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + countsName + " has " + counts.length
+                    + " and " + offsetsName + " " + offsets.length + " entries; need at least one per member (" + p + ")");
+        }
+        if (slot == null) throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": " + slotName + " is null");
+        if (global) requireGlobal(call, slotName, slot);
+        for (int k = 0; k < p; k++) {
+            long n = counts[k], off = offsets[k];
+            if (n < 0 || off < 0) {
+                throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": negative " + (n < 0
+                        ? countsName + "[" + k + "] = " + n : offsetsName + "[" + k + "] = " + off));
+            }
+            if (off > slot.size() - n) {
+                throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": the part of member " + k + " ("
+                        + offsetsName + "[" + k + "] = " + off + ", " + countsName + "[" + k + "] = " + n + ") ends past the "
+                        + slot.size() + " registered bytes of " + slotName + " " + slot);
+            }
         }
     }
 

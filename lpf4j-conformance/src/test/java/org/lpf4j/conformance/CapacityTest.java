@@ -1,8 +1,10 @@
 package org.lpf4j.conformance;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.lpf4j.Capacity;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Memslot;
 
@@ -17,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Message queue and memory register capacities: effective after the next sync, shrinking
  * delayed by one superstep, exceeding them a clear error with no effect, an impossible size an
- * LpfOutOfMemoryException with no effect.
+ * LpfOutOfMemoryException with no effect. {@link Capacity}: needs add up, and one
+ * {@code reserve} makes exactly their sum available after one sync.
  */
 @Timeout(60)
 @ExpectsEngineRefusal
@@ -47,6 +50,40 @@ class CapacityTest {
             assertEquals(0, dst.getAtIndex(ValueLayout.JAVA_INT, 3), "the refused put must not be executed");
             // The queue is empty again after the sync: three more fit.
             for (int i = 0; i < 3; i++) ctx.get(next, dstSlot, 4L * i, srcSlot, 4L * i, 4);
+            ctx.sync();
+            ctx.deregister(dstSlot);
+            ctx.deregister(srcSlot);
+        });
+    }
+
+    @Test
+    void capacitiesAddUpAndRefuseNegativeValues() {
+        assertEquals(Capacity.of(3, 7), Capacity.of(1, 2).plus(Capacity.of(2, 5)));
+        assertEquals(Capacity.of(1, 2), Capacity.NONE.plus(Capacity.of(1, 2)));
+        var e = assertThrows(IllegalArgumentException.class, () -> Capacity.of(-1, 0));
+        assertTrue(e.getMessage().contains("Capacity(slots=-1, entries=0)"), e.getMessage());
+        assertThrows(ArithmeticException.class, () -> Capacity.of(0, Long.MAX_VALUE).plus(Capacity.of(0, 1)));
+    }
+
+    @ParameterizedTest(name = "{0} p={1}")
+    @MethodSource("org.lpf4j.conformance.Matrix#engineAndP")
+    void oneReserveMakesExactlyTheSumAvailableInOneSync(String engine, int p) {
+        Matrix.exec(engine, p, ctx -> {
+            int s = ctx.pid();
+            long before = ctx.superstep();
+            Capacity.of(1, 1).plus(Capacity.of(1, 2)).reserve(ctx);
+            assertEquals(before + 1, ctx.superstep(), "reserve syncs once");
+            MemorySegment src = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 4);
+            MemorySegment dst = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 4);
+            Memslot srcSlot = ctx.registerLocal(src);
+            Memslot dstSlot = ctx.registerGlobal(dst);
+            var full = assertThrows(IllegalStateException.class, () -> ctx.registerLocal(Arena.ofAuto().allocate(4)));
+            assertTrue(full.getMessage().contains("memory register full"), full.getMessage());
+            ctx.sync();
+            int next = (s + 1) % p;
+            for (int i = 0; i < 3; i++) ctx.put(srcSlot, 4L * i, next, dstSlot, 4L * i, 4);
+            var e = assertThrows(IllegalStateException.class, () -> ctx.put(srcSlot, 12, next, dstSlot, 12, 4));
+            assertTrue(e.getMessage().contains("message queue full"), e.getMessage());
             ctx.sync();
             ctx.deregister(dstSlot);
             ctx.deregister(srcSlot);

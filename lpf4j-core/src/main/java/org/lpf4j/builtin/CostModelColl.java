@@ -15,8 +15,8 @@ import java.util.Map;
  * one on ties), unless the user forces one per operation with
  * {@code lpf.coll.costmodel.<operation>=<algorithm>} (default {@code auto}). The algorithm names
  * are {@link CollModule#ALGORITHMS}; broadcast, reduce, allreduce, combine and allcombine accept
- * all of them, the single-algorithm operations (gather, scatter, allgather, alltoall) only
- * {@code direct}. Any other value is an error naming the key, the value, its source and the
+ * all of them, the single-algorithm operations (gather, scatter, allgather, alltoall, allgatherv,
+ * alltoallv) only {@code direct}. Any other value is an error naming the key, the value, its source and the
  * valid names (with the nearest one). Priority 10.
  */
 public final class CostModelColl extends BuiltinModule implements CollModule {

@@ -23,11 +23,12 @@ public interface CollModule extends Component {
     List<String> ALGORITHMS = List.of("direct", "two_phase", "tree");
 
     /**
-     * The operations of the LPF collectives specification: the one list the collectives library
-     * and every coll module use.
+     * The operations of the LPF collectives specification, and the variable-size
+     * {@code allgatherv} and {@code alltoallv} (as MPI has them): the one list the collectives
+     * library and every coll module use.
      */
     List<String> OPERATIONS = List.of("broadcast", "gather", "scatter", "allgather", "alltoall",
-            "reduce", "allreduce", "combine", "allcombine");
+            "reduce", "allreduce", "combine", "allcombine", "allgatherv", "alltoallv");
 
     /** The operations that have several algorithms ({@link #ALGORITHMS}), in this order; the others only {@code direct}. */
     List<String> WITH_VARIANTS = List.of("broadcast", "reduce", "allreduce", "combine", "allcombine");

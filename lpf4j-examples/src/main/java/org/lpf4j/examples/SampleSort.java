@@ -1,5 +1,6 @@
 package org.lpf4j.examples;
 
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
@@ -27,13 +28,14 @@ import java.util.Arrays;
  *     values between splitters k−1 and k; <b>alltoall</b> (collectives library) of each piece's
  *     (start, count): h = 2(p−1) words; every process <em>gets</em> from every other the edges
  *     of the buckets its values fall into: about 2^b/p + 2 ints from each.</li>
- * <li>The piece exchange: every process <em>gets</em> its piece of every process, bucket by
- *     bucket, straight to where that bucket's values go in its output array (one get per
- *     process and bucket, about 2^b in all): h ≤ 2n/p words for distinct keys (the PSRS bound;
- *     equal keys may unbalance it).</li>
- * <li>Each received bucket, now the values of one bucket from every process, is sorted while
- *     it sits in cache: distributed by its next bits into parts of 24-48 values on average,
- *     each sorted by {@code Arrays.sort}.</li>
+ * <li>The piece exchange: <b>alltoallv</b> (collectives library) of the pieces, each process's
+ *     receive counts being the counts of step 2: the pieces land one after another in a receive
+ *     array, one run per sender, each run in bucket order. Two supersteps (the call's own, for
+ *     the pieces' offsets: h = 2(p−1) words; then the pieces: h ≤ 2n/p words for distinct keys,
+ *     the PSRS bound; equal keys may unbalance it).</li>
+ * <li>Each bucket is gathered from the p runs (the edges of step 2 say where it is in each) and
+ *     sorted while it sits in cache: distributed by its next bits into parts of 24-48 values on
+ *     average, each sorted by {@code Arrays.sort}, into the output array.</li>
  * </ol>
  *
  * <p>Every value is counted, scattered, fetched and sorted once, within its part of a bucket:
@@ -41,12 +43,13 @@ import java.util.Arrays;
  * on 2 cores slower than {@code Arrays.parallelSort}. With one process the block is the output:
  * its buckets are sorted where the scatter left them, after two supersteps.
  *
- * <p>BSP cost: 3 supersteps; local work O(n/p + 2^b + p²·log p) when the values spread over
+ * <p>BSP cost: 4 supersteps; local work O(n/p + 2^b + p²·log p) when the values spread over
  * their bits (parts of bounded size), up to O((n/p)·log(n/p)) when many share their top bits;
- * h-relations p(p−1) words, 2(p−1) words and about 2^b ints, ≤ 2n/p words: about
- * {@code 3l + (2n/p + p² + p + 2^(b−1))·8g} bytes. No allocation per run unless a piece exchange
- * delivers more than the output array holds, or a sampled bucket more than the scratch array
- * holds (they then grow, once), besides what {@code Arrays.sort} allocates itself.
+ * h-relations p(p−1) words, 2(p−1) words and about 2^b ints, 2(p−1) words, ≤ 2n/p words: about
+ * {@code 4l + (2n/p + p² + 3p + 2^(b−1))·8g} bytes. No allocation per run unless a piece
+ * exchange delivers more than the receive and output arrays hold, or a sampled bucket more than
+ * the scratch array holds (they then grow, once), besides what {@code Arrays.sort} allocates
+ * itself.
  *
  * <p>The input value at global index i is {@link #value(long, long) value(seed, i)} (uniform
  * random longs). The check ({@link Instance#check()}) is sequential in spirit and O(n): every
@@ -132,6 +135,10 @@ public final class SampleSort implements Spmd {
         /** Bits of the buckets (the same on every process: decided from n), their number, and the shift to them. */
         private final int bits, buckets, shift;
         private final long[] input, samples, allSamples, splitters, ctrl, recvCtrl, checkMine, checkAll;
+        /** alltoallv's arguments in bytes: what this process sends each process, and receives from it. */
+        private final long[] sendCounts, sendOffsets, recvCounts, recvOffsets;
+        /** The ranges {@code [runLo[j], runHi[j])} of one bucket in the receive array, one per sender at most. */
+        private final int[] runLo, runHi;
         /**
          * The block distributed into buckets, which the other processes read: the array the input
          * is scattered into, or with one bucket a copy of the input ({@link #reset()} restores it).
@@ -147,8 +154,9 @@ public final class SampleSort implements Spmd {
         private final Collectives coll;
         private final Memslot dataSlot, edgeSlot, recvEdgeSlot, samplesSlot, allSamplesSlot, ctrlSlot, recvCtrlSlot,
                 checkMineSlot, checkAllSlot;
-        private long[] out, scratch, result;
-        private Memslot outSlot;
+        /** The pieces as alltoallv delivers them (one run per sender), and the sorted output. */
+        private long[] recv, out, scratch, result;
+        private Memslot recvSlot;
         private int outLength;
 
         Instance(Context ctx, long n, long seed, long keys) {
@@ -181,15 +189,22 @@ public final class SampleSort implements Spmd {
             recvCtrl = new long[2 * p];
             checkMine = new long[RECORD];
             checkAll = new long[RECORD * p];
-            out = new long[p == 1 ? 0 : (int) Math.min(Integer.MAX_VALUE - 8, 2L * m + 1024)];
+            sendCounts = new long[p];
+            sendOffsets = new long[p];
+            recvCounts = new long[p];
+            recvOffsets = new long[p];
+            runLo = new int[p];
+            runHi = new int[p];
+            int received = p == 1 ? 0 : (int) Math.min(Integer.MAX_VALUE - 8, 2L * m + 1024);
+            recv = new long[received];
+            out = new long[received];
             scratch = new long[(int) Math.min(Integer.MAX_VALUE - 8, 2L * (n >> bits) + 1024)];
 
-            ctx.resizeMemoryRegister(12);
-            // superstep 3 gets at most one piece per bucket from each other process; a process's
-            // pieces for all receivers are at most buckets + p - 1
-            ctx.resizeMessageQueue(4L * p + (long) Math.max(p - 1, 1) * buckets + p);
-            ctx.sync();
-            coll = Collectives.init(ctx, 1, 0, Math.max(8L * p, 8L * RECORD));
+            long maxByteSize = Math.max(8L * p, 8L * RECORD);
+            // own: ten slots; the gets of the buckets' edges (origin and target: 2(p-1)); the
+            // collectives object declares its own
+            Capacity.of(10, 2L * p).plus(Collectives.needs(p, 1, 0, maxByteSize)).reserve(ctx);
+            coll = Collectives.init(ctx, 1, 0, maxByteSize);
             dataSlot = ctx.registerGlobal(MemorySegment.ofArray(bucketed));
             edgeSlot = ctx.registerGlobal(MemorySegment.ofArray(edge));
             recvEdgeSlot = ctx.registerLocal(MemorySegment.ofArray(recvEdge));
@@ -199,7 +214,7 @@ public final class SampleSort implements Spmd {
             recvCtrlSlot = ctx.registerGlobal(MemorySegment.ofArray(recvCtrl));
             checkMineSlot = ctx.registerLocal(MemorySegment.ofArray(checkMine));
             checkAllSlot = ctx.registerGlobal(MemorySegment.ofArray(checkAll));
-            outSlot = ctx.registerLocal(MemorySegment.ofArray(out));
+            recvSlot = ctx.registerLocal(MemorySegment.ofArray(recv));
             ctx.sync();
         }
 
@@ -251,26 +266,34 @@ public final class SampleSort implements Spmd {
                 outLength = m;
                 return;
             }
-            // superstep 3: every process gets its buckets' pieces from every process, bucket by bucket
+            // superstep 3 (and alltoallv's own): the pieces, one run per sender in the receive array
             long total = 0;
-            for (int k = 0; k < p; k++) total += recvCtrl[2 * k + 1];
-            if (total > out.length) grow(total);
+            for (int k = 0; k < p; k++) {
+                sendOffsets[k] = 8 * ctrl[2 * k];
+                sendCounts[k] = 8 * ctrl[2 * k + 1];
+                recvOffsets[k] = 8 * total;
+                recvCounts[k] = 8 * recvCtrl[2 * k + 1];
+                total += recvCtrl[2 * k + 1];
+            }
+            if (total > recv.length) grow(total);
+            coll.alltoallv(dataSlot, sendCounts, sendOffsets, recvSlot, recvCounts, recvOffsets);
+            ctx.sync();
+            // each bucket from the p runs, sorted into the output
             int at = 0;
             for (int b = first; b <= last; b++) {
                 outEdge[b - first] = at;
+                int runs = 0;
                 for (int k = 0; k < p; k++) {
                     int e = k * (buckets + 1) + b;
                     int start = (int) recvCtrl[2 * k], end = start + (int) recvCtrl[2 * k + 1];
                     int from = Math.max(recvEdge[e], start), to = Math.min(recvEdge[e + 1], end);
                     if (to <= from) continue;
-                    if (k == s) System.arraycopy(bucketed, from, out, at, to - from);
-                    else ctx.get(k, dataSlot, 8L * from, outSlot, 8L * at, 8L * (to - from));
-                    at += to - from;
+                    runLo[runs] = (int) (recvOffsets[k] / 8) + from - start;
+                    runHi[runs++] = (int) (recvOffsets[k] / 8) + to - start;
                 }
+                at = sortInto(recv, runs, out, at);
             }
             outEdge[last - first + 1] = at;
-            ctx.sync();
-            sortBuckets(out, last - first + 1);
             result = out;
             outLength = at;
         }
@@ -324,7 +347,9 @@ public final class SampleSort implements Spmd {
                 if (b != split) {
                     int size = edge[b + 1] - edge[b];
                     if (size > scratch.length) scratch = new long[size];
-                    split(bucketed, edge[b], edge[b + 1]);
+                    runLo[0] = edge[b];
+                    runHi[0] = edge[b + 1];
+                    split(bucketed, 1);
                     split = b;
                     sorted = -1;
                     part = 0;
@@ -379,39 +404,55 @@ public final class SampleSort implements Spmd {
             }
         }
 
-        /** Sorts the first {@code count} buckets of {@code a}, bounded by {@link #outEdge}. */
+        /** Sorts the first {@code count} buckets of {@code a} in place, bounded by {@link #outEdge}. */
         private void sortBuckets(long[] a, int count) {
-            for (int b = 0; b < count; b++) sortBucket(a, outEdge[b], outEdge[b + 1]);
+            for (int b = 0; b < count; b++) {
+                runLo[0] = outEdge[b];
+                runHi[0] = outEdge[b + 1];
+                sortInto(a, 1, a, outEdge[b]);
+            }
         }
 
         /**
-         * Sorts {@code a[lo, hi)}, values of one bucket, while it sits in cache: {@link #split}s
-         * it into {@link #scratch}, sorts each part by {@code Arrays.sort} and copies them back.
+         * Sorts the values of one bucket, in the ranges {@code [runLo[j], runHi[j])} of
+         * {@code a} for j &lt; runs, into {@code to} from {@code at} (which may be the one range
+         * itself, in place), while they sit in cache: {@link #split}s them into
+         * {@link #scratch}, sorts each part by {@code Arrays.sort} and copies them to place.
          * {@code Arrays.sort} sorts fewer than 44 longs by insertion, which the JIT replaces by a
          * vectorised sort where the CPU has one (x86 with AVX-512, as the benchmark machine), and
          * larger ranges by partitioning steps; parts of 24-48 values sorted the buckets about
          * twice as fast as one {@code Arrays.sort} per bucket, with the vectorised sort or
          * without (docs/performance.md). A bucket larger than the scratch array (only so with
-         * values that share more than the bucket's bits) is sorted in place.
+         * values that share more than the bucket's bits) is copied to place and sorted there.
+         *
+         * @return the end of the bucket in {@code to}
          */
-        private void sortBucket(long[] a, int lo, int hi) {
-            int size = hi - lo;
+        private int sortInto(long[] a, int runs, long[] to, int at) {
+            int size = 0;
+            for (int j = 0; j < runs; j++) size += runHi[j] - runLo[j];
             if (size < 2 * PART || size > scratch.length) {
-                Arrays.sort(a, lo, hi);
-                return;
+                int end = at;
+                for (int j = 0; j < runs; j++) {
+                    System.arraycopy(a, runLo[j], to, end, runHi[j] - runLo[j]);
+                    end += runHi[j] - runLo[j];
+                }
+                Arrays.sort(to, at, end);
+                return end;
             }
-            int parts = split(a, lo, hi);
+            int parts = split(a, runs);
             int from = 0;
             for (int j = 0; j < parts; j++) {
                 Arrays.sort(scratch, from, partEnd[j]);
                 from = partEnd[j];
             }
-            System.arraycopy(scratch, 0, a, lo, size);
+            System.arraycopy(scratch, 0, to, at, size);
+            return at + size;
         }
 
         /**
-         * Distributes {@code a[lo, hi)}, values of one bucket, by their next k bits (below the
-         * bucket's) into {@link #scratch} (which must hold them), in value order: {@value #PART}
+         * Distributes the values of one bucket in the ranges {@code [runLo[j], runHi[j])} of
+         * {@code a}, j &lt; runs, by their next k bits (below the bucket's) into {@link #scratch}
+         * (which must hold them), in value order: {@value #PART}
          * to twice as many values per part on average (more in a bucket of more than
          * 2^{@value #MAX_PART_BITS} parts' worth), one part if there are fewer than twice
          * {@value #PART}. Values that share these bits too (few keys, or a narrow range) land in
@@ -419,24 +460,29 @@ public final class SampleSort implements Spmd {
          *
          * @return the number of parts; part j ends at {@code partEnd[j]} in the scratch array
          */
-        private int split(long[] a, int lo, int hi) {
-            int size = hi - lo;
+        private int split(long[] a, int runs) {
+            int size = 0;
+            for (int j = 0; j < runs; j++) size += runHi[j] - runLo[j];
             int k = size < 2 * PART ? 0 : Math.min(MAX_PART_BITS, 31 - Integer.numberOfLeadingZeros(size / PART));
             int parts = 1 << k, sh = shift - k, mask = parts - 1;
             int[] c = partEnd;
             long[] to = scratch;
             Arrays.fill(c, 0, parts, 0);
             // the sign bit flipped: for one bucket (b = 0) it is among the k bits
-            for (int i = lo; i < hi; i++) c[(int) ((a[i] ^ Long.MIN_VALUE) >>> sh) & mask]++;
+            for (int j = 0; j < runs; j++) {
+                for (int i = runLo[j], hi = runHi[j]; i < hi; i++) c[(int) ((a[i] ^ Long.MIN_VALUE) >>> sh) & mask]++;
+            }
             int sum = 0;
             for (int j = 0; j < parts; j++) {
                 int count = c[j];
                 c[j] = sum;
                 sum += count;
             }
-            for (int i = lo; i < hi; i++) {
-                long v = a[i];
-                to[c[(int) ((v ^ Long.MIN_VALUE) >>> sh) & mask]++] = v;
+            for (int j = 0; j < runs; j++) {
+                for (int i = runLo[j], hi = runHi[j]; i < hi; i++) {
+                    long v = a[i];
+                    to[c[(int) ((v ^ Long.MIN_VALUE) >>> sh) & mask]++] = v;
+                }
             }
             return parts;
         }
@@ -446,9 +492,10 @@ public final class SampleSort implements Spmd {
                 throw new IllegalStateException("SampleSort at pid " + s + ": " + total
                         + " values land on one process; they do not fit in an array");
             }
-            ctx.deregister(outSlot);
+            ctx.deregister(recvSlot);
+            recv = new long[(int) total];
             out = new long[(int) total];
-            outSlot = ctx.registerLocal(MemorySegment.ofArray(out));
+            recvSlot = ctx.registerLocal(MemorySegment.ofArray(recv));
         }
 
         /** @return a copy of this process's part of the sorted output (empty before the first run) */
@@ -521,7 +568,7 @@ public final class SampleSort implements Spmd {
             ctx.deregister(recvCtrlSlot);
             ctx.deregister(checkMineSlot);
             ctx.deregister(checkAllSlot);
-            ctx.deregister(outSlot);
+            ctx.deregister(recvSlot);
         }
     }
 }

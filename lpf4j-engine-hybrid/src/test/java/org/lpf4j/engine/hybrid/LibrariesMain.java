@@ -19,7 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The collectives and BSMP libraries, unchanged, on the hybrid engine at every p of the machine:
- * broadcast, allgather, alltoall, reduce and allreduce in all three variants (broadcast and reduce
+ * broadcast, allgather, alltoall, allgatherv and alltoallv (variable sizes, some empty), reduce and
+ * allreduce in all three variants (broadcast and reduce
  * at roots 0, p − 1 and p/2; the tree's groups must be the nodes) (direct and
  * two-phase use combining puts, also between nodes) checked against the sequential result, and BSMP all-to-all messages with tags over two supersteps. Prints
  * {@code LIB OK p=...} per p; any wrong value throws (exec then fails naming the pid).
@@ -66,6 +67,39 @@ public final class LibrariesMain {
             coll.alltoall(as, bs, 8);
             ctx.sync();
             for (int q = 0; q < p; q++) if (q != s) expect(b, q, 100L * q + s, "alltoall", s); // no diagonal
+            // variable sizes (some empty): member q's allgatherv block is q % 3 longs; s sends d (s + d) % 3 longs
+            MemorySegment va = arena.allocate(16L * p, 8), vb = arena.allocate(16L * p, 8);
+            Memslot vas = ctx.registerGlobal(va), vbs = ctx.registerGlobal(vb);
+            ctx.sync();
+            long[] counts = new long[p], offsets = new long[p], sc = new long[p], so = new long[p], rc = new long[p],
+                    ro = new long[p];
+            for (int q = 0, at = 0, out = 0, in = 0; q < p; q++) {
+                counts[q] = 8L * (q % 3);
+                offsets[q] = at;
+                at += (int) counts[q];
+                sc[q] = 8L * ((s + q) % 3);
+                so[q] = out;
+                out += (int) sc[q];
+                rc[q] = 8L * ((q + s) % 3);
+                ro[q] = in;
+                in += (int) rc[q];
+            }
+            for (int i = 0; i < s % 3; i++) va.setAtIndex(JAVA_LONG, i, 20_000 + 100L * s + i);
+            coll.allgatherv(vas, vbs, counts, offsets, false);
+            ctx.sync();
+            for (int q = 0; q < p; q++) {
+                for (int i = 0; i < q % 3; i++) expect(vb, (int) (offsets[q] / 8) + i, 20_000 + 100L * q + i, "allgatherv", s);
+            }
+            for (int d = 0; d < p; d++) {
+                for (int i = 0; i < sc[d] / 8; i++) va.setAtIndex(JAVA_LONG, so[d] / 8 + i, 30_000 + 100L * s + 10L * d + i);
+            }
+            coll.alltoallv(vas, sc, so, vbs, rc, ro);
+            ctx.sync();
+            for (int q = 0; q < p; q++) {
+                for (int i = 0; i < rc[q] / 8; i++) expect(vb, (int) (ro[q] / 8) + i, 30_000 + 100L * q + 10L * s + i, "alltoallv", s);
+            }
+            ctx.deregister(vbs);
+            ctx.deregister(vas);
             for (Algorithm alg : new Algorithm[] {Algorithm.DIRECT, Algorithm.TWO_PHASE, Algorithm.TREE}) {
                 coll.algorithm(alg);
                 for (int r : new int[] {0, p - 1, p / 2}) { // first pid of node 0, last pid, a middle one
