@@ -425,7 +425,7 @@ public final class MpiLauncher implements ProcessLauncher {
         if (kind == Kind.SRUN && !mpich && System.getenv(YIELD) == null
                 && launch.processes() > Runtime.getRuntime().availableProcessors() * (long) Math.max(1, Slurm.allocationNodes())) {
             // mpirun --oversubscribe makes Open MPI yield when idle; under srun it spins, and the ranks
-            // that wait starve the ones that work (measured here: 14 times slower at p = 4 on 2 cores)
+            // that wait starve the ones that work (figures: docs/performance-log.md)
             env.put(YIELD, "1");
         }
         List<String> cmd = reportingPrefix();
