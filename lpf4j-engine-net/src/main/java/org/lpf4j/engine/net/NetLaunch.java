@@ -1,12 +1,12 @@
 package org.lpf4j.engine.net;
 
 import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -123,11 +123,7 @@ public final class NetLaunch {
         p.destroyForcibly();
     }
 
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
-    }
+    private static byte[] randomBytes(int n) { return JobKeys.random(n); }
 
     private static int freeLoopbackPort() throws IOException {
         try (ServerSocket s = new ServerSocket()) {

@@ -1,13 +1,13 @@
 package org.lpf4j.tools.boot;
 
 import org.lpf4j.boot.tcp.TcpCoordinator;
+import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -56,8 +56,7 @@ public final class BootJobs {
      * Runs a job of p JVMs through {@code tcp}.
      */
     public static Outcome tcp(int p, int warmup, int rounds, int valueSize, long timeoutMillis) throws IOException, InterruptedException {
-        byte[] raw = new byte[32];
-        new SecureRandom().nextBytes(raw);
+        byte[] raw = JobKeys.random(32);
         String key = HexFormat.of().formatHex(raw);
         try (TcpCoordinator c = new TcpCoordinator(new InetSocketAddress("127.0.0.1", 0), p, key.getBytes(StandardCharsets.UTF_8),
                 64 << 20, System.getLogger("org.lpf4j.boot.tcp"))) {
