@@ -1,6 +1,7 @@
 package org.lpf4j.engine.net;
 
 import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.boot.BootEnvironment;
 import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
@@ -79,10 +80,10 @@ public final class NetLaunch {
             ProcessBuilder b = new ProcessBuilder(command).inheritIO();
             Map<String, String> env = b.environment();
             env.put("LPF_BOOT", "tcp");
-            env.put("LPF_BOOT_TCP_ADDRESS", "127.0.0.1:" + port);
-            env.put("LPF_BOOT_TCP_KEY", key);
-            env.put("LPF_BOOT_TCP_RANK", Integer.toString(r));
-            env.put("LPF_BOOT_TCP_SIZE", Integer.toString(p));
+            env.put(BootEnvironment.TCP_ADDRESS, "127.0.0.1:" + port);
+            env.put(BootEnvironment.TCP_KEY, key);
+            env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
+            env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
             env.put(SIZE_VARIABLE, Integer.toString(p));
             processes.add(b.start());
         }

@@ -1,6 +1,7 @@
 package org.lpf4j.tools.boot;
 
 import org.lpf4j.boot.tcp.TcpCoordinator;
+import org.lpf4j.spi.boot.BootEnvironment;
 import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
@@ -65,11 +66,11 @@ public final class BootJobs {
                 ProcessBuilder pb = new ProcessBuilder(worker("tcp", warmup, rounds, valueSize));
                 Map<String, String> env = pb.environment();
                 env.keySet().removeIf(k -> k.startsWith("PMIX_") || k.startsWith("OMPI_"));
-                env.put("LPF_BOOT_TCP_ADDRESS", "127.0.0.1:" + c.address().getPort());
-                env.put("LPF_BOOT_TCP_KEY", key);
-                env.put("LPF_BOOT_TCP_RANK", Integer.toString(r));
-                env.put("LPF_BOOT_TCP_SIZE", Integer.toString(p));
-                env.put("LPF_BOOT_TCP_SERVE", "false");
+                env.put(BootEnvironment.TCP_ADDRESS, "127.0.0.1:" + c.address().getPort());
+                env.put(BootEnvironment.TCP_KEY, key);
+                env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
+                env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
+                env.put(BootEnvironment.TCP_SERVE, "false");
                 builders.add(pb);
             }
             return run(builders, timeoutMillis);
