@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class BarrierBitsTest {
-    private static final int ROUNDS = 1_000;
+    private static final int ROUNDS = 200;
 
     private static final class Group implements Participants {
         private final ThreadsPolicy policy;
