@@ -46,9 +46,17 @@ class TcpBootTest {
     @Test
     void noJvmIsLeftBehind() throws Exception {
         // Jvms.close() fails if a process survives; a job whose ranks never find each other must still end.
-        try (Jvms jvms = new Jvms()) {
-            TcpJob.start(jvms, 2, "127.0.0.1:" + TcpJob.freePort(), TcpJob.newKey(), false, "rules");
-            Thread.sleep(500);
+        // The address answers but never challenges: each rank connects and then waits for a coordinator that never speaks.
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            silent.setSoTimeout(60_000);
+            java.util.List<java.net.Socket> joining = new java.util.ArrayList<>();
+            try (Jvms jvms = new Jvms()) {
+                TcpJob.start(jvms, 2, "127.0.0.1:" + silent.getLocalPort(), TcpJob.newKey(), false, "rules");
+                // Close the JVMs only once both run and try to join (their connections arrived).
+                for (int r = 0; r < 2; r++) joining.add(silent.accept());
+            } finally {
+                for (java.net.Socket s : joining) s.close();
+            }
         }
     }
 }

@@ -2,27 +2,18 @@ package org.lpf4j.cr;
 
 import org.lpf4j.Capacity;
 import org.lpf4j.Context;
-import org.lpf4j.Memslot;
 import org.lpf4j.spi.Component;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.Framework;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
-import java.io.ObjectStreamClass;
 import java.io.Serializable;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+
+import static org.lpf4j.cr.ControlWords.DECISION;
+import static org.lpf4j.cr.ControlWords.SETTLED;
 
 /**
  * Coordinated checkpoints of a BSP program: what the program declares survives the loss of a
@@ -69,11 +60,15 @@ import java.util.Optional;
  *
  * <p>All methods are collective (every process calls them in the same order) except
  * {@link #protect}, {@link #value} and the accessors. Not thread-safe: one object per process.
+ *
+ * <p>Inside: this class is the API and the checkpoint point's exchange; {@link Coordinator} is
+ * process 0's commit protocol, {@link CheckpointWriter} the writer thread, {@link Restorer} the
+ * search of {@link #resume}, {@link Declarations} the declared state and its serialisation, and
+ * {@link ControlWords} the registered words the processes agree through.
  */
 public final class Checkpoints implements AutoCloseable {
     /** Register slots {@link #init} needs beyond the program's own. */
     public static final int REGISTER_SLOTS = 1;
-    private static final int DECISION = 0, ACCEPTED = 1, SETTLED = 1;
     /** How long {@link #close} waits for a write in flight before it leaves it to its (daemon) thread. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
 
@@ -84,35 +79,18 @@ public final class Checkpoints implements AutoCloseable {
     private final CheckpointStore store;
     private final CrSettings settings;
     private final CheckpointModule.Job job;
-    /**
-     * [0] process 0's decision (the seq to take, 0: none; in resume the candidate, negative: refused);
-     * [1] at checkpoint points the highest seq process 0 has settled (committed or given up), in
-     * resume the accepted seq (or who refused); [2+2q] the last part q wrote; [3+2q] the lowest
-     * seq above the settled one whose part q failed to write (0: none).
-     */
-    private final long[] control;
-    private final Memslot controlSlot;
-    private final List<Entry> entries = new ArrayList<>();
+    private final CheckpointJob facts;
+    private final ControlWords control;
+    private final Declarations declarations = new Declarations();
+    private final CheckpointWriter writer;
+    /** Process 0's commit protocol (unused at the other processes). */
+    private final Coordinator coordinator;
 
     private boolean resumed, closed;
     /** The iteration that comes next: advanced by every checkpoint point, restored by {@link #resume}. */
     private long iteration;
     private boolean tookCheckpoint, iterationReadBeforeResume;
     private long reportedGood, reportedFailed;
-    private volatile long lastGood;
-    /** Seqs whose write failed at this process, oldest first (written by the writer thread; guarded by itself). */
-    private final long[] failures = new long[64];
-    private int failureCount;
-    private Thread writer;
-    private MemorySegment staging = MemorySegment.NULL;
-    private final String runId;
-    // Process 0 only: the next seq to take, the highest seq settled (committed or given up), the last committed.
-    private long nextSeq, lastTakenNanos, settled, lastCommitted;
-    private final Map<Long, Long> superstepOf = new LinkedHashMap<>();
-    private final Map<Long, Long> iterationOf = new LinkedHashMap<>();
-
-    /** One declared piece of state. */
-    private record Entry(String name, MemorySegment segment, Value<?> value) {}
 
     /**
      * A small serialisable value that survives with the checkpoints: state like a protected
@@ -122,9 +100,10 @@ public final class Checkpoints implements AutoCloseable {
      * @param <T> its type
      */
     public static final class Value<T extends Serializable> {
-        private final String name;
-        private final Class<?> type;
-        private T value;
+        // Read and restored by Declarations.
+        final String name;
+        final Class<?> type;
+        T value;
 
         private Value(String name, T initial) {
             this.name = name;
@@ -168,36 +147,22 @@ public final class Checkpoints implements AutoCloseable {
         this.module = module;
         this.job = new CheckpointModule.Job(program, p, pid);
         this.settings = module == null ? null : module.settings();
-        this.control = new long[2 + 2 * p];
         CheckpointStore opened = null;
-        Memslot slot;
+        ControlWords words;
         try {
             if (module != null) opened = module.open(job);
-            try {
-                slot = ctx.registerGlobal(MemorySegment.ofArray(control));
-            } catch (IllegalStateException e) {
-                throw new IllegalStateException("Checkpoints.init at pid " + pid + " of " + p + ": cannot register its "
-                        + "control slot: " + e.getMessage() + ". Checkpoints.init needs " + REGISTER_SLOTS
-                        + " free register slot and " + queueEntries(p) + " queue entries beyond the program's own: "
-                        + "ctx.resizeMemoryRegister(own slots + " + REGISTER_SLOTS + ") and ctx.resizeMessageQueue(own "
-                        + "requests + " + queueEntries(p) + "), then ctx.sync(), before Checkpoints.init", e);
-            }
+            words = ControlWords.register(ctx);
         } catch (RuntimeException e) {
             if (opened != null) opened.close();
             throw e;
         }
         this.store = opened;
-        this.controlSlot = slot;
+        this.control = words;
         String run = settings == null ? "" : settings.run();
-        this.runId = run.isEmpty() ? Attempt.current().runId() : run;
-        if (store != null && pid == 0) {
-            // Listing the store and starting its watcher happen here, so that a checkpoint point does no I/O.
-            nextSeq = store.nextSeq();
-            settled = nextSeq - 1;
-            store.discardOutsideRequest();
-            store.outsideRequest();
-        }
-        this.lastTakenNanos = System.nanoTime();
+        this.facts = new CheckpointJob(program, p, pid, store, run.isEmpty() ? Attempt.current().runId() : run);
+        this.writer = new CheckpointWriter(facts);
+        this.coordinator = new Coordinator(facts, settings, control.words);
+        if (store != null && pid == 0) coordinator.open();
     }
 
     /**
@@ -315,13 +280,7 @@ public final class Checkpoints implements AutoCloseable {
 
     private void declare(String name, MemorySegment segment, Value<?> value) {
         if (resumed) throw new IllegalStateException("Checkpoints: declare '" + name + "' before resume()");
-        if (name == null || name.isBlank() || name.contains(":") || name.contains("\n")) {
-            throw new IllegalArgumentException("Checkpoints: name '" + name + "' must be non-blank, without ':' or a line break");
-        }
-        for (Entry e : entries) {
-            if (e.name.equals(name)) throw new IllegalArgumentException("Checkpoints: '" + name + "' is declared twice");
-        }
-        entries.add(new Entry(name, segment, value));
+        declarations.declare(name, segment, value);
     }
 
     /**
@@ -351,232 +310,16 @@ public final class Checkpoints implements AutoCloseable {
         boolean wanted = store != null && (attempt.number() > 0 || attempt.resume() || settings.resume());
         if (!wanted) return Optional.empty();
         try {
-            return restoreNewestUsable(attempt);
+            Optional<Restored> restored = new Restorer(ctx, control, facts, settings, declarations).restoreNewestUsable(attempt);
+            restored.ifPresent(r -> {
+                iteration = r.iteration();
+                if (pid == 0) coordinator.resumedFrom(r.seq());
+            });
+            return restored;
         } finally {
             // Verdicts must not pass for write reports at the checkpoint points that follow.
-            java.util.Arrays.fill(control, 0);
+            java.util.Arrays.fill(control.words, 0);
             reportedGood = reportedFailed = 0;
-        }
-    }
-
-    private Optional<Restored> restoreNewestUsable(Attempt attempt) {
-        boolean anyRun = settings.resume() || attempt.resume() || runId.isEmpty();
-        List<Long> candidates = new ArrayList<>();
-        List<String> notes = new ArrayList<>();
-        if (pid == 0) {
-            List<Long> committed = store.committed();
-            long newest = committed.isEmpty() ? 0 : committed.get(0);
-            for (long s : store.incomplete()) {
-                if (s > newest) notes.add("checkpoint " + s + " is incomplete (the job ended while writing it): ignored");
-            }
-            for (long c : committed) {
-                String run = commitMark(c).getOrDefault("run", "");
-                if (anyRun || run.equals(runId)) candidates.add(c);
-                else notes.add("checkpoint " + c + " was made by another run of the job: ignored by this retry");
-            }
-        }
-        int next = 0;
-        long previousVerdict = 0;
-        PartFormat.Decoded part = null;
-        String problem = null;
-        while (true) {
-            if (pid == 0) {
-                long candidate = 0, accepted = 0;
-                if (previousVerdict == 1) {
-                    accepted = candidates.get(next - 1);
-                } else if (previousVerdict >= 3) {
-                    candidate = -candidates.get(next - 1);
-                    accepted = previousVerdict - 3; // the pid that refused it
-                } else if (next < candidates.size()) {
-                    candidate = candidates.get(next++);
-                    if (refusal(commitMark(candidate)) != null) candidate = -candidate;
-                }
-                control[DECISION] = candidate;
-                control[ACCEPTED] = accepted;
-                for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 16);
-            }
-            ctx.sync();
-            long candidate = control[DECISION];
-            if (candidate == 0 && control[ACCEPTED] > 0) break;
-            if (candidate == 0) {
-                if (pid == 0) {
-                    notes.add(candidates.isEmpty() ? "no complete checkpoint of this run in " + store.where()
-                            : "no usable checkpoint among " + candidates);
-                    long redone = redone(attempt, 0);
-                    System.err.println("lpf4j cr: starting " + program + " from the beginning: " + String.join("; ", notes)
-                            + redoneText(redone));
-                    attempt.resumed(new Restarts.Resumption(attempt.number(), 0, 0, redone));
-                }
-                return Optional.empty();
-            }
-            if (candidate < 0) {
-                String why = refusal(commitMark(-candidate));
-                if (why == null) {
-                    why = problem != null ? problem : "pid " + control[ACCEPTED] + "'s part does not fit this run's "
-                            + "declarations (see its message)";
-                }
-                throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": checkpoint " + (-candidate) + " in "
-                        + store.where() + " cannot be restored by this run: " + why);
-            }
-            long verdict;
-            problem = null;
-            try {
-                part = PartFormat.read(store.read(candidate), "part " + pid + " of checkpoint " + candidate + " in " + store.where());
-                problem = misfit(part, candidate);
-                verdict = problem == null ? 1 : 3 + pid;
-            } catch (IOException e) {
-                problem = e.getMessage();
-                verdict = 2;
-            }
-            if (verdict == 2) System.err.println("lpf4j cr: pid " + pid + ": " + problem + ": trying an older checkpoint");
-            control[2 + 2 * pid] = verdict;
-            if (pid != 0) ctx.put(controlSlot, 8L * (2 + 2 * pid), 0, controlSlot, 8L * (2 + 2 * pid), 8);
-            ctx.sync();
-            if (pid == 0) {
-                previousVerdict = 1;
-                for (int q = 0; q < p; q++) {
-                    long v = control[2 + 2 * q];
-                    if (v >= 3) {
-                        previousVerdict = v;
-                        break;
-                    }
-                    if (v != 1 && previousVerdict == 1) {
-                        previousVerdict = v;
-                        notes.add("checkpoint " + candidate + " has a damaged or missing part at pid " + q
-                                + " (see its message): skipped");
-                    }
-                }
-            }
-        }
-        long seq = control[ACCEPTED];
-        if (part == null || !part.header().get("seq").equals(Long.toString(seq))) {
-            throw new IllegalStateException("Checkpoints.resume at pid " + pid + ": process 0 accepted checkpoint " + seq
-                    + " but this process verified " + (part == null ? "none" : part.header().get("seq")));
-        }
-        CheckpointEvent restored = new CheckpointEvent();
-        restored.begin();
-        restore(part);
-        iteration = Long.parseLong(part.header().get("iteration"));
-        long superstep = Long.parseLong(part.header().getOrDefault("superstep", "0"));
-        emit(restored, "restored", seq, superstep, part.bytes().byteSize());
-        long redone = -1;
-        if (pid == 0) {
-            lastCommitted = seq;
-            lastTakenNanos = System.nanoTime();
-            redone = redone(attempt, iteration);
-            System.err.println("lpf4j cr: " + program + " resumed from checkpoint " + seq + " at iteration " + iteration
-                    + " (superstep " + superstep + ") in " + store.where()
-                    + (attempt.number() > 0 ? ", restart " + attempt.number() : "")
-                    + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)) + redoneText(redone));
-            attempt.resumed(new Restarts.Resumption(attempt.number(), seq, iteration, redone));
-        }
-        return Optional.of(new Restored(seq, superstep, iteration, redone, store.where(), attempt.number(), notes));
-    }
-
-    /**
-     * Process 0 of a retry: how many iterations the failed run had done beyond {@code from}, as far
-     * as the store's record of its progress tells (none recorded: it never passed a checkpoint
-     * point); -1 where no run failed before this one (an explicit restart).
-     */
-    private long redone(Attempt attempt, long from) {
-        if (attempt.number() == 0 || runId.isEmpty()) return -1;
-        return Math.max(0, store.reached(runId) - from);
-    }
-
-    private static String redoneText(long redone) {
-        return redone < 0 ? "" : "; " + redone + " iteration" + (redone == 1 ? "" : "s") + " redone";
-    }
-
-    /** @return the fields of checkpoint {@code seq}'s commit mark, empty if it cannot be read */
-    private Map<String, String> commitMark(long seq) {
-        String text = store.description(seq);
-        return text == null ? Map.of() : PartFormat.fields(text);
-    }
-
-    /** @return the fields that say which job made a checkpoint (of a part's header and of a commit mark) */
-    private Map<String, String> jobFields() {
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("program", program);
-        f.put("nprocs", Integer.toString(p));
-        f.put("lpf4j", PartFormat.LPF4J_VERSION);
-        return f;
-    }
-
-    /** @return why a checkpoint with these job fields does not belong to this job, or null if it does */
-    private String refusal(Map<String, String> d) {
-        if (d.isEmpty()) return "its commit mark cannot be read";
-        List<String> differ = new ArrayList<>();
-        if (!program.equals(d.get("program"))) differ.add("program '" + d.get("program") + "' (this run: '" + program + "')");
-        if (!Integer.toString(p).equals(d.get("nprocs"))) differ.add("p = " + d.get("nprocs") + " (this run: " + p + ")");
-        if (!PartFormat.LPF4J_VERSION.equals(d.get("lpf4j"))) {
-            differ.add("lpf4j " + d.get("lpf4j") + " (this run: " + PartFormat.LPF4J_VERSION + ")");
-        }
-        return differ.isEmpty() ? null : "it was made by " + String.join(", ", differ);
-    }
-
-    /** @return what in this verified part does not fit this run's declarations, or null */
-    private String misfit(PartFormat.Decoded part, long seq) {
-        String where = "checkpoint " + seq + " in " + store.where();
-        String refusal = refusal(part.header());
-        if (refusal != null) return where + ": part " + pid + ": " + refusal;
-        if (!Integer.toString(pid).equals(part.header().get("pid"))) return where + ": part " + pid + " says pid " + part.header().get("pid");
-        if (!part.header().getOrDefault("iteration", "").matches("\\d+")) {
-            return where + ": part " + pid + " does not record the iteration that comes next (made before checkpoints did)";
-        }
-        String committedAt = commitMark(seq).get("superstep");
-        if (committedAt != null && !committedAt.equals(part.header().get("superstep"))) {
-            return where + ": part " + pid + " was taken at superstep " + part.header().get("superstep")
-                    + ", the commit mark says " + committedAt + " (a part of another run?)";
-        }
-        List<String> differ = new ArrayList<>();
-        if (part.entries().size() != entries.size()) {
-            differ.add(part.entries().size() + " declarations (this run: " + entries.size() + ")");
-        }
-        for (int i = 0; i < Math.min(entries.size(), part.entries().size()); i++) {
-            Entry mine = entries.get(i);
-            PartFormat.Entry theirs = part.entries().get(i);
-            String kind = mine.segment != null ? "segment" : "value";
-            if (!mine.name.equals(theirs.name()) || !kind.equals(theirs.kind())) {
-                differ.add("declaration " + i + " is " + theirs.kind() + " '" + theirs.name() + "' (this run: " + kind + " '"
-                        + mine.name + "')");
-            } else if (mine.segment != null && mine.segment.byteSize() != theirs.length()) {
-                differ.add("segment '" + mine.name + "' has " + theirs.length() + " bytes (this run: "
-                        + mine.segment.byteSize() + ")");
-            }
-        }
-        return differ.isEmpty() ? null : where + ": part " + pid + " does not fit this run's declarations: "
-                + String.join(", ", differ);
-    }
-
-    private void restore(PartFormat.Decoded part) {
-        for (int i = 0; i < entries.size(); i++) {
-            Entry e = entries.get(i);
-            MemorySegment data = part.data(i);
-            if (e.segment != null) {
-                MemorySegment.copy(data, 0, e.segment, 0, data.byteSize());
-            } else {
-                restoreValue(e.value, data);
-            }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T extends Serializable> void restoreValue(Value<T> v, MemorySegment data) {
-        ClassLoader loader = v.type.getClassLoader();
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data.toArray(ValueLayout.JAVA_BYTE))) {
-            @Override
-            protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
-                try {
-                    return Class.forName(desc.getName(), false, loader);
-                } catch (ClassNotFoundException e) {
-                    return super.resolveClass(desc);
-                }
-            }
-        }) {
-            v.value = (T) v.type.cast(in.readObject());
-        } catch (IOException | ClassNotFoundException | ClassCastException e) {
-            throw new IllegalStateException("Checkpoints.resume: value '" + v.name + "' cannot be read back as a "
-                    + v.type.getName() + ": " + e, e);
         }
     }
 
@@ -632,214 +375,56 @@ public final class Checkpoints implements AutoCloseable {
      * process 0 commit; takes a checkpoint if {@code mayTake} and one is due.
      */
     private boolean point(boolean force, boolean mayTake) {
+        long[] words = control.words;
         long now = 0;
         if (pid == 0) {
             now = System.nanoTime();
-            boolean asked = store.outsideRequest(); // consumed even when the interval is due too
-            boolean due = mayTake && (force || asked || settings.everyNanos() > 0 && now - lastTakenNanos >= settings.everyNanos());
-            if (asked && !mayTake) store.requestAgain();
-            control[2] = lastGood;
-            control[3] = lowestFailureAbove(settled);
-            control[DECISION] = due ? nextSeq : 0;
-            control[SETTLED] = settled;
-            for (int q = 1; q < p; q++) ctx.put(controlSlot, 0, q, controlSlot, 0, 16);
+            long due = coordinator.due(force, mayTake, now);
+            words[ControlWords.good(0)] = writer.lastGood();
+            words[ControlWords.failed(0)] = writer.lowestFailureAbove(coordinator.settled());
+            words[DECISION] = due;
+            words[SETTLED] = coordinator.settled();
+            control.broadcastDecision();
         } else {
-            long good = lastGood, failed = lowestFailureAbove(control[SETTLED]);
+            long good = writer.lastGood(), failed = writer.lowestFailureAbove(words[SETTLED]);
             if (good != reportedGood || failed != reportedFailed) {
-                control[2 + 2 * pid] = good;
-                control[3 + 2 * pid] = failed;
-                ctx.put(controlSlot, 8L * (2 + 2 * pid), 0, controlSlot, 8L * (2 + 2 * pid), 16);
+                words[ControlWords.good(pid)] = good;
+                words[ControlWords.failed(pid)] = failed;
+                control.report(16);
                 reportedGood = good;
                 reportedFailed = failed;
             }
         }
         ctx.sync();
-        long decision = control[DECISION];
+        long decision = words[DECISION];
         if (mayTake) {
             iteration++;
-            if (pid == 0 && !runId.isEmpty()) store.progress(runId, iteration);
+            if (pid == 0 && !facts.runId().isEmpty()) store.progress(facts.runId(), iteration);
         }
-        if (pid == 0) commitWhatIsWritten();
+        if (pid == 0) coordinator.commitWhatIsWritten();
         if (!mayTake) return false;
         if (decision <= 0) return false;
         take(decision);
-        if (pid == 0) {
-            nextSeq = decision + 1;
-            lastTakenNanos = now;
-        }
+        if (pid == 0) coordinator.took(decision, now);
         return true;
     }
 
-    /** @return the lowest seq above {@code floor} whose write failed at this process, 0 if none */
-    private long lowestFailureAbove(long floor) {
-        synchronized (failures) {
-            long lowest = 0;
-            for (int i = 0; i < failureCount; i++) {
-                long f = failures[i];
-                if (f > floor && (lowest == 0 || f < lowest)) lowest = f;
-            }
-            return lowest;
-        }
-    }
-
-    private void recordFailure(long seq) {
-        synchronized (failures) {
-            if (failureCount == failures.length) {
-                System.arraycopy(failures, 1, failures, 0, failures.length - 1);
-                failureCount--;
-            }
-            failures[failureCount++] = seq;
-        }
-    }
-
-    /**
-     * Process 0: commits the newest checkpoint that every process reported written with no failed
-     * write since the last settled one, and gives up (settles) a checkpoint some process failed to
-     * write, saying so. A report of a failure at or below the settled seq is stale (the process
-     * had not yet learnt the settled seq): nothing is committed until a fresh report comes.
-     */
-    private void commitWhatIsWritten() {
-        long everyone = Long.MAX_VALUE, failed = 0;
-        int failedAt = -1;
-        for (int q = 0; q < p; q++) {
-            everyone = Math.min(everyone, control[2 + 2 * q]);
-            long f = control[3 + 2 * q];
-            if (f == 0) continue;
-            if (f <= settled) return; // stale: wait for this process's next report
-            if (failed == 0 || f < failed) {
-                failed = f;
-                failedAt = q;
-            }
-        }
-        if (failed != 0 && failed <= everyone) {
-            if (failed - 1 > settled) commit(failed - 1);
-            System.err.println("lpf4j cr: checkpoint " + failed + " of " + program + " is not committed: pid " + failedAt
-                    + " could not write its part (see its message); the newest complete checkpoint is "
-                    + (lastCommitted == 0 ? "none" : Long.toString(lastCommitted)));
-            settled = failed;
-            long givenUp = failed;
-            superstepOf.keySet().removeIf(s -> s <= givenUp);
-            iterationOf.keySet().removeIf(s -> s <= givenUp);
-        } else if (everyone > settled && everyone != Long.MAX_VALUE && (failed == 0 || everyone < failed)) {
-            commit(everyone);
-            settled = everyone;
-        }
-    }
-
-    private void commit(long seq) {
-        Long superstep = superstepOf.get(seq);
-        Map<String, String> mark = jobFields();
-        mark.put("seq", Long.toString(seq));
-        mark.put("superstep", superstep == null ? "?" : superstep.toString());
-        Long next = iterationOf.get(seq);
-        mark.put("iteration", next == null ? "?" : next.toString());
-        mark.put("run", runId);
-        mark.put("written", java.time.Instant.now().toString());
-        String description = PartFormat.lines(mark);
-        CheckpointEvent committed = new CheckpointEvent();
-        committed.begin();
-        try {
-            store.commit(seq, description);
-            emit(committed, "committed", seq, superstep == null ? -1 : superstep, description.length());
-            lastCommitted = seq;
-            superstepOf.keySet().removeIf(s -> s <= seq);
-            iterationOf.keySet().removeIf(s -> s <= seq);
-            store.prune(settings.keep());
-        } catch (IOException | RuntimeException e) {
-            System.err.println("lpf4j cr: could not commit checkpoint " + seq + " of " + program + " in "
-                    + store.where() + ": " + e + "; the job goes on");
-        }
-    }
-
-    /** Copies the declared state into the staging buffer and hands it to a writer thread. */
+    /** Copies the declared state into the staging buffer and hands it to the writer thread. */
     private void take(long seq) {
         CheckpointEvent taken = new CheckpointEvent();
         taken.begin();
-        awaitWrite(0);
+        writer.await(0);
         long superstep = ctx.superstep();
-        if (pid == 0) {
-            superstepOf.put(seq, superstep);
-            iterationOf.put(seq, iteration);
-        }
-        Map<String, String> fields = jobFields();
+        if (pid == 0) coordinator.taking(seq, superstep, iteration);
+        Map<String, String> fields = facts.fields();
         fields.put("pid", Integer.toString(pid));
         fields.put("seq", Long.toString(seq));
         fields.put("superstep", Long.toString(superstep));
         fields.put("iteration", Long.toString(iteration));
-        List<PartFormat.Entry> declared = new ArrayList<>();
-        MemorySegment[] data = new MemorySegment[entries.size()];
-        for (int i = 0; i < entries.size(); i++) {
-            Entry e = entries.get(i);
-            data[i] = e.segment != null ? e.segment : MemorySegment.ofArray(serialise(e.value));
-            declared.add(new PartFormat.Entry(e.name, e.segment != null ? "segment" : "value", data[i].byteSize()));
-        }
-        byte[] header = PartFormat.header(fields, declared);
-        long[] lengths = new long[data.length];
-        for (int i = 0; i < data.length; i++) lengths[i] = data[i].byteSize();
-        long size = PartFormat.size(header, lengths);
-        if (staging.byteSize() < size) staging = Arena.ofAuto().allocate(Math.max(size, staging.byteSize() * 2), 8);
-        MemorySegment part = staging.asSlice(0, PartFormat.write(staging, header, data));
-        CheckpointStore target = store;
-        emit(taken, "taken", seq, superstep, part.byteSize());
-        writer = Thread.ofPlatform().daemon().name("lpf4j-cr-writer-pid-" + pid).start(() -> {
-            CheckpointEvent written = new CheckpointEvent();
-            written.begin();
-            try {
-                target.write(seq, part);
-                lastGood = seq;
-                emit(written, "written", seq, superstep, part.byteSize());
-            } catch (IOException | RuntimeException e) {
-                recordFailure(seq);
-                emit(written, "failed", seq, superstep, part.byteSize());
-                System.err.println("lpf4j cr: pid " + pid + " could not write its part of checkpoint " + seq + " of "
-                        + program + " to " + target.where() + ": " + e + "; the job goes on without it");
-            }
-        });
-    }
-
-    private void emit(CheckpointEvent e, String step, long seq, long superstep, long bytes) {
-        e.end();
-        if (!e.shouldCommit()) return;
-        e.step = step;
-        e.program = program;
-        e.pid = pid;
-        e.seq = seq;
-        e.superstep = superstep;
-        e.bytes = bytes;
-        e.where = store.where();
-        e.commit();
-    }
-
-    private static byte[] serialise(Value<?> v) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-            out.writeObject(v.value);
-        } catch (IOException e) {
-            throw new IllegalStateException("Checkpoints: value '" + v.name + "' (" + v.value.getClass().getName()
-                    + ") cannot be serialised: " + e, e);
-        }
-        return bytes.toByteArray();
-    }
-
-    /** Waits for the write in flight, at most {@code millis} (0: as long as it takes); false if it is still running. */
-    private boolean awaitWrite(long millis) {
-        Thread w = writer;
-        if (w == null) return true;
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + millis * 1_000_000;
-        while (w.isAlive()) {
-            try {
-                if (millis == 0) w.join();
-                else w.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                if (millis != 0 && System.nanoTime() >= deadline) break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
-        if (w.isAlive()) return false;
-        writer = null;
-        return true;
+        MemorySegment[] data = declarations.data();
+        MemorySegment part = writer.stage(PartFormat.header(fields, declarations.describe(data)), data);
+        facts.emit(taken, "taken", seq, superstep, part.byteSize());
+        writer.write(seq, superstep, part);
     }
 
     /**
@@ -856,7 +441,7 @@ public final class Checkpoints implements AutoCloseable {
             return;
         }
         resumed = true;
-        awaitWrite(0);
+        writer.await(0);
         // Two points: a process may report against a settled seq process 0 has since moved past;
         // the first point tells it the new one, the second brings its fresh report.
         point(false, false);
@@ -864,7 +449,7 @@ public final class Checkpoints implements AutoCloseable {
     }
 
     /** @return the newest checkpoint process 0 committed so far (0: none); meaningful at process 0 */
-    public long lastCommitted() { return lastCommitted; }
+    public long lastCommitted() { return coordinator.lastCommitted(); }
 
     /**
      * Waits for this process's last write (at most 30 s: a write stuck on a stalled file system is
@@ -876,12 +461,12 @@ public final class Checkpoints implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        if (!awaitWrite(CLOSE_WAIT_MILLIS)) {
+        if (!writer.await(CLOSE_WAIT_MILLIS)) {
             System.err.println("lpf4j cr: pid " + pid + ": the write of a checkpoint of " + program + " to " + where()
                     + " is still running after " + CLOSE_WAIT_MILLIS / 1000 + " s; closing without it");
         }
         try {
-            if (controlSlot != null) ctx.deregister(controlSlot);
+            if (control.slot != null) ctx.deregister(control.slot);
         } catch (RuntimeException e) {
             // The context may be gone with a failed section; nothing left to release in it.
         } finally {

@@ -61,6 +61,8 @@ final class DebugContext extends ForwardingContext {
     private final boolean combining;
     /** The layer's exchange with the other processes; {@code null} with one process (or before {@link #start}). */
     private Mailbox mailbox;
+    /** The target's checks of the requests aimed at this process. */
+    private final IncomingChecks incomingChecks;
 
     DebugContext(Context engine, DebugSection section) {
         super(engine);
@@ -72,6 +74,7 @@ final class DebugContext extends ForwardingContext {
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
+        this.incomingChecks = new IncomingChecks(pid, globalsById, requests, this::candidate);
     }
 
     /** @return this process's requests of the current superstep that target {@code target} */
@@ -234,15 +237,7 @@ final class DebugContext extends ForwardingContext {
         String site = Site.caller();
         failIfSectionFailed();
         start();
-        LpfProgrammingError local = null;
-        for (Request r : requests) {
-            if (r.size > 0 && r.localAreaChanged()) {
-                local = candidate(pid, Check.READ_WRITE_CONFLICT, r.call(), r.site, "the program wrote the " + (r.put
-                        ? "source area of this put" : "destination area of this get")
-                        + " before the sync that executes it (it must stay untouched until that sync returns)");
-                break;
-            }
-        }
+        LpfProgrammingError local = localAreaChanged();
         boolean anyRequests;
         try {
             anyRequests = checkSuperstep(SYNC, "sync()", site, local);
@@ -253,6 +248,23 @@ final class DebugContext extends ForwardingContext {
             for (Request r : requests) forward(r);
             engineSync(attr);
         }
+        endSuperstep();
+    }
+
+    /** @return the report of the first request whose local area the program wrote since the call, or null */
+    private LpfProgrammingError localAreaChanged() {
+        for (Request r : requests) {
+            if (r.size > 0 && r.localAreaChanged()) {
+                return candidate(pid, Check.READ_WRITE_CONFLICT, r.call(), r.site, "the program wrote the " + (r.put
+                        ? "source area of this put" : "destination area of this get")
+                        + " before the sync that executes it (it must stay untouched until that sync returns)");
+            }
+        }
+        return null;
+    }
+
+    /** After a sync: the next superstep starts with the capacities asked for and nothing held. */
+    private void endSuperstep() {
         step++;
         regCapacity = regPending;
         long held = queueCapacity;
@@ -294,14 +306,15 @@ final class DebugContext extends ForwardingContext {
 
     /**
      * The checks that need the whole job, made the same way on every engine: an exchange through
-     * the engine's public API (see {@link Mailbox}). Phase A: each process puts to every process a
-     * record (what it is doing, how many requests it has for that process, a hash of its
-     * collective calls, whether it found an error itself) with the descriptors of those requests
-     * beside it if they fit, else where they are; engine sync. Phase B, only if some did not fit:
-     * each process gets them; engine sync. Each process checks the requests aimed at it against
-     * its own memory. Last, the verdict: every process learns the report of the lowest pid that
-     * has one, and all throw it. A bad request so never reaches the engine, and no process is
-     * left waiting.
+     * the engine's public API (see {@link Mailbox}). Phase A ({@link Outgoing}): each process puts
+     * to every process a record (what it is doing, how many requests it has for that process, a
+     * hash of its collective calls, whether it found an error itself) with the descriptors of
+     * those requests beside it if they fit, else where they are; engine sync. Then, from what all
+     * records say ({@link Census}), one of: the unequal syncs named; the collective calls compared;
+     * or phase B, only if some descriptors did not fit (each process gets them; engine sync), and
+     * each process checks the requests aimed at it against its own memory ({@link IncomingChecks}).
+     * Last, the verdict: every process learns the report of the lowest pid that has one, and all
+     * throw it. A bad request so never reaches the engine, and no process is left waiting.
      *
      * @return whether any process has requests this superstep (else the real superstep is not needed)
      */
@@ -312,116 +325,76 @@ final class DebugContext extends ForwardingContext {
             if (e != null) throw recorded(e);
             return sending && !requests.isEmpty();
         }
-        long free = mailbox.freeStart(), at = free, maxTo = 0;
-        byte[][] chunks = new byte[nprocs][];
-        long[] chunkAt = new long[nprocs], inlineSent = new long[nprocs];
-        for (int t = 0; t < nprocs; t++) {
-            if (t == pid || !sending || requestsTo(t).isEmpty()) continue;
-            chunks[t] = Descriptors.encode(requestsTo(t));
-            maxTo = Math.max(maxTo, chunks[t].length);
-            if (chunks[t].length <= mailbox.inlineBytes()) { // they travel with the record: no phase B for them
-                mailbox.setInline(t, chunks[t]);
-                inlineSent[t] = chunks[t].length;
-                chunkAt[t] = -1;
-            } else {
-                chunkAt[t] = at;
-                at += chunks[t].length;
-            }
-        }
-        byte[] calls = collectiveCalls.toString().getBytes(StandardCharsets.UTF_8);
-        long callsAt = at;
-        at += Descriptors.padded(calls.length);
-        long hash = Descriptors.hash(collectiveKeys);
-        for (int t = 0; t < nprocs; t++) {
-            mailbox.setRecord(t, Mailbox.KIND, kind);
-            mailbox.setRecord(t, Mailbox.STEP, step);
-            mailbox.setRecord(t, Mailbox.COUNT_TO, sending ? requestsTo(t).size() : 0);
-            mailbox.setRecord(t, Mailbox.DESC_OFFSET, chunkAt[t]);
-            mailbox.setRecord(t, Mailbox.DESC_BYTES, chunks[t] == null ? 0 : chunks[t].length);
-            mailbox.setRecord(t, Mailbox.OUT_BYTES, at - free);
-            mailbox.setRecord(t, Mailbox.MAX_TO, maxTo);
-            mailbox.setRecord(t, Mailbox.TOTAL, sending ? requests.size() : 0);
-            mailbox.setRecord(t, Mailbox.COLL_HASH, hash);
-            mailbox.setRecord(t, Mailbox.COLL_COUNT, collectiveKeys.size());
-            mailbox.setRecord(t, Mailbox.COLL_OFFSET, callsAt);
-            mailbox.setRecord(t, Mailbox.COLL_BYTES, calls.length);
-            mailbox.setRecord(t, Mailbox.LOCAL_REPORT, local != null ? 1 : 0);
-        }
-        mailbox.sendRecords(inlineSent);
+        Outgoing out = Outgoing.send(mailbox, pid, nprocs, kind, step, sending, requestsTo, requests.size(),
+                collectiveCalls, collectiveKeys, local != null);
         layerSync();
-
-        boolean anyLocal = false;
-        long total = 0, maxOut = 0, sumMaxTo = 0, maxMaxTo = 0;
-        int collectiveReporter = -1, firstSyncing = -1;
-        List<Integer> returned = new ArrayList<>();
-        for (int q = 0; q < nprocs; q++) {
-            if (mailbox.record(q, Mailbox.KIND) == SYNC) {
-                if (firstSyncing < 0) firstSyncing = q;
-            } else {
-                returned.add(q);
-            }
-            anyLocal |= mailbox.record(q, Mailbox.LOCAL_REPORT) != 0;
-            total += mailbox.record(q, Mailbox.TOTAL);
-            maxOut = Math.max(maxOut, mailbox.record(q, Mailbox.OUT_BYTES));
-            sumMaxTo += mailbox.record(q, Mailbox.MAX_TO);
-            maxMaxTo = Math.max(maxMaxTo, mailbox.record(q, Mailbox.MAX_TO));
-            if (collectiveReporter < 0 && (mailbox.record(q, Mailbox.COLL_HASH) != mailbox.record(0, Mailbox.COLL_HASH)
-                    || mailbox.record(q, Mailbox.COLL_COUNT) != mailbox.record(0, Mailbox.COLL_COUNT))) {
-                collectiveReporter = q;
-            }
-        }
-        boolean kindsDiffer = firstSyncing >= 0 && !returned.isEmpty();
+        Census all = Census.read(mailbox, nprocs, SYNC);
         LpfProgrammingError mine = local;
-        if (kindsDiffer) {
-            if (mine == null && pid == firstSyncing) {
-                mine = candidate(pid, Check.UNEQUAL_SYNCS, call, site, "pid(s) " + returned + " returned from the SPMD"
+        if (all.kindsDiffer()) {
+            if (mine == null && pid == all.firstSyncing()) {
+                mine = candidate(pid, Check.UNEQUAL_SYNCS, call, site, "pid(s) " + all.returned() + " returned from the SPMD"
                         + " function instead of making this sync (superstep " + step + "); every process must make the"
                         + " same number of syncs");
             }
-        } else if (!anyLocal && collectiveReporter >= 0) {
-            long callsOf0 = mailbox.record(0, Mailbox.COLL_BYTES), inbox = free + maxOut;
-            mailbox.ensure(inbox + callsOf0, this::layerSync);
-            mailbox.write(callsAt, calls);
-            if (pid == collectiveReporter) mailbox.fetch(0, mailbox.record(0, Mailbox.COLL_OFFSET), inbox, callsOf0);
-            layerSync();
-            if (pid == collectiveReporter) {
-                mine = candidate(pid, Check.COLLECTIVE_MISMATCH, call, site, "global register/deregister calls of this"
-                        + " superstep differ in order or number (they are collective: same calls, same order, on every"
-                        + " process): pid 0 made " + mailbox.readText(inbox, callsOf0) + ", pid " + pid + " made "
-                        + collectiveCalls);
-            }
-        } else if (!anyLocal && total > 0) {
-            long[] from = new long[nprocs];
-            for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
-            if (maxMaxTo > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
-                long inbox = free + maxOut;
-                mailbox.ensure(inbox + sumMaxTo, this::layerSync);
-                for (int t = 0; t < nprocs; t++) if (chunks[t] != null && chunkAt[t] >= 0) mailbox.write(chunkAt[t], chunks[t]);
-                long in = 0;
-                for (int q = 0; q < nprocs; q++) {
-                    long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
-                    if (q == pid || bytes == 0 || offset < 0) continue;
-                    from[q] = inbox + in;
-                    mailbox.fetch(q, offset, from[q], bytes);
-                    in += bytes;
-                }
-                layerSync();
-            }
-            List<Incoming> incoming = new ArrayList<>();
-            for (int q = 0; q < nprocs; q++) {
-                if (q == pid) {
-                    for (Request r : requestsTo(pid)) incoming.add(new Incoming(r, r.remoteSlot.id(), r.remoteSlot.toString()));
-                } else {
-                    Descriptors.decode(mailbox, from[q], mailbox.record(q, Mailbox.COUNT_TO), q, pid, incoming);
-                }
-            }
-            mine = checkIncoming(incoming);
+        } else if (!all.anyLocal() && all.collectiveReporter() >= 0) {
+            mine = compareCollectiveCalls(call, site, out, all);
+        } else if (!all.anyLocal() && all.total() > 0) {
+            mine = checkIncoming(gatherIncoming(out, all));
         }
-        if (kindsDiffer || anyLocal || collectiveReporter >= 0 || total > 0) {
+        if (all.needsVerdict()) {
             LpfProgrammingError verdict = verdict(mine);
             if (verdict != null) throw verdict;
         }
-        return sending && total > 0;
+        return sending && all.total() > 0;
+    }
+
+    /**
+     * The collective calls differ: the first process whose calls differ from process 0's fetches
+     * process 0's and words the report (one engine sync, and another if the mailbox must grow).
+     *
+     * @return that report at that process, null at the others
+     */
+    private LpfProgrammingError compareCollectiveCalls(String call, String site, Outgoing out, Census all) {
+        int reporter = all.collectiveReporter();
+        long callsOf0 = mailbox.record(0, Mailbox.COLL_BYTES), inbox = out.free + all.maxOut();
+        mailbox.ensure(inbox + callsOf0, this::layerSync);
+        mailbox.write(out.callsAt, out.calls);
+        if (pid == reporter) mailbox.fetch(0, mailbox.record(0, Mailbox.COLL_OFFSET), inbox, callsOf0);
+        layerSync();
+        if (pid != reporter) return null;
+        return candidate(pid, Check.COLLECTIVE_MISMATCH, call, site, "global register/deregister calls of this"
+                + " superstep differ in order or number (they are collective: same calls, same order, on every"
+                + " process): pid 0 made " + mailbox.readText(inbox, callsOf0) + ", pid " + pid + " made "
+                + collectiveCalls);
+    }
+
+    /**
+     * Every request aimed at this process: its own, and those the others described, read beside
+     * their records or, in phase B (only if some did not fit there), fetched from their out areas.
+     */
+    private List<Incoming> gatherIncoming(Outgoing out, Census all) {
+        long[] from = new long[nprocs];
+        for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
+        if (all.maxMaxTo() > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
+            long inbox = out.free + all.maxOut();
+            mailbox.ensure(inbox + all.sumMaxTo(), this::layerSync);
+            out.writeChunks(mailbox);
+            long in = 0;
+            for (int q = 0; q < nprocs; q++) {
+                long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
+                if (q == pid || bytes == 0 || offset < 0) continue;
+                from[q] = inbox + in;
+                mailbox.fetch(q, offset, from[q], bytes);
+                in += bytes;
+            }
+            layerSync();
+        }
+        List<Incoming> incoming = new ArrayList<>();
+        for (int q = 0; q < nprocs; q++) {
+            if (q == pid) incoming.addAll(incomingFromSelf());
+            else Descriptors.decode(mailbox, from[q], mailbox.record(q, Mailbox.COUNT_TO), q, pid, incoming);
+        }
+        return incoming;
     }
 
     /**
@@ -459,12 +432,7 @@ final class DebugContext extends ForwardingContext {
 
     /** The target's checks of the requests aimed at it, in the order they are reported; {@code null} if all pass. */
     private LpfProgrammingError checkIncoming(List<Incoming> incoming) {
-        for (Incoming in : incoming) {
-            LpfProgrammingError e = checkRemoteArea(in);
-            if (e != null) return e;
-        }
-        LpfProgrammingError e = checkIncomingCapacity(incoming);
-        return e != null ? e : checkConflictsOnMyMemory(incoming);
+        return incomingChecks.check(incoming, step, queueCapacity);
     }
 
     private void layerSync() { engineSync(SyncAttr.DEFAULT); }
@@ -507,72 +475,6 @@ final class DebugContext extends ForwardingContext {
         } catch (RuntimeException e) {
             throw report(Check.ENGINE_REJECTED, r.call(), r.site, e.getMessage(), e);
         }
-    }
-
-    /**
-     * A request aimed at this process, from itself or described by another.
-     *
-     * @param request  the request (its origin, kind, remote area, call and site)
-     * @param slotId   the id of the slot it names here
-     * @param slotName the slot as its origin names it
-     */
-    record Incoming(Request request, int slotId, String slotName) {}
-
-    /** The remote side of a request aimed at this process: registered, active, large enough. */
-    private LpfProgrammingError checkRemoteArea(Incoming in) {
-        Request r = in.request();
-        SlotInfo info = globalsById.get(in.slotId());
-        String role = r.put ? "destination" : "source";
-        if (info == null) {
-            return candidate(r.origin, Check.BAD_SLOT, r.call(), r.site, in.slotName() + " is not registered at pid " + pid);
-        }
-        if (info.activeFrom > step) {
-            return candidate(r.origin, Check.INACTIVE_SLOT, r.call(), r.site, "pid " + pid + " registered " + in.slotName()
-                    + " at " + info.site + " in this superstep; it is usable only after the next sync");
-        }
-        long registered = info.segment.byteSize();
-        if (r.remoteOffset > registered - r.size) {
-            return candidate(r.origin, Check.OUT_OF_BOUNDS, r.call(), r.site, role + " area "
-                    + RequestChecks.area(r.remoteOffset, r.size) + " exceeds the " + registered + " bytes pid " + pid
-                    + " registered for " + in.slotName() + " (at " + info.site + ")");
-        }
-        return null;
-    }
-
-    /** Each put or get also takes a queue entry at its target: this process counts what targets it. */
-    private LpfProgrammingError checkIncomingCapacity(List<Incoming> incoming) {
-        if (incoming.size() <= queueCapacity) return null;
-        Request last = incoming.get((int) queueCapacity).request();
-        return candidate(last.origin, Check.QUEUE_CAPACITY, last.call(), last.site, "pid " + pid + " is the target of "
-                + incoming.size() + " requests this superstep but its message queue holds " + queueCapacity
-                + " (a put or get takes an entry at its origin and at its target): "
-                + incoming.stream().map(i -> i.request().brief()).toList());
-    }
-
-    /**
-     * The areas of this process's memory that requests of this superstep write (puts to it, its
-     * own gets) must not overlap the areas requests read (its own puts, gets from it). Sorts the
-     * n areas by address and sweeps them once: O(p + n log n) for n requests touching this
-     * process's memory.
-     */
-    private LpfProgrammingError checkConflictsOnMyMemory(List<Incoming> incoming) {
-        List<Area> areas = new ArrayList<>();
-        for (Request r : requests) {
-            if (r.size > 0) areas.add(new Area(r, !r.put, r.localArea));
-        }
-        for (Incoming in : incoming) {
-            Request r = in.request();
-            if (r.size == 0) continue;
-            SlotInfo info = globalsById.get(in.slotId());
-            areas.add(new Area(r, r.put, info.segment.asSlice(r.remoteOffset, r.size)));
-        }
-        Area[] conflict = Area.findConflict(areas);
-        if (conflict == null) return null;
-        Request wr = conflict[0].request(), rd = conflict[1].request();
-        Request mine = rd.origin == pid ? rd : wr;
-        return candidate(mine.origin, Check.READ_WRITE_CONFLICT, mine.call(), mine.site, "in this superstep " + wr.brief()
-                + " writes memory of pid " + pid + " that " + rd.brief() + " reads (" + wr.call() + " vs "
-                + rd.call() + "); a source must not be another request's destination");
     }
 
     // =====================================================================================

@@ -47,14 +47,14 @@ final class Descriptors {
      * Reads {@code count} descriptors at {@code offset} of the mailbox, sent by {@code origin}
      * to {@code target}, into {@code into}.
      */
-    static void decode(Mailbox mailbox, long offset, long count, int origin, int target, List<DebugContext.Incoming> into) {
+    static void decode(Mailbox mailbox, long offset, long count, int origin, int target, List<Incoming> into) {
         long at = offset;
         for (long i = 0; i < count; i++) {
             boolean put = mailbox.readLong(at) == 1;
             int slotId = (int) mailbox.readLong(at + 8);
             long remoteOffset = mailbox.readLong(at + 16), size = mailbox.readLong(at + 24), length = mailbox.readLong(at + 32);
             String[] text = mailbox.readText(at + HEAD, length).split("\n", 3);
-            into.add(new DebugContext.Incoming(Request.remote(put, origin, target, remoteOffset, size, text[0], text[1]),
+            into.add(new Incoming(Request.remote(put, origin, target, remoteOffset, size, text[0], text[1]),
                     slotId, text[2]));
             at += HEAD + padded(length);
         }

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,6 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BspStageLocalTest {
     private static JavaSparkContext spark;
+    /** Syncs of the endless stage's processes (they run in this JVM: local mode). */
+    private static final AtomicLong ENDLESS_SYNCS = new AtomicLong();
 
     @BeforeAll
     static void start() {
@@ -202,10 +205,17 @@ class BspStageLocalTest {
         long sockets = sockets();
         List<String> before = lpfThreads();
         spark.setJobGroup("endless", "an endless BSP loop", false);
+        ENDLESS_SYNCS.set(0);
         var job = BspStage.of(input).mapPartitions((Context ctx, Iterator<Long> it) -> {
-            while (true) ctx.sync();
+            while (true) {
+                ctx.sync();
+                ENDLESS_SYNCS.incrementAndGet();
+            }
         }).collectAsync();
-        Thread.sleep(3_000); // the stage has joined and loops
+        // Until the stage has joined and loops: its 3 processes have made 10 syncs each (local mode: one JVM).
+        long joined = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (ENDLESS_SYNCS.get() < 30 && System.nanoTime() < joined) Thread.sleep(10);
+        assertTrue(ENDLESS_SYNCS.get() >= 30, "the stage made " + ENDLESS_SYNCS.get() + " syncs in 60 s");
         long t0 = System.nanoTime();
         spark.cancelJobGroup("endless");
         assertThrows(Exception.class, () -> job.get(60, TimeUnit.SECONDS));
@@ -235,7 +245,8 @@ class BspStageLocalTest {
             ctx.sync();
             return List.of(ctx.pid()).iterator();
         }).collect());
-        Thread.sleep(200);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while ((!before.equals(lpfThreads()) || sockets() - sockets >= 8) && System.nanoTime() < deadline) Thread.sleep(20);
         assertEquals(before, lpfThreads(), "lpf4j threads after three more stages and a failed one");
         // A leak would leave 6 x (6 connections x 2 ends + 4 listeners) = 96 sockets (the failed stage ran twice).
         assertTrue(sockets() - sockets < 8, "sockets grew from " + sockets + " to " + sockets());

@@ -3,8 +3,10 @@ package org.lpf4j.tools;
 import org.lpf4j.spi.BootModule;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.Framework;
+import org.lpf4j.spi.boot.BootEnvironment;
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.BootSession;
+import org.lpf4j.spi.kit.Slurm;
 import org.lpf4j.tools.boot.BootCheck;
 import org.lpf4j.tools.boot.BootJobs;
 import picocli.CommandLine.Command;
@@ -71,8 +73,8 @@ public class BootTestCommand implements Callable<Integer> {
         if (repeats < 1 || warmup < 0 || valueSize < 0 || timeoutSeconds < 1) {
             throw new UsageException("lpf boot-test: --repeats ≥ 1, --warmup ≥ 0, --value-size ≥ 0, --timeout ≥ 1");
         }
-        if (worker || System.getenv("PMIX_NAMESPACE") != null || System.getenv("LPF_BOOT_TCP_RANK") != null) return work();
-        String tasks = System.getenv("SLURM_STEP_NUM_TASKS"); // only a task of an srun step has it
+        if (worker || System.getenv("PMIX_NAMESPACE") != null || System.getenv(BootEnvironment.TCP_RANK) != null) return work();
+        String tasks = System.getenv(Slurm.STEP_NUM_TASKS); // only a task of an srun step has it
         if (tasks != null && !tasks.strip().equals("1")) {
             // else every task would start a boot test of its own
             throw new UsageException("lpf boot-test: this is one of " + tasks.strip() + " tasks of an srun step without PMIx;"

@@ -9,8 +9,8 @@ import java.util.stream.IntStream;
  * A plainly written blocked parallel multiply: row-major n×n arrays, a parallel stream over
  * blocks of 32 rows of C, and inside each a k/j-tiled i-k-j loop with the lpf4j program's tile
  * sizes. The lpf4j program's local kernel also unrolls the k loop by four (fewer loads and stores
- * of C, about 1.5× faster on one core here); the ratio lpf4j / peer thus measures that kernel
- * together with the distribution and communication.
+ * of C, so faster: figures in {@code docs/performance-log.md}); the ratio lpf4j / peer thus
+ * measures that kernel together with the distribution and communication.
  */
 final class MatmulPeer extends PoolPeer {
     private static final int ROWS = 32, KB = 128, JB = 256;

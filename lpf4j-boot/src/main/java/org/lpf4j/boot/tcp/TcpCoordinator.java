@@ -2,6 +2,7 @@ package org.lpf4j.boot.tcp;
 
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.FenceCoordinator;
+import org.lpf4j.spi.kit.JobHandshake;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -13,7 +14,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +45,6 @@ public final class TcpCoordinator implements AutoCloseable {
     private final System.Logger log;
     private final FenceCoordinator fences;
     private final ServerSocket server;
-    private final SecureRandom random = new SecureRandom();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger refused = new AtomicInteger();
     private final Thread acceptor;
@@ -124,8 +123,7 @@ public final class TcpCoordinator implements AutoCloseable {
             s.setSoTimeout(10_000);
             in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
             OutputStream out = s.getOutputStream();
-            byte[] sn = new byte[Wire.NONCE];
-            random.nextBytes(sn);
+            byte[] sn = JobHandshake.nonce();
             out.write(new Wire.Builder(Wire.CHALLENGE, 40).i32(Wire.VERSION).bytes(sn).build());
             out.flush();
             Wire.Frame hello = Wire.read(in, Wire.HANDSHAKE_LIMIT);
@@ -142,13 +140,13 @@ public final class TcpCoordinator implements AutoCloseable {
             rank = Wire.i32(p);
             int jobSize = Wire.i32(p);
             byte[] cn = Wire.fixed(p, Wire.NONCE);
-            byte[] mac = Wire.fixed(p, 32);
+            byte[] mac = Wire.fixed(p, JobHandshake.PROOF);
             Wire.end(p);
             if (version != Wire.VERSION) {
                 refuse(s, "protocol version " + version + ", this coordinator speaks " + Wire.VERSION);
                 return;
             }
-            if (!Wire.same(mac, Wire.mac(key, "lpf4j-boot hello", sn, Wire.ints(rank, jobSize), cn))) {
+            if (!Wire.PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(rank, jobSize))) {
                 refuse(s, "wrong job key (authentication failed)");
                 return;
             }
@@ -162,7 +160,7 @@ public final class TcpCoordinator implements AutoCloseable {
                     refuse(s, "rank " + rank + " has joined already");
                     return;
                 }
-                out.write(new Wire.Builder(Wire.WELCOME, 32).bytes(Wire.mac(key, "lpf4j-boot welcome", cn, sn)).build());
+                out.write(new Wire.Builder(Wire.WELCOME, 32).bytes(Wire.PROOFS.welcome(key, cn, sn, Wire.NO_CLAIMS)).build());
                 out.flush();
                 fences.join(rank, c);
             }

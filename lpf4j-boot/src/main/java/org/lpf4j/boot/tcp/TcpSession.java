@@ -4,6 +4,7 @@ import org.lpf4j.spi.boot.AbstractBootSession;
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.BootParameters;
 import org.lpf4j.spi.boot.FenceOptions;
+import org.lpf4j.spi.kit.JobHandshake;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -13,7 +14,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -133,11 +133,10 @@ public final class TcpSession extends AbstractBootSession {
             throw new BootException("boot tcp: the coordinator at " + settings.address() + " speaks protocol " + version
                     + ", this lpf4j speaks " + Wire.VERSION);
         }
-        byte[] cn = new byte[Wire.NONCE];
-        new SecureRandom().nextBytes(cn);
+        byte[] cn = JobHandshake.nonce();
         OutputStream o = s.getOutputStream();
         o.write(new Wire.Builder(Wire.HELLO, 80).i32(Wire.VERSION).i32(settings.rank()).i32(settings.size()).bytes(cn)
-                .bytes(Wire.mac(settings.key(), "lpf4j-boot hello", sn, Wire.ints(settings.rank(), settings.size()), cn)).build());
+                .bytes(Wire.PROOFS.hello(settings.key(), sn, cn, JobHandshake.claims(settings.rank(), settings.size()))).build());
         o.flush();
         Wire.Frame welcome;
         try {
@@ -150,7 +149,7 @@ public final class TcpSession extends AbstractBootSession {
                     + " (wrong job key lpf.boot.tcp.key, wrong size " + settings.size() + ", or rank taken; see its log)");
         }
         if (welcome.type() != Wire.WELCOME
-                || !Wire.same(Wire.fixed(welcome.payload(), 32), Wire.mac(settings.key(), "lpf4j-boot welcome", cn, sn))) {
+                || !Wire.PROOFS.provesWelcome(Wire.fixed(welcome.payload(), JobHandshake.PROOF), settings.key(), cn, sn, Wire.NO_CLAIMS)) {
             throw new BootException("boot tcp: the coordinator at " + settings.address() + " failed to prove it holds the job key");
         }
         s.setSoTimeout(0);

@@ -1,6 +1,6 @@
 package org.lpf4j.boot.tcp;
 
-import org.lpf4j.spi.kit.JobKeys;
+import org.lpf4j.spi.kit.JobHandshake;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -23,14 +23,20 @@ import java.util.Map;
  * The coordinator sends CHALLENGE (version, 32-byte nonce {@code sn}); the client answers HELLO
  * (version, rank, size, its nonce {@code cn}, {@code HMAC-SHA256(key, "lpf4j-boot hello" ‖ sn ‖ rank ‖ size ‖ cn)});
  * the coordinator checks the MAC and answers WELCOME ({@code HMAC-SHA256(key, "lpf4j-boot welcome" ‖ cn ‖ sn)}),
- * which the client checks in turn. The key never travels; both sides prove they hold it.
+ * which the client checks in turn. The key never travels; both sides prove they hold it. The
+ * nonces and proofs are {@link JobHandshake}'s ({@link #PROOFS}), shared with the net engine's
+ * mesh, whose framing differs (fixed-length messages with a magic and a job id).
  */
 final class Wire {
     private Wire() {}
 
     static final int VERSION = 1;
     static final int HANDSHAKE_LIMIT = 4096;
-    static final int NONCE = 32;
+    static final int NONCE = JobHandshake.NONCE;
+    /** The handshake's proofs: HELLO proves sn ‖ rank ‖ size ‖ cn, WELCOME cn ‖ sn. */
+    static final JobHandshake PROOFS = new JobHandshake("lpf4j-boot", JobHandshake.Order.CLAIMS_BETWEEN_NONCES);
+    /** The coordinator's claims in its WELCOME: none. */
+    static final byte[] NO_CLAIMS = new byte[0];
 
     static final byte CHALLENGE = 1, HELLO = 2, WELCOME = 3, COMMIT = 4, FENCE = 5, DATA = 6, FENCE_OK = 7,
             FENCE_FAIL = 8, GET = 9, VALUE = 10, BYE = 11;
@@ -232,16 +238,4 @@ final class Wire {
         return r;
     }
 
-    // ---- authentication ------------------------------------------------------------------------
-
-    static byte[] mac(byte[] key, String label, byte[]... parts) { return JobKeys.mac(key, label, parts); }
-
-    static byte[] ints(int... v) {
-        ByteBuffer b = ByteBuffer.allocate(4 * v.length);
-        for (int x : v) b.putInt(x);
-        return b.array();
-    }
-
-    /** Constant-time comparison. */
-    static boolean same(byte[] a, byte[] b) { return JobKeys.same(a, b); }
 }

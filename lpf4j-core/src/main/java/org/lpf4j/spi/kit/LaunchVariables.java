@@ -19,7 +19,7 @@ public enum LaunchVariables {
     /** A PMI launcher such as MPICH's Hydra (mpiexec.mpich) or srun --mpi=pmi2. */
     PMI("a PMI launcher such as MPICH's Hydra (mpiexec.mpich)", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
     /** A task of a Slurm srun step (its local figures come from {@code SLURM_LOCALID} and the tasks per node). */
-    SLURM_STEP("Slurm's srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", null, null);
+    SLURM_STEP("Slurm's srun", Slurm.PROCID, Slurm.STEP_NUM_TASKS, null, null);
 
     private final String launcher, rank, size, localRank, localSize;
 

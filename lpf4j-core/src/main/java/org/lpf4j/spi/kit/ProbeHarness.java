@@ -29,9 +29,9 @@ import java.util.function.Supplier;
  * sent to every process with a put before {@link #measure} returns, so <em>every process gets
  * the identical result</em> (libraries choose algorithms from it: all processes must choose the
  * same). Every cell runs at least 3 batches, so a slow machine may take longer than the budget.
- * Each process allocates two buffers of 4 MiB and registers 4 slots. Caveat, measured on 2
- * cores: a probe in the first second of a JVM runs while the JIT compiler holds a core for long
- * stretches, so the figures err on the pessimistic side.
+ * Each process allocates two buffers of 4 MiB and registers 4 slots. Caveat: a probe early in a
+ * JVM's life may run while the JIT compiler holds a core, so the figures err on the pessimistic
+ * side (the observation: {@code docs/performance-log.md}).
  */
 public final class ProbeHarness {
     private ProbeHarness() {}

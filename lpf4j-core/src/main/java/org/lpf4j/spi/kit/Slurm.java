@@ -19,10 +19,25 @@ import java.util.function.UnaryOperator;
 public final class Slurm {
     private Slurm() {}
 
+    /** The allocation's (job's) id: set inside an allocation and in its steps. */
+    public static final String JOB_ID = "SLURM_JOB_ID";
+    /** The step's id ({@link #STEPID} in older versions). */
+    public static final String STEP_ID = "SLURM_STEP_ID";
+    /** The step's id as older Slurm versions spell it. */
+    public static final String STEPID = "SLURM_STEPID";
+    /** A task's rank in its step. */
+    public static final String PROCID = "SLURM_PROCID";
+    /** The tasks of the step. */
+    public static final String STEP_NUM_TASKS = "SLURM_STEP_NUM_TASKS";
+    /** The allocation's nodes ({@link #NNODES} in older versions). */
+    public static final String JOB_NUM_NODES = "SLURM_JOB_NUM_NODES";
+    /** The allocation's nodes as older Slurm versions spell it. */
+    public static final String NNODES = "SLURM_NNODES";
+
     /** @return whether this process is a task of an srun step (see the class comment) */
     public static boolean stepTask(UnaryOperator<String> env) {
-        String step = env.apply("SLURM_STEP_ID") != null ? env.apply("SLURM_STEP_ID") : env.apply("SLURM_STEPID");
-        return step != null && !step.isBlank() && env.apply("SLURM_PROCID") != null && env.apply("SLURM_STEP_NUM_TASKS") != null;
+        String step = env.apply(STEP_ID) != null ? env.apply(STEP_ID) : env.apply(STEPID);
+        return step != null && !step.isBlank() && env.apply(PROCID) != null && env.apply(STEP_NUM_TASKS) != null;
     }
 
     /**
@@ -30,12 +45,12 @@ public final class Slurm {
      *         from which {@code lpf run -p N} must start a step of its own, as from salloc's shell
      */
     public static boolean singleTaskStep(UnaryOperator<String> env) {
-        return stepTask(env) && env.apply("SLURM_STEP_NUM_TASKS").strip().equals("1");
+        return stepTask(env) && env.apply(STEP_NUM_TASKS).strip().equals("1");
     }
 
     /** @return whether this process runs inside a Slurm allocation without being a task of a step */
     public static boolean allocation(UnaryOperator<String> env) {
-        return env.apply("SLURM_JOB_ID") != null && !stepTask(env);
+        return env.apply(JOB_ID) != null && !stepTask(env);
     }
 
     /** @return {@link #allocation} of this process's environment */
@@ -43,11 +58,34 @@ public final class Slurm {
 
     /** @return the nodes of this process's allocation ({@code SLURM_JOB_NUM_NODES}, else {@code SLURM_NNODES}), 0 outside one */
     public static int allocationNodes() {
-        for (String v : List.of("SLURM_JOB_NUM_NODES", "SLURM_NNODES")) {
+        for (String v : List.of(JOB_NUM_NODES, NNODES)) {
             String n = System.getenv(v);
             if (n != null && n.strip().matches("\\d{1,7}")) return Integer.parseInt(n.strip());
         }
         return 0;
+    }
+
+    /**
+     * The start of every srun command line lpf4j runs (the options before the task count and the
+     * program): a task that dies ends the step ({@code --kill-on-bad-exit}: Slurm's default lets the
+     * others run on, and hang in their communication); one Ctrl-C ends it ({@code --quit-on-interrupt}:
+     * srun's default wants two within a second); a JVM is not tied to one CPU ({@code --cpu-bind=none},
+     * as mpirun's {@code --bind-to none}: its GC and JIT threads would share the program's core); and
+     * from inside a step ({@code srun --pty bash}, {@link #stepTask}) the new step shares that step's
+     * CPUs ({@code --overlap}).
+     *
+     * @param srun      the srun to run
+     * @param mpiPlugin the MPI plugin the tasks boot through ({@code pmix}, {@code pmi2})
+     * @return the command's start, mutable
+     */
+    public static List<String> srunCommand(String srun, String mpiPlugin) { return srunCommand(srun, mpiPlugin, System::getenv); }
+
+    /** @return {@link #srunCommand(String, String)} for a process with the environment {@code env} */
+    public static List<String> srunCommand(String srun, String mpiPlugin, UnaryOperator<String> env) {
+        List<String> c = new ArrayList<>(List.of(srun, "--mpi=" + mpiPlugin, "--kill-on-bad-exit=1", "--quit-on-interrupt",
+                "--cpu-bind=none"));
+        if (stepTask(env)) c.add("--overlap");
+        return c;
     }
 
     private static List<String> plugins;

@@ -84,8 +84,8 @@ public final class MpiEngine {
     /**
      * {@code lpf.engine.mpi.sparseFrom}: the smallest section in which {@code countExchange=auto}
      * may take the sparse way. Below it the all-to-all of one long per pair is cheap, and a
-     * consensus's synchronous sends and barrier cost more rounds than it saves (docs/performance.md:
-     * on 2 oversubscribed cores the dense way was faster at p = 8). Every rank must use the same value.
+     * consensus's synchronous sends and barrier cost more rounds than it saves (figures:
+     * docs/performance-log.md). Every rank must use the same value.
      */
     public static final Parameters.Parameter<Integer> SPARSE_FROM = ParameterRegistry.global().integer(
             PREFIX + "sparseFrom", 64, 1, 1 << 24,

@@ -1,6 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.kit.LauncherEnvironment;
 import org.lpf4j.spi.kit.Slurm;
 
 import java.nio.file.Files;
@@ -93,8 +94,8 @@ public final class MpiLauncher implements ProcessLauncher {
     public String describe() {
         String choice = MpiEngine.LAUNCHER.get();
         String why = !choice.equals("auto") ? MpiEngine.LAUNCHER.key() + "=" + choice
-                : kind == Kind.SRUN ? "auto: inside Slurm allocation " + System.getenv("SLURM_JOB_ID")
-                        + (Slurm.stepTask(System::getenv) ? ", the only task of step " + System.getenv("SLURM_STEP_ID") : "")
+                : kind == Kind.SRUN ? "auto: inside Slurm allocation " + System.getenv(Slurm.JOB_ID)
+                        + (Slurm.stepTask(System::getenv) ? ", the only task of step " + System.getenv(Slurm.STEP_ID) : "")
                 : Slurm.allocation() ? "auto: inside a Slurm allocation, but srun is not on the PATH"
                 : "auto: not inside a Slurm allocation";
         String what = switch (kind) {
@@ -333,7 +334,7 @@ public final class MpiLauncher implements ProcessLauncher {
             case OPEN_MPI -> {
                 cmd.add(executable().orElse("mpirun"));
                 if (isRoot()) cmd.add("--allow-run-as-root");
-                cmd.addAll(List.of("--oversubscribe", "--bind-to", "none", "-x", "UCX_ERROR_SIGNALS"));
+                cmd.addAll(List.of("--oversubscribe", "--bind-to", "none", "-x", LauncherEnvironment.UCX_ERROR_SIGNALS));
                 if (reports) cmd.addAll(List.of("-x", RankGuard.REPORTS));
                 if (loopbackOnly) {
                     cmd.addAll(List.of("--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"));
@@ -343,15 +344,7 @@ public final class MpiLauncher implements ProcessLauncher {
                 cmd.add(executable().orElse("mpiexec"));
                 if (loopbackOnly) cmd.addAll(List.of("-iface", "lo"));
             }
-            // a task that dies ends the step (Slurm's default lets the others run on, and hang in MPI);
-            // one Ctrl-C ends it (srun's default wants two within a second); a JVM is not tied to one
-            // CPU (as mpirun's --bind-to none: its GC and JIT threads would share the program's core)
-            case SRUN -> {
-                cmd.addAll(List.of(executable().orElse("srun"), "--mpi=" + srunPlugin().orElse("pmix"), "--kill-on-bad-exit=1",
-                        "--quit-on-interrupt", "--cpu-bind=none"));
-                // from inside a step (srun --pty bash) the new step shares that step's CPUs
-                if (Slurm.stepTask(System::getenv)) cmd.add("--overlap");
-            }
+            case SRUN -> cmd.addAll(Slurm.srunCommand(executable().orElse("srun"), srunPlugin().orElse("pmix")));
         }
         cmd.addAll(launcherOptions);
         cmd.add("-n");
@@ -367,10 +360,10 @@ public final class MpiLauncher implements ProcessLauncher {
      * @param env the environment to complete
      */
     public void environment(Map<String, String> env) {
-        env.put("UCX_ERROR_SIGNALS", "");
+        env.put(LauncherEnvironment.UCX_ERROR_SIGNALS, "");
         if (kind == Kind.OPEN_MPI && isRoot()) {
-            env.put("OMPI_ALLOW_RUN_AS_ROOT", "1");
-            env.put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            env.put(LauncherEnvironment.OMPI_ALLOW_RUN_AS_ROOT, "1");
+            env.put(LauncherEnvironment.OMPI_ALLOW_RUN_AS_ROOT_CONFIRM, "1");
         }
     }
 
@@ -425,7 +418,7 @@ public final class MpiLauncher implements ProcessLauncher {
         if (kind == Kind.SRUN && !mpich && System.getenv(YIELD) == null
                 && launch.processes() > Runtime.getRuntime().availableProcessors() * (long) Math.max(1, Slurm.allocationNodes())) {
             // mpirun --oversubscribe makes Open MPI yield when idle; under srun it spins, and the ranks
-            // that wait starve the ones that work (measured here: 14 times slower at p = 4 on 2 cores)
+            // that wait starve the ones that work (figures: docs/performance-log.md)
             env.put(YIELD, "1");
         }
         List<String> cmd = reportingPrefix();
@@ -447,7 +440,7 @@ public final class MpiLauncher implements ProcessLauncher {
     }
 
     /** Open MPI's setting to yield the core while waiting. */
-    private static final String YIELD = "OMPI_MCA_mpi_yield_when_idle";
+    private static final String YIELD = LauncherEnvironment.OMPI_YIELD_WHEN_IDLE;
 
     private static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));

@@ -54,7 +54,7 @@ final class MpiLibrary {
     private static volatile MpiLibrary loaded;
 
     /** UCX's list of signals it handles as errors; empty: none (see the class comment). */
-    static final String UCX_ERROR_SIGNALS = "UCX_ERROR_SIGNALS";
+    static final String UCX_ERROR_SIGNALS = org.lpf4j.spi.kit.LauncherEnvironment.UCX_ERROR_SIGNALS;
 
     /**
      * Loads libmpi once per JVM (later calls return the same library, whatever they ask for).

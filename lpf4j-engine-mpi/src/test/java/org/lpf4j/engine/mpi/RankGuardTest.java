@@ -65,7 +65,8 @@ class RankGuardTest {
                 assertTrue(r.waitFor(60, TimeUnit.SECONDS));
                 assertEquals(0, r.exitValue());
             }
-            Thread.sleep(300); // a guard that (wrongly) reported would have written by now
+            // Each guard reads its rank's goodbye and exits; one that (wrongly) reported did so before it exited.
+            awaitGuardsGone(dir);
             assertFalse(Files.exists(dir.resolve(RankGuard.FIRST)), () -> "no death: " + read(dir));
             assertFalse(semaphoreSetExists(dir), "the last rank to end removes the set");
         } finally {
@@ -90,6 +91,20 @@ class RankGuardTest {
         String line = new BufferedReader(new InputStreamReader(p.getInputStream())).readLine();
         assertEquals("ready", line, "rank " + k + " started");
         return p;
+    }
+
+    /** Waits until no guard of the ranks reporting to {@code dir} runs any more (at most 30 s, else fails). */
+    private static void awaitGuardsGone(Path dir) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (guardsRunning(dir) && System.nanoTime() < deadline) Thread.sleep(20);
+        assertFalse(guardsRunning(dir), "a guard still runs 30 s after its rank ended");
+    }
+
+    private static boolean guardsRunning(Path dir) {
+        return ProcessHandle.allProcesses().anyMatch(h -> {
+            String line = h.info().commandLine().orElse("");
+            return line.contains("lpf4j-rank-guard") && line.contains(dir.toString());
+        });
     }
 
     private static ProcessHandle guardOf(Process rank) {

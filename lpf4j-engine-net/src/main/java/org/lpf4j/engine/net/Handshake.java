@@ -1,6 +1,6 @@
 package org.lpf4j.engine.net;
 
-import org.lpf4j.spi.kit.JobKeys;
+import org.lpf4j.spi.kit.JobHandshake;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,14 +18,17 @@ import java.nio.channels.SocketChannel;
  * </pre>
  * Every message has a fixed length, so an unauthenticated peer can make the acceptor read at most
  * {@link #HELLO_BYTES} bytes; a wrong magic, version, job, rank, size or MAC closes the connection
- * at once. Blocking calls bounded by the socket's timeout (the caller sets it).
+ * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The nonces and
+ * proofs are {@link JobHandshake}'s (shared with the tcp boot, whose framing differs); this class
+ * is the net engine's framing and checks.
  */
 final class Handshake {
     private Handshake() {}
 
     static final int MAGIC = 0x4C50464E; // "LPFN"
     static final int VERSION = 2; // 2: a connection per direction
-    static final int NONCE = 32, MAC = 32;
+    static final int NONCE = JobHandshake.NONCE, MAC = JobHandshake.PROOF;
+    private static final JobHandshake PROOFS = new JobHandshake("lpf4j-net", JobHandshake.Order.CLAIMS_AFTER_NONCES);
     static final int CHALLENGE_BYTES = 4 + 4 + NONCE;
     static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + NONCE + MAC;
     static final int WELCOME_BYTES = MAC;
@@ -64,13 +67,12 @@ final class Handshake {
         int rank = hello.getInt(), theirSize = hello.getInt();
         byte[] cn = new byte[NONCE], mac = new byte[MAC];
         hello.get(cn).get(mac);
-        byte[] want = mac(key, "lpf4j-net hello", sn, cn, longBytes(job), intBytes(rank), intBytes(theirSize));
-        if (!JobKeys.same(want, mac)) throw new Refused("the connection does not prove the job key");
+        if (!PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(job, rank, theirSize))) throw new Refused("the connection does not prove the job key");
         if (job != jobId) throw new Refused("it belongs to job " + Long.toHexString(job) + ", not " + Long.toHexString(jobId));
         if (theirSize != size || rank < 0 || rank >= size || rank == me) {
             throw new Refused("rank " + rank + " of " + theirSize + " does not fit this mesh (rank " + me + " of " + size + ")");
         }
-        Io.writeFully(ch, ByteBuffer.wrap(mac(key, "lpf4j-net welcome", cn, sn, intBytes(me))));
+        Io.writeFully(ch, ByteBuffer.wrap(PROOFS.welcome(key, cn, sn, JobHandshake.claims(me))));
         return new Peer(rank);
     }
 
@@ -95,11 +97,11 @@ final class Handshake {
         byte[] cn = nonce();
         ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).order(ByteOrder.BIG_ENDIAN);
         hello.putInt(MAGIC).putInt(VERSION).putLong(jobId).putInt(me).putInt(size).put(cn)
-                .put(mac(key, "lpf4j-net hello", sn, cn, longBytes(jobId), intBytes(me), intBytes(size))).flip();
+                .put(PROOFS.hello(key, sn, cn, JobHandshake.claims(jobId, me, size))).flip();
         Io.writeFully(ch, hello);
         byte[] welcome = new byte[MAC];
         Io.readFully(ch, WELCOME_BYTES).get(welcome);
-        if (!JobKeys.same(welcome, mac(key, "lpf4j-net welcome", cn, sn, intBytes(to)))) {
+        if (!PROOFS.provesWelcome(welcome, key, cn, sn, JobHandshake.claims(to))) {
             throw new Refused("rank " + to + " does not prove the job key");
         }
     }
@@ -107,11 +109,5 @@ final class Handshake {
     /** @return 32 random bytes: a fresh job key */
     static byte[] newKey() { return nonce(); }
 
-    private static byte[] nonce() { return JobKeys.random(NONCE); }
-
-    private static byte[] intBytes(int v) { return ByteBuffer.allocate(4).putInt(v).array(); }
-
-    private static byte[] longBytes(long v) { return ByteBuffer.allocate(8).putLong(v).array(); }
-
-    private static byte[] mac(byte[] key, String label, byte[]... parts) { return JobKeys.mac(key, label, parts); }
+    private static byte[] nonce() { return JobHandshake.nonce(); }
 }

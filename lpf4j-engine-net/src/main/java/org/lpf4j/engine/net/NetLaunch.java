@@ -1,12 +1,13 @@
 package org.lpf4j.engine.net;
 
 import org.lpf4j.spi.ProcessLauncher;
+import org.lpf4j.spi.boot.BootEnvironment;
+import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -79,10 +80,10 @@ public final class NetLaunch {
             ProcessBuilder b = new ProcessBuilder(command).inheritIO();
             Map<String, String> env = b.environment();
             env.put("LPF_BOOT", "tcp");
-            env.put("LPF_BOOT_TCP_ADDRESS", "127.0.0.1:" + port);
-            env.put("LPF_BOOT_TCP_KEY", key);
-            env.put("LPF_BOOT_TCP_RANK", Integer.toString(r));
-            env.put("LPF_BOOT_TCP_SIZE", Integer.toString(p));
+            env.put(BootEnvironment.TCP_ADDRESS, "127.0.0.1:" + port);
+            env.put(BootEnvironment.TCP_KEY, key);
+            env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
+            env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
             env.put(SIZE_VARIABLE, Integer.toString(p));
             processes.add(b.start());
         }
@@ -123,11 +124,7 @@ public final class NetLaunch {
         p.destroyForcibly();
     }
 
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
-    }
+    private static byte[] randomBytes(int n) { return JobKeys.random(n); }
 
     private static int freeLoopbackPort() throws IOException {
         try (ServerSocket s = new ServerSocket()) {

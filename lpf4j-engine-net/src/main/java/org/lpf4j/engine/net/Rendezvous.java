@@ -4,6 +4,7 @@ import org.lpf4j.spi.Agreement;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.boot.BootSession;
 import org.lpf4j.spi.boot.FenceOptions;
+import org.lpf4j.spi.kit.JobKeys;
 import org.lpf4j.superstep.ProtocolSettings;
 
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +33,7 @@ final class Rendezvous {
 
     /** @return a fresh random secret: {@link Handshake#NONCE} key bytes, then a job id */
     static byte[] newSecret() {
-        byte[] secret = new byte[SECRET_BYTES];
-        new SecureRandom().nextBytes(secret);
-        return secret;
+        return JobKeys.random(SECRET_BYTES);
     }
 
     /** @return the text every member of a job must publish alike: the modules chosen and the protocol's settings */

@@ -3,16 +3,14 @@ package org.lpf4j.engine.net;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.kit.Slurm;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The net engine's launcher inside a Slurm allocation ({@code salloc}, {@code sbatch}, the shell
  * of {@code srun --pty bash}): {@code srun --mpi=pmix -n P} starts the JVMs as the tasks of a step,
  * and each boots through Slurm's PMIx (the {@code pmix} boot module) before the mesh connects.
- * Slurm's own options for the step: a task that dies ends the step ({@code --kill-on-bad-exit}),
- * one Ctrl-C ends it, JVMs are not bound to one CPU; from inside a step the new one shares its CPUs
- * ({@code --overlap}); {@code lpf run --nodes N} becomes {@code -N N}. Refuses, saying what to
+ * Slurm's own options for the step are {@link Slurm#srunCommand}'s; {@code lpf run --nodes N}
+ * becomes {@code -N N}. Refuses, saying what to
  * install, when srun has no PMIx plugin.
  */
 final class SrunLaunch implements ProcessLauncher {
@@ -27,9 +25,7 @@ final class SrunLaunch implements ProcessLauncher {
                     + " but this srun's MPI plugins are " + plugins + " (srun --mpi=list): install Slurm's PMIx plugin"
                     + " (Debian: slurm-wlm with libpmix-dev), or start the JVMs by hand with the tcp boot (README, \"The net engine\")");
         }
-        List<String> c = new ArrayList<>(List.of("srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--quit-on-interrupt",
-                "--cpu-bind=none"));
-        if (Slurm.stepTask(System::getenv)) c.add("--overlap");
+        List<String> c = Slurm.srunCommand("srun", "pmix");
         int nodes = NetEngine.LAUNCH_NODES.get();
         if (nodes > 0) c.addAll(List.of("-N", Integer.toString(Math.min(nodes, launch.processes()))));
         c.addAll(List.of("-n", Integer.toString(launch.processes())));

@@ -10,14 +10,14 @@ final class Rounds {
     private final int p;
     private final Team parent;
     private long round;
+    private final ThreadsSettings settings;
     private Team team;
 
     /**
-     * @param p      processes per round
-     * @param parent the team whose processes start the rounds (rehook), or null (hook)
+     * @param p        processes per round
+     * @param parent   the team whose processes start the rounds (rehook), or null (hook)
+     * @param settings the settings every round's team is made with
      */
-    private final ThreadsSettings settings;
-
     Rounds(int p, Team parent, ThreadsSettings settings) {
         this.settings = settings;
         this.p = p;

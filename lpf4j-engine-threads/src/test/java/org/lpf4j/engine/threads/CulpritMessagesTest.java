@@ -88,8 +88,9 @@ class CulpritMessagesTest {
             }
             synced.countDown();
             thrown.await(10, TimeUnit.SECONDS);
-            Thread.sleep(100);
-            // pid 0 returns with its slot registered: a follow-on of pid 1's failure
+            // pid 0 returns with its slot registered: a follow-on of pid 1's failure. No pause needed:
+            // the debug layer's exchange at the end waits in the engine's barrier, which releases pid 0
+            // only once pid 1's failure has failed the section.
         }));
         assertFalse(e instanceof LpfProgrammingError, e.toString());
         assertEquals("the first error", e.getCause().getMessage(), e.toString());

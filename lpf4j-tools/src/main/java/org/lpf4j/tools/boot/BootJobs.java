@@ -1,13 +1,14 @@
 package org.lpf4j.tools.boot;
 
 import org.lpf4j.boot.tcp.TcpCoordinator;
+import org.lpf4j.spi.boot.BootEnvironment;
+import org.lpf4j.spi.kit.JobKeys;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -56,8 +57,7 @@ public final class BootJobs {
      * Runs a job of p JVMs through {@code tcp}.
      */
     public static Outcome tcp(int p, int warmup, int rounds, int valueSize, long timeoutMillis) throws IOException, InterruptedException {
-        byte[] raw = new byte[32];
-        new SecureRandom().nextBytes(raw);
+        byte[] raw = JobKeys.random(32);
         String key = HexFormat.of().formatHex(raw);
         try (TcpCoordinator c = new TcpCoordinator(new InetSocketAddress("127.0.0.1", 0), p, key.getBytes(StandardCharsets.UTF_8),
                 64 << 20, System.getLogger("org.lpf4j.boot.tcp"))) {
@@ -66,11 +66,11 @@ public final class BootJobs {
                 ProcessBuilder pb = new ProcessBuilder(worker("tcp", warmup, rounds, valueSize));
                 Map<String, String> env = pb.environment();
                 env.keySet().removeIf(k -> k.startsWith("PMIX_") || k.startsWith("OMPI_"));
-                env.put("LPF_BOOT_TCP_ADDRESS", "127.0.0.1:" + c.address().getPort());
-                env.put("LPF_BOOT_TCP_KEY", key);
-                env.put("LPF_BOOT_TCP_RANK", Integer.toString(r));
-                env.put("LPF_BOOT_TCP_SIZE", Integer.toString(p));
-                env.put("LPF_BOOT_TCP_SERVE", "false");
+                env.put(BootEnvironment.TCP_ADDRESS, "127.0.0.1:" + c.address().getPort());
+                env.put(BootEnvironment.TCP_KEY, key);
+                env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
+                env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
+                env.put(BootEnvironment.TCP_SERVE, "false");
                 builders.add(pb);
             }
             return run(builders, timeoutMillis);

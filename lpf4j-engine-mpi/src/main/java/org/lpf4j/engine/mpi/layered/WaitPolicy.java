@@ -18,7 +18,7 @@ package org.lpf4j.engine.mpi.layered;
 public final class WaitPolicy {
     private WaitPolicy() {}
 
-    private static final String OPEN_MPI_YIELD = "OMPI_MCA_mpi_yield_when_idle";
+    private static final String OPEN_MPI_YIELD = org.lpf4j.spi.kit.LauncherEnvironment.OMPI_YIELD_WHEN_IDLE;
 
     /**
      * Chooses the policy, before MPI is initialised; best effort (a failure is printed).

@@ -7,13 +7,10 @@ import java.lang.invoke.VarHandle;
  * Keeps the processes of a team spread over the CPUs: at most ⌈p / cores⌉ on one CPU, i.e. one
  * per CPU while there are enough CPUs.
  *
- * <p><b>Why.</b> On a 2-core machine, p = 2 sections ran now and then at several times their
- * usual sync time, for seconds at a time. Reading each process's CPU during such runs showed
- * both threads on one CPU in the slow stretches and on different CPUs in the fast ones: the
- * scheduler had put the pair together, every release then needs a context switch, and the
- * kernel's balancer, which sees two threads on one CPU taking turns, does not reliably pull one
- * away. At p = 4 on 2 cores the same happened with all four processes on one CPU. Figures:
- * {@code docs/performance.md}.
+ * <p><b>Why.</b> The scheduler may put processes of a team that could each have a CPU together
+ * on one: every release then needs a context switch, and the kernel's balancer, which sees
+ * threads on one CPU taking turns, does not reliably pull one away, so syncs stay several times
+ * slower for long stretches. The observations and figures: {@code docs/performance-log.md}.
  *
  * <p><b>What.</b> After a wait that did not end while spinning, a process notes its CPU. At most
  * once per {@link #MIN_INTERVAL_NANOS} it also counts the notes of the others younger than

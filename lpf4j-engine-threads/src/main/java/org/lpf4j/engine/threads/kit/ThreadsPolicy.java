@@ -6,12 +6,11 @@ package org.lpf4j.engine.threads.kit;
  * completes in well under a microsecond when every process has a core), then yields for a
  * bounded time, then parks until the last arriver unparks it. The yield phase outlasts a
  * park/unpark round trip: otherwise a woken process arrives late, its partner parks in turn,
- * and the pair settles into a stable slow mode of one wake-up latency per superstep (seen at
- * p = 2 after a long compute phase: empty syncs an order of magnitude slower). Spinning is bounded by time,
- * not iterations, because the cost of {@link Thread#onSpinWait()} differs tenfold between CPUs,
- * and because a spinner whose partner has lost its core only delays that partner (on a loaded
- * machine a long spin made empty syncs an order of magnitude slower). When processes outnumber
- * cores the waiter hardly spins at all. Figures: {@code docs/performance.md}.
+ * and the pair settles into a stable slow mode of one wake-up latency per superstep. Spinning is
+ * bounded by time, not iterations, because the cost of {@link Thread#onSpinWait()} differs widely
+ * between CPUs, and because a spinner whose partner has lost its core only delays that partner.
+ * When processes outnumber cores the waiter hardly spins at all. Figures:
+ * {@code docs/performance-log.md}.
  */
 public final class ThreadsPolicy {
     /** Parked waiters re-check at this period even if nobody wakes them: a hang cannot last. */
