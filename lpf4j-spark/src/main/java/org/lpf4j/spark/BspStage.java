@@ -26,7 +26,7 @@ import java.util.UUID;
  *         });
  * sizes.collect();                                            // runs the stage
  * }</pre>
- * (The README's "Inside Spark" has a complete program that puts between the processes.)
+ * (docs/spark.md has a complete program that puts between the processes.)
  *
  * <p><b>How it runs.</b> Like any transformation, {@link #mapPartitions} is lazy: an action on
  * the result runs one barrier stage ({@code rdd.barrier().mapPartitions}), which Spark starts only

@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's program of "Inside Spark", as written: its Java block is compiled apart by javac
+ * The program of docs/spark.md ("Inside Spark"), as written (the block tagged {@code <!-- run: spark -->}, which
+ * {@code DocsCodeBlocksTest} leaves to this test): its Java block is compiled apart by javac
  * (no warning allowed) and its {@code main} runs from a class loader of its own (as an
  * application's classes are), printing what its comment says.
  */
@@ -27,11 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReadmeSparkExampleTest {
     @Test
     void theReadmeProgramCompilesAndPrintsWhatItsCommentSays(@TempDir Path work) throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = Files.readString(Path.of("..", "docs", "spark.md"));
         int section = readme.indexOf("## Inside Spark");
-        assertTrue(section >= 0, "README.md has the section 'Inside Spark'");
-        Matcher m = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(readme);
-        assertTrue(m.find(section), "the section has a ```java block");
+        assertTrue(section >= 0, "docs/spark.md has the section 'Inside Spark'");
+        Matcher m = Pattern.compile("<!-- run: spark .*?-->\\n```java\\n(.*?)```", Pattern.DOTALL).matcher(readme);
+        assertTrue(m.find(section), "the section has a ```java block tagged <!-- run: spark -->");
         String source = m.group(1);
         assertTrue(source.contains("public class PartitionSums"), source);
         Path file = Files.writeString(Files.createDirectories(work.resolve("src")).resolve("PartitionSums.java"), source);
@@ -43,7 +44,7 @@ class ReadmeSparkExampleTest {
             assertTrue(javac.waitFor(120, TimeUnit.SECONDS), "javac did not finish in 120 s");
             String diagnostics = new String(javac.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, javac.exitValue(), diagnostics);
-            assertTrue(diagnostics.isBlank(), "the README's program compiles without a warning: " + diagnostics);
+            assertTrue(diagnostics.isBlank(), "the guide's program compiles without a warning: " + diagnostics);
         } finally {
             javac.destroyForcibly();
         }

@@ -79,7 +79,7 @@ public class BenchCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--plot", paramLabel = "DIR",
-            description = "also draw the results into DIR as PNG and SVG (see the README for the files)")
+            description = "also draw the results into DIR as PNG and SVG (see docs/programs.md for the files)")
     java.nio.file.Path plot;
 
     @Mixin EngineOptions engineOptions;

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The README's checkpointed program ("Jobs that survive a lost process"), as written: its Java
+ * The checkpointed program of docs/checkpoint.md ("Jobs that survive a lost process"), as written: its Java
  * block is compiled apart by javac and run with {@code lpf run --class-path} under
  * {@code --restarts 2} on the mpi engine (4 ranks), the hybrid engine (2 nodes x 2 threads, over
  * MPI and over the net engine) and the net engine (4 JVMs over TCP);
@@ -47,9 +47,9 @@ class ReadmeCheckpointLoopTest {
 
     @BeforeAll
     static void compileTheReadmeProgram() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = Files.readString(Path.of("..", "docs", "checkpoint.md"));
         int section = readme.indexOf("## Jobs that survive a lost process");
-        assertTrue(section >= 0, "README.md has the section 'Jobs that survive a lost process'");
+        assertTrue(section >= 0, "docs/checkpoint.md has the section 'Jobs that survive a lost process'");
         Matcher m = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(readme);
         assertTrue(m.find(section), "the section has a ```java block");
         String source = m.group(1);
@@ -64,7 +64,7 @@ class ReadmeCheckpointLoopTest {
             assertTrue(javac.waitFor(120, TimeUnit.SECONDS), "javac did not finish in 120 s");
             String diagnostics = new String(javac.getInputStream().readAllBytes());
             assertEquals(0, javac.exitValue(), diagnostics);
-            assertTrue(diagnostics.isBlank(), "the README's program compiles without a warning: " + diagnostics);
+            assertTrue(diagnostics.isBlank(), "the guide's program compiles without a warning: " + diagnostics);
         } finally {
             javac.destroyForcibly();
         }

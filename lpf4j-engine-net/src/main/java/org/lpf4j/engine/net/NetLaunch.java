@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Across hosts there is no launcher: start the same program on each host with the tcp boot's
  * variables ({@code LPF_BOOT_TCP_ADDRESS}, {@code _KEY}, {@code _RANK}, {@code _SIZE}),
- * {@code -Dlpf.engine=net} and {@code -Dlpf.engine.net.bind=<this host's address>} (README, "The
+ * {@code -Dlpf.engine=net} and {@code -Dlpf.engine.net.bind=<this host's address>} (docs/engines.md, "The
  * net engine").
  */
 public final class NetLaunch {
@@ -43,7 +43,7 @@ public final class NetLaunch {
             if (NetEngine.LAUNCH_NODES.get() > 1) {
                 throw new IllegalStateException("lpf run --engine net --nodes " + NetEngine.LAUNCH_NODES.get() + ": outside a Slurm"
                         + " allocation lpf run starts every JVM on this machine; across hosts start the program on each host"
-                        + " with the tcp boot's variables (README, \"The net engine\")");
+                        + " with the tcp boot's variables (docs/engines.md, \"The net engine\")");
             }
             List<String> c = new ArrayList<>();
             c.add(launch.javaCommand());

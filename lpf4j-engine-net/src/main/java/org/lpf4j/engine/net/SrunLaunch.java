@@ -23,7 +23,7 @@ final class SrunLaunch implements ProcessLauncher {
         if (!plugins.contains("pmix")) {
             throw new IllegalStateException("lpf run --engine net inside a Slurm allocation starts its JVMs with srun --mpi=pmix,"
                     + " but this srun's MPI plugins are " + plugins + " (srun --mpi=list): install Slurm's PMIx plugin"
-                    + " (Debian: slurm-wlm with libpmix-dev), or start the JVMs by hand with the tcp boot (README, \"The net engine\")");
+                    + " (Debian: slurm-wlm with libpmix-dev), or start the JVMs by hand with the tcp boot (docs/engines.md, \"The net engine\")");
         }
         List<String> c = Slurm.srunCommand("srun", "pmix");
         int nodes = NetEngine.LAUNCH_NODES.get();
