@@ -182,7 +182,7 @@ class BspStageLocalTest {
     }
 
     @Test
-    void theStageIsNamedAfterTheLineThatMadeIt() throws Exception {
+    void theStageIsNamedAfterTheLineThatMadeItUnlessTheCallerNamedIt() throws Exception {
         try (StageLog log = StageLog.listen()) {
             int line = new Throwable().getStackTrace()[0].getLineNumber() + 1;
             JavaRDD<Integer> pids = BspStage.of(numbers(10, 2)).mapPartitions((Context ctx, Iterator<Long> it) -> List.of(ctx.pid()).iterator());
@@ -190,6 +190,13 @@ class BspStageLocalTest {
             List<String> stages = log.afterJobs(1);
             assertTrue(stages.contains("BspStage.mapPartitions at BspStageLocalTest.java:" + line + " attempt 0"), stages.toString());
             assertEquals(null, spark.getLocalProperty(CallSites.SHORT), "the call site is the caller's again after mapPartitions");
+            spark.setCallSite("the caller's own name");
+            try {
+                BspStage.of(numbers(10, 2)).mapPartitions((Context ctx, Iterator<Long> it) -> List.of(ctx.pid()).iterator()).collect();
+            } finally {
+                spark.clearCallSite();
+            }
+            assertTrue(log.afterJobs(2).contains("the caller's own name attempt 0"), "a call site the caller set wins: " + log.afterJobs(2));
         }
     }
 
