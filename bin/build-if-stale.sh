@@ -4,7 +4,7 @@
 # checkout is newer than the jar (e.g. after a pull); then sets LPF_JAR to the module's main jar.
 # NAME prefixes the messages. Exits with the build output if the build fails.
 lpf_main_jar() { # prints the main jar of module $1, or nothing
-  ls "$root/$1/target/$1"-*.jar 2>/dev/null | grep -v -e '-tests\.jar$' -e '-sources\.jar$' -e '-javadoc\.jar$' | head -n 1 || true
+  ls "$root/$1/target/$1"-*.jar 2>/dev/null | grep -v -e '-tests\.jar$' -e '-runtime\.jar$' -e '-sources\.jar$' -e '-javadoc\.jar$' | head -n 1 || true
 }
 lpf_stale() { # whether any main source or pom is newer than the file $1
   [ -n "$(find "$root" -path "$root/*/target" -prune -o \( -path '*/src/main/*' -o -name pom.xml \) -newer "$1" -print -quit 2>/dev/null)" ]

@@ -92,6 +92,41 @@ public final class CheckpointDirectory {
     }
 
     /**
+     * Removes every checkpoint in the directory and the progress file of run {@code run}: what a
+     * job that ended well and needs no restart leaves behind (other files stay). Each checkpoint
+     * loses its commit mark first, so that one half removed reads as incomplete, never as complete.
+     * Cost: one listing of the directory and of each checkpoint.
+     *
+     * @param run the run whose {@code reached-} file goes too
+     * @return the checkpoints that could not be removed wholly (their numbers), empty when all went
+     */
+    public List<Long> removeAll(String run) {
+        List<Long> left = new ArrayList<>();
+        for (long seq : all()) if (!delete(seq)) left.add(seq);
+        try {
+            Files.deleteIfExists(reachedFile(run));
+        } catch (IOException e) {
+            // only a message would have read it
+        }
+        return left;
+    }
+
+    /** Removes checkpoint {@code seq}, its commit mark first; @return whether it is gone */
+    boolean delete(long seq) {
+        Path d = seqDir(seq);
+        try {
+            Files.deleteIfExists(d.resolve(COMMITTED));
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                for (Path p : ds) Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(d);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
      * Asks the job writing into this directory for a checkpoint at its next checkpoint point
      * (its process 0 looks for the request every 100 ms).
      *

@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -185,19 +184,8 @@ final class FilesStore implements CheckpointStore {
         for (long s : incomplete()) if (s < newest) delete(s);
     }
 
-    private void delete(long seq) {
-        Path d = seqDir(seq);
-        // The commit mark goes first: a directory half deleted is then incomplete, never a damaged "complete" one.
-        try {
-            Files.deleteIfExists(d.resolve(COMMITTED));
-            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
-                for (Path p : ds) Files.deleteIfExists(p);
-            }
-            Files.deleteIfExists(d);
-        } catch (IOException e) {
-            // Left for the next prune; a leftover old checkpoint is harmless.
-        }
-    }
+    /** Left for the next prune when it fails: a leftover old checkpoint is harmless. */
+    private void delete(long seq) { layout.delete(seq); }
 
     @Override
     public boolean outsideRequest() {

@@ -1,6 +1,7 @@
 package org.lpf4j.spark;
 
 import org.apache.spark.Partitioner;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
@@ -45,7 +46,15 @@ import java.util.UUID;
  * {@link BspStageException} naming its partition and the cause, which fails the barrier stage,
  * and Spark runs the whole stage again ({@code spark.stage.maxConsecutiveAttempts} times). With
  * {@link #checkpoints} every attempt after the first resumes its {@code Checkpoints} from the last
- * complete checkpoint of this stage, instead of from the beginning.
+ * complete checkpoint of this stage, instead of from the beginning. A programming error that an
+ * lpf4j check reports ({@link BspStageException#isProgrammingError()}: a full register or queue,
+ * a bad argument) would fail every attempt alike: the driver cancels the job as soon as it hears
+ * of it, without another attempt (Spark has no rule that spares a barrier stage its retries, so a
+ * listener on the driver does it).
+ *
+ * <p><b>Call site.</b> Spark's UI and logs name the stage after the code that called
+ * {@code mapPartitions} ({@code "BspStage.mapPartitions at PageRank.java:42"}), unless the caller
+ * set a call site of its own ({@code JavaSparkContext.setCallSite}).
  *
  * <p>Instances are immutable; the builder methods return new ones. Cost on the driver: nothing
  * until an action runs the stage.
@@ -55,10 +64,12 @@ import java.util.UUID;
 public final class BspStage<T> {
     private final JavaRDD<T> input;
     private final Map<String, String> parameters;
+    private final boolean keepCheckpoints;
 
-    private BspStage(JavaRDD<T> input, Map<String, String> parameters) {
+    private BspStage(JavaRDD<T> input, Map<String, String> parameters, boolean keepCheckpoints) {
         this.input = input;
         this.parameters = parameters;
+        this.keepCheckpoints = keepCheckpoints;
     }
 
     /**
@@ -67,7 +78,7 @@ public final class BspStage<T> {
      * @return a stage over it, with no parameters set
      */
     public static <T> BspStage<T> of(JavaRDD<T> rdd) {
-        return new BspStage<>(Objects.requireNonNull(rdd, "BspStage.of: rdd"), new TreeMap<>());
+        return new BspStage<>(Objects.requireNonNull(rdd, "BspStage.of: rdd"), new TreeMap<>(), false);
     }
 
     /**
@@ -89,12 +100,16 @@ public final class BspStage<T> {
         }
         Map<String, String> p = new TreeMap<>(parameters);
         p.put(key, value);
-        return new BspStage<>(input, p);
+        return new BspStage<>(input, p, keepCheckpoints);
     }
 
     /**
      * Keeps the {@code Checkpoints} of the stage's processes in a directory (the {@code files}
-     * module), so that a retry of the stage resumes from the last complete checkpoint.
+     * module), so that a retry of the stage resumes from the last complete checkpoint. When the
+     * section ends well, its process 0 removes the checkpoints and the run's {@code reached-} file
+     * from the directory (after one more sync, so that every process has returned first), unless
+     * {@link #keepCheckpoints(boolean)} says to keep them. The directory belongs to one stage at a
+     * time.
      *
      * @param directory a directory every executor sees alike (a shared file system; a local
      *                  path when all executors run on one host)
@@ -107,6 +122,16 @@ public final class BspStage<T> {
         if (directory.isBlank()) throw new IllegalArgumentException("BspStage.checkpoints: the directory is blank");
         return parameter("lpf.cr", "files").parameter("lpf.cr.files.dir", directory).parameter("lpf.cr.files.every", every);
     }
+
+    /**
+     * Whether the checkpoints of a section that ended well stay in the {@link #checkpoints}
+     * directory (e.g. to look at them with {@code lpf checkpoint}); by default they are removed.
+     * While the stage runs, {@code lpf.cr.files.keep} says how many are kept.
+     *
+     * @param keep true: keep them
+     * @return a stage with that policy
+     */
+    public BspStage<T> keepCheckpoints(boolean keep) { return new BspStage<>(input, parameters, keep); }
 
     /** @return the parameters this stage sets in its tasks */
     public Map<String, String> parameters() { return Map.copyOf(parameters); }
@@ -121,12 +146,17 @@ public final class BspStage<T> {
      */
     public <R> JavaRDD<R> mapPartitions(PartitionProgram<T, R> program) {
         Objects.requireNonNull(program, "BspStage.mapPartitions: program");
-        BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), parameters);
-        RDD<scala.Tuple2<Integer, R>> keyed = input.rdd().barrier().mapPartitions(task, false, anything());
-        // Spark aborts a failed barrier stage that is a result stage, and retries one that ends
-        // in a shuffle: each output element goes to the result's partition of its pid.
-        return new JavaPairRDD<Integer, R>(keyed, anything(), anything())
-                .partitionBy(new PidPartitioner(input.getNumPartitions())).values();
+        BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), parameters,
+                keepCheckpoints);
+        SparkContext sc = input.context();
+        ProgrammingErrors.watch(sc);
+        try (CallSites.Scope ignored = CallSites.caller(sc, "BspStage.mapPartitions")) {
+            RDD<scala.Tuple2<Integer, R>> keyed = input.rdd().barrier().mapPartitions(task, false, anything());
+            // Spark aborts a failed barrier stage that is a result stage, and retries one that ends
+            // in a shuffle: each output element goes to the result's partition of its pid.
+            return new JavaPairRDD<Integer, R>(keyed, anything(), anything())
+                    .partitionBy(new PidPartitioner(input.getNumPartitions())).values();
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -4,6 +4,7 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
+import org.lpf4j.cr.CheckpointDirectory;
 import org.lpf4j.cr.Restarts;
 import org.lpf4j.engine.net.HostedSection;
 import org.lpf4j.engine.net.NetEngine;
@@ -11,6 +12,7 @@ import org.lpf4j.engine.net.NetEngine;
 import java.io.Serializable;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -23,6 +25,8 @@ import java.util.Map;
  * ({@link HostedSection}), drains what it returned, and hands that to Spark. Serialized into the
  * task closure with the job's secret, the run id and the parameters. Each output element goes
  * out keyed by the pid, for the shuffle that puts it into the result's partition of that pid.
+ * With checkpoints in a directory and no keep policy, a section that ended well syncs once more
+ * and its process 0 removes the run's checkpoints.
  */
 final class BspTask<T, R>
         extends scala.runtime.AbstractFunction1<scala.collection.Iterator<T>, scala.collection.Iterator<scala.Tuple2<Integer, R>>>
@@ -32,12 +36,15 @@ final class BspTask<T, R>
     private final byte[] secret;
     private final String runId;
     private final Map<String, String> parameters;
+    private final boolean keepCheckpoints;
 
-    BspTask(PartitionProgram<T, R> program, byte[] secret, String runId, Map<String, String> parameters) {
+    BspTask(PartitionProgram<T, R> program, byte[] secret, String runId, Map<String, String> parameters,
+            boolean keepCheckpoints) {
         this.program = program;
         this.secret = secret.clone();
         this.runId = runId;
         this.parameters = Map.copyOf(parameters);
+        this.keepCheckpoints = keepCheckpoints;
     }
 
     @Override
@@ -52,6 +59,7 @@ final class BspTask<T, R>
         Iterator<T> partition = scala.jdk.javaapi.CollectionConverters.asJava(input);
         List<Restarts.Resumption> resumptions = Collections.synchronizedList(new ArrayList<>());
         Throwable[] threw = new Throwable[1];
+        String checkpoints = "files".equals(parameters.get("lpf.cr")) && !keepCheckpoints ? parameters.get("lpf.cr.files.dir") : null;
         Spmd process = ctx -> {
             try {
                 Iterator<R> result = program.run(ctx, partition);
@@ -60,6 +68,10 @@ final class BspTask<T, R>
                 // A FatalException out of a sync is the section's failure seen here, not this process's own.
                 if (!(t instanceof FatalException)) threw[0] = t;
                 throw t;
+            }
+            if (checkpoints != null) {
+                ctx.sync(); // every process returned: no retry will need the checkpoints
+                if (ctx.pid() == 0) removeCheckpoints(checkpoints, where);
             }
         };
         try (ExecutorParameters.Applied applied = ExecutorParameters.apply(parameters, where);
@@ -76,16 +88,26 @@ final class BspTask<T, R>
         return scala.jdk.javaapi.CollectionConverters.asScala(out.stream().map(r -> new scala.Tuple2<>(key, r)).iterator());
     }
 
+    private void removeCheckpoints(String dir, String where) {
+        List<Long> left = new CheckpointDirectory(Path.of(dir)).removeAll(runId);
+        if (!left.isEmpty()) System.err.println("lpf4j spark: " + where + ": could not remove checkpoints " + left + " from " + dir);
+    }
+
     /**
      * The task's exception for a failed section. Spark's driver reports the first task failure it
      * hears of; a process that knows no cause (neither the thrower nor pid 0, to which the section
-     * carries every cause) waits a moment first, so that the report names the cause.
+     * carries every cause) waits a moment first, so that the report names the cause. A programming
+     * error says so at the end of its message (the driver then cancels the stage).
      */
     private static BspStageException failure(int pid, String where, FatalException e, Throwable own) {
         if (own != null) {
-            BspStageException b = new BspStageException(pid, where + " threw " + own + " (" + e.getMessage() + ")", own);
+            String mark = BspStageException.isProgrammingError(own) ? " " + BspStageException.PROGRAMMING_ERROR : "";
+            BspStageException b = new BspStageException(pid, where + " threw " + own + " (" + e.getMessage() + ")" + mark, own);
             if (e.getCause() != own) b.addSuppressed(e);
             return b;
+        }
+        if (e.getCause() != null && BspStageException.isProgrammingError(e.getCause())) {
+            return new BspStageException(pid, where + " failed: " + e.getMessage() + " " + BspStageException.PROGRAMMING_ERROR, e);
         }
         if (e.getCause() == null) {
             try {

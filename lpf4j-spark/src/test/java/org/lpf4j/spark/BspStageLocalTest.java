@@ -16,7 +16,11 @@ import org.lpf4j.Memslot;
 import org.lpf4j.bsmp.Bsmp;
 import org.lpf4j.bsmp.BsmpMessage;
 import org.lpf4j.coll.Collectives;
+import org.lpf4j.cr.CheckpointDirectory;
 import org.lpf4j.cr.Checkpoints;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 
 import java.io.File;
 import java.lang.foreign.Arena;
@@ -28,10 +32,13 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -144,17 +151,100 @@ class BspStageLocalTest {
     }
 
     @Test
-    void aThrowingProcessFailsTheStageNamingThePartitionAndTheCause() {
-        Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).mapPartitions((Context ctx, Iterator<Long> it) -> {
-            ctx.sync();
-            if (ctx.pid() == 1) throw new IllegalStateException("boom at pid 1");
-            ctx.sync();
-            return List.<Long>of().iterator();
-        }).collect());
-        String message = text(e);
-        assertTrue(message.contains("partition 1 of 3") || message.contains("partition 0 of 3") || message.contains("partition 2 of 3"),
-                "names a partition: " + message);
-        assertTrue(message.contains("boom at pid 1"), "carries the cause: " + message);
+    void aThrowingProcessFailsTheStageNamingThePartitionAndTheCauseAndSparkRetriesIt() throws Exception {
+        try (StageLog log = StageLog.listen()) {
+            Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).mapPartitions((Context ctx, Iterator<Long> it) -> {
+                ctx.sync();
+                if (ctx.pid() == 1) throw new IllegalStateException("boom at pid 1");
+                ctx.sync();
+                return List.<Long>of().iterator();
+            }).collect());
+            String message = text(e);
+            assertTrue(message.contains("partition 1 of 3") || message.contains("partition 0 of 3") || message.contains("partition 2 of 3"),
+                    "names a partition: " + message);
+            assertTrue(message.contains("boom at pid 1"), "carries the cause: " + message);
+            assertFalse(message.contains(BspStageException.PROGRAMMING_ERROR), "the program's own exception may pass: " + message);
+            assertEquals(List.of(0, 1), log.bspAttempts(1), "spark.stage.maxConsecutiveAttempts = 2 attempts");
+        }
+    }
+
+    @Test
+    void aProgrammingErrorFailsTheJobAfterOneAttempt() throws Exception {
+        try (StageLog log = StageLog.listen()) {
+            Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).mapPartitions((Context ctx, Iterator<Long> it) -> {
+                ctx.sync();
+                if (ctx.pid() == 1) ctx.registerGlobal(Arena.ofAuto().allocate(8, 8)); // no slot reserved: the register is full
+                ctx.sync();
+                return List.<Long>of().iterator();
+            }).collect());
+            String message = text(e);
+            assertTrue(message.contains("memory register full"), "carries the check's message: " + message);
+            assertTrue(message.contains("not retried"), "says it is not retried: " + message);
+            assertEquals(List.of(0), log.bspAttempts(1), "one attempt of the stage");
+        }
+    }
+
+    @Test
+    void theStageIsNamedAfterTheLineThatMadeItUnlessTheCallerNamedIt() throws Exception {
+        try (StageLog log = StageLog.listen()) {
+            int line = new Throwable().getStackTrace()[0].getLineNumber() + 1;
+            JavaRDD<Integer> pids = BspStage.of(numbers(10, 2)).mapPartitions((Context ctx, Iterator<Long> it) -> List.of(ctx.pid()).iterator());
+            assertEquals(List.of(0, 1), pids.collect());
+            List<String> stages = log.afterJobs(1);
+            assertTrue(stages.contains("BspStage.mapPartitions at BspStageLocalTest.java:" + line + " attempt 0"), stages.toString());
+            assertEquals(null, spark.getLocalProperty(CallSites.SHORT), "the call site is the caller's again after mapPartitions");
+            spark.setCallSite("the caller's own name");
+            try {
+                BspStage.of(numbers(10, 2)).mapPartitions((Context ctx, Iterator<Long> it) -> List.of(ctx.pid()).iterator()).collect();
+            } finally {
+                spark.clearCallSite();
+            }
+            assertTrue(log.afterJobs(2).contains("the caller's own name attempt 0"), "a call site the caller set wins: " + log.afterJobs(2));
+        }
+    }
+
+    /** The stages submitted and the jobs ended, as Spark's listener bus tells them. */
+    static final class StageLog extends SparkListener implements AutoCloseable {
+        private final List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final AtomicInteger jobsEnded = new AtomicInteger();
+
+        static StageLog listen() {
+            StageLog log = new StageLog();
+            spark.sc().addSparkListener(log);
+            return log;
+        }
+
+        @Override
+        public void onStageSubmitted(SparkListenerStageSubmitted e) {
+            stages.add(e.stageInfo().name() + " attempt " + e.stageInfo().attemptNumber());
+        }
+
+        @Override
+        public void onJobEnd(SparkListenerJobEnd e) { jobsEnded.incrementAndGet(); }
+
+        /** @return the stages submitted once {@code jobs} jobs have ended (waits up to 30 s) */
+        List<String> afterJobs(int jobs) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (jobsEnded.get() < jobs && System.nanoTime() < deadline) Thread.sleep(20);
+            assertTrue(jobsEnded.get() >= jobs, "jobs ended: " + jobsEnded.get() + " of " + jobs);
+            synchronized (stages) {
+                return List.copyOf(stages);
+            }
+        }
+
+        /** @return the attempt numbers of this test class's BspStage stages, once {@code jobs} jobs have ended */
+        List<Integer> bspAttempts(int jobs) throws InterruptedException {
+            List<Integer> attempts = new ArrayList<>();
+            for (String s : afterJobs(jobs)) {
+                if (s.startsWith("BspStage.mapPartitions at BspStageLocalTest.java:")) {
+                    attempts.add(Integer.parseInt(s.substring(s.lastIndexOf(' ') + 1)));
+                }
+            }
+            return attempts;
+        }
+
+        @Override
+        public void close() { spark.sc().removeSparkListener(this); }
     }
 
     /** The messages of an exception and its causes. */
@@ -165,7 +255,7 @@ class BspStageLocalTest {
     }
 
     @Test
-    void aRetriedStageResumesFromTheLastCompleteCheckpoint(@TempDir Path dir) {
+    void aRetriedStageResumesFromTheLastCompleteCheckpoint(@TempDir Path dir) throws Exception {
         int p = 3, steps = 60;
         JavaRDD<long[]> stage = BspStage.of(numbers(p, p)).checkpoints(dir.toString(), "0")
                 .mapPartitions((Context ctx, Iterator<Long> it) -> retriedLoop(ctx, steps, 40));
@@ -174,6 +264,29 @@ class BspStageLocalTest {
             assertEquals(1, out.get(i)[0], "the stage ran twice (attempt " + out.get(i)[0] + ")");
             assertEquals(21, out.get(i)[1], "the retry resumed after the checkpoint of iteration 20 at pid " + i);
             assertEquals(expectedValue(i, steps), out.get(i)[2], "the value at pid " + i + " is the fault-free one");
+        }
+        assertEquals(List.of(), files(dir), "the stage ended well: no checkpoint left");
+    }
+
+    @ParameterizedTest(name = "keepCheckpoints({0})")
+    @ValueSource(booleans = {false, true})
+    void aStageThatEndedWellRemovesItsCheckpointsUnlessToldToKeepThem(boolean keep, @TempDir Path dir) throws Exception {
+        int p = 3, steps = 30;
+        List<long[]> out = BspStage.of(numbers(p, p)).checkpoints(dir.toString(), "0").keepCheckpoints(keep)
+                .mapPartitions((Context ctx, Iterator<Long> it) -> retriedLoop(ctx, steps, -1)).collect();
+        for (int i = 0; i < p; i++) assertEquals(expectedValue(i, steps), out.get(i)[2], "the value at pid " + i);
+        if (keep) {
+            assertFalse(new CheckpointDirectory(dir).committed().isEmpty(), "the checkpoint of iteration 20 stays: " + files(dir));
+            assertTrue(files(dir).stream().anyMatch(f -> f.startsWith("reached-")), "the run's progress file stays: " + files(dir));
+        } else {
+            assertEquals(List.of(), files(dir), "no checkpoint and no reached- file left");
+        }
+    }
+
+    /** @return the names in a directory, sorted */
+    static List<String> files(Path dir) throws java.io.IOException {
+        try (Stream<Path> all = Files.list(dir)) {
+            return all.map(f -> f.getFileName().toString()).sorted().toList();
         }
     }
 

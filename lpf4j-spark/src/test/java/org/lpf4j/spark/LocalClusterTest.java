@@ -108,7 +108,7 @@ class LocalClusterTest {
         return jars.toArray(String[]::new);
     }
 
-    private static void jarUp(Path classes, Path jar) throws IOException {
+    static void jarUp(Path classes, Path jar) throws IOException {
         try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file);
              Stream<Path> all = Files.walk(classes)) {
             for (Path p : (Iterable<Path>) all.filter(Files::isRegularFile)::iterator) {
