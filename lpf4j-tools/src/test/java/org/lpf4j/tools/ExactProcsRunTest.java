@@ -36,4 +36,36 @@ class ExactProcsRunTest {
                 + " processes)"), r.out().lines().filter(l -> l.startsWith("lpf run")).toList(), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
+
+    /**
+     * A job of 2 ranks started by hand under mpirun cannot give -p 3 to a main: each rank refuses
+     * it before the program starts, naming both sizes (instead of running it on 2).
+     */
+    @org.junit.jupiter.api.Test
+    void aMainInAJobOfAnotherSizeIsRefusedSayingWhy() throws Exception {
+        var mpi = Engines.installed().stream().filter(e -> e.name().equals("mpi") && e.launcher().isPresent()
+                && e.query().canRun()).findFirst();
+        assumeTrue(mpi.isPresent(), "the mpi engine cannot run here");
+        List<String> command = mpi.get().launcher().get().command(RunCommand.thisJvm(2, LpfCommand.class.getName(),
+                List.of("run", "--engine", "mpi", "-p", "3", MaxPMain.class.getName())));
+        Process proc = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            var output = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            assertTrue(proc.waitFor(180, java.util.concurrent.TimeUnit.SECONDS), "the job ended");
+            String out = output.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(proc.exitValue() != 0, out);
+            assertTrue(out.contains("lpf run: -p 3: the mpi engine provides 2 processes in this JVM (its machine size, which"
+                    + " it cannot change here), so the program's Lpf.MAX_P would be 2, not 3"), out);
+            assertTrue(!out.contains("MAX_P section"), "the program did not start: " + out);
+        } finally {
+            proc.descendants().forEach(ProcessHandle::destroyForcibly);
+            proc.destroyForcibly();
+        }
+    }
 }
