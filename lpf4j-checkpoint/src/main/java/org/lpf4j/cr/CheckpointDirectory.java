@@ -19,12 +19,30 @@ import java.util.Optional;
  * DIR/checkpoint.request           created by {@link #request()}; consumed by the job's process 0
  * DIR/reached-RUN                  the iteration that comes next in run RUN, as its process 0 last
  *                                  recorded it (every 100 ms and when it ends): what a retry redoes
+ * DIR/job                          "running ..." from the job's Checkpoints.init, touched by its
+ *                                  process 0 every 100 ms; "ended ..." once it closed them
  * </pre>
  * Cheap: each call lists the directory once.
  */
 public final class CheckpointDirectory {
     /** The file whose appearance asks the running job for a checkpoint. */
     public static final String REQUEST_FILE = "checkpoint.request";
+    /** The job's state: {@code running ...} (touched every 100 ms by its process 0) or {@code ended ...}. */
+    public static final String JOB_FILE = "job";
+    /** A running job's file not touched for this long belongs to a job that stopped without ending. */
+    static final java.time.Duration STALE = java.time.Duration.ofSeconds(5);
+
+    /** What {@link #job()} found. */
+    public enum JobState {
+        /** No job has started its checkpoints here yet (no {@value #JOB_FILE} file). */
+        NONE,
+        /** A job is running: its process 0 touched the file within the last 5 s. */
+        RUNNING,
+        /** The job closed its checkpoints (it ended, successfully or not). */
+        ENDED,
+        /** The file says running but was not touched for 5 s: the job was killed or its host lost. */
+        STOPPED
+    }
     static final String COMMITTED = "COMMITTED";
     private static final String PREFIX = "cp-";
 
@@ -91,6 +109,38 @@ public final class CheckpointDirectory {
         }
     }
 
+    /** @return the job's file ({@value #JOB_FILE}) */
+    Path jobFile() { return dir.resolve(JOB_FILE); }
+
+    /**
+     * The state of the job that writes into this directory, from its {@value #JOB_FILE} file.
+     * One read of a small file.
+     *
+     * @return the state
+     */
+    public JobState job() {
+        Path f = jobFile();
+        try {
+            java.time.Instant touched = Files.getLastModifiedTime(f).toInstant();
+            String text = Files.readString(f);
+            if (text.startsWith("ended")) return JobState.ENDED;
+            return touched.plus(STALE).isBefore(java.time.Instant.now()) ? JobState.STOPPED : JobState.RUNNING;
+        } catch (java.nio.file.NoSuchFileException e) {
+            return JobState.NONE;
+        } catch (IOException e) {
+            return JobState.NONE; // unreadable for a moment (being replaced): treat as unknown
+        }
+    }
+
+    /** @return the first line of the job's {@value #JOB_FILE} file (e.g. "ended 2026-...Z"), or "" */
+    public String jobLine() {
+        try {
+            return Files.readString(jobFile()).lines().findFirst().orElse("");
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /**
      * Removes every checkpoint in the directory and the progress file of run {@code run}: what a
      * job that ended well and needs no restart leaves behind (other files stay). Each checkpoint
@@ -135,5 +185,14 @@ public final class CheckpointDirectory {
     public void request() throws IOException {
         if (!Files.isDirectory(dir)) throw new java.nio.file.NoSuchFileException(dir + " (no checkpoint directory)");
         Files.writeString(dir.resolve(REQUEST_FILE), "requested by pid " + ProcessHandle.current().pid() + "\n");
+    }
+
+    /** Removes a request no job will take (the job ended), so that none is left behind; best effort. */
+    public void withdrawRequest() {
+        try {
+            Files.deleteIfExists(dir.resolve(REQUEST_FILE));
+        } catch (IOException e) {
+            // a leftover request is discarded by the next job's Checkpoints.init
+        }
     }
 }

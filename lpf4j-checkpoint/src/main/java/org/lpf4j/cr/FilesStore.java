@@ -31,6 +31,8 @@ final class FilesStore implements CheckpointStore {
     private final AtomicBoolean requested = new AtomicBoolean();
     private volatile boolean closed;
     private Thread watcher;
+    /** Whether the watcher wrote the job file's "running" line (later polls only touch it). */
+    private boolean jobWritten;
     /** The run whose progress process 0 records, and the iteration that comes next in it (-1: none yet). */
     private volatile String progressRun;
     private volatile long progress = -1;
@@ -149,15 +151,8 @@ final class FilesStore implements CheckpointStore {
         String run = progressRun;
         long now = progress;
         if (run == null || now == progressWritten) return;
-        Path target = layout.reachedFile(run);
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try {
-            Files.writeString(tmp, now + "\n");
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
+            replaceSmall(layout.reachedFile(run), now + "\n");
             progressWritten = now;
         } catch (IOException e) {
             // Only a message would miss it; the next poll tries again.
@@ -220,6 +215,7 @@ final class FilesStore implements CheckpointStore {
                 try {
                     if (Files.deleteIfExists(request)) flag.set(true);
                     store.writeProgress();
+                    store.touchJob();
                     store = null;
                     Thread.sleep(POLL_MILLIS);
                 } catch (InterruptedException e) {
@@ -242,7 +238,41 @@ final class FilesStore implements CheckpointStore {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            // Process 0 (the watcher's): lpf checkpoint then says at once that the job ended.
+            writeJob("ended " + java.time.Instant.now() + "\n");
         }
         writeProgress();
+    }
+
+    /** The watcher, every poll: marks the job running (written once, then only touched). */
+    private void touchJob() throws IOException {
+        if (closed) return;
+        Path f = layout.jobFile();
+        if (jobWritten) {
+            Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.from(java.time.Instant.now()));
+        } else {
+            writeJob("running: pid " + ProcessHandle.current().pid() + " since " + java.time.Instant.now() + "\n");
+            jobWritten = true;
+        }
+    }
+
+    /** Replaces the job file (it only feeds lpf checkpoint's messages). */
+    private void writeJob(String text) {
+        try {
+            replaceSmall(layout.jobFile(), text);
+        } catch (IOException e) {
+            // only lpf checkpoint's message would miss it
+        }
+    }
+
+    /** Writes a small file under a .tmp name and renames it over {@code target}; not forced. */
+    private static void replaceSmall(Path target, String text) throws IOException {
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        Files.writeString(tmp, text);
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 }

@@ -104,6 +104,10 @@ public class BenchCommand implements Callable<Integer> {
         try (ParameterScope ignored = engineOptions.apply("lpf bench", maxP)) {
             java.util.Optional<Integer> launched = launchedBenchmark(maxP, out);
             if (launched.isPresent()) return launched.get();
+            if (!parsed.hasMatchedOption("--procs")) {
+                procs = withinMachine(procs, out);
+                maxP = Arrays.stream(procs).max().orElse(1);
+            }
             requireProcesses(maxP);
             Context root = EngineOptions.root("lpf bench");
             if (programs) {
@@ -172,8 +176,38 @@ public class BenchCommand implements Callable<Integer> {
         if (size < maxP) {
             throw new UsageException("lpf bench: the " + engine.name() + " engine runs at most " + size + " processes in"
                     + " this JVM (its machine size here), and --procs asks for " + maxP + "; give --procs up to " + size
-                    + ", or raise the engine's machine size with --param (lpf info lists its parameters)");
+                    + ", or raise the limit with " + raise(engine, maxP));
         }
+    }
+
+    /**
+     * The default columns (no {@code --procs}) on an engine that gives fewer processes in this JVM
+     * (hybrid: one node of its threads): those that fit, with a line saying so.
+     */
+    private static int[] withinMachine(int[] columns, PrintWriter out) {
+        EngineProvider engine = Lpf.engine();
+        int size = engine.machineSize();
+        int[] fit = Arrays.stream(columns).filter(p -> p <= size).toArray();
+        if (fit.length == columns.length) return columns;
+        if (fit.length == 0) fit = new int[] {size};
+        int max = Arrays.stream(columns).max().orElse(1);
+        out.println("lpf bench: the " + engine.name() + " engine runs at most " + size + " processes in this JVM: columns p = "
+                + Arrays.stream(fit).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(","))
+                + " (for more: " + raise(engine, max) + ")");
+        return fit;
+    }
+
+    /**
+     * @return how to raise the engine's processes in this JVM: {@code --param} with its parameter of
+     *         processes per JVM ({@code lpf.engine.E.threads}, else {@code lpf.engine.E.procs}), if it has one
+     */
+    private static String raise(EngineProvider engine, int p) {
+        var registry = org.lpf4j.spi.ParameterRegistry.global();
+        for (String name : java.util.List.of("threads", "procs")) {
+            String key = "lpf.engine." + engine.name() + "." + name;
+            if (registry.find(key).isPresent()) return "--param " + key + "=" + p;
+        }
+        return "--param (lpf info lists the engine's parameters)";
     }
 
     /**

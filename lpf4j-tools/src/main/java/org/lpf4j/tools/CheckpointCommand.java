@@ -19,8 +19,11 @@ import java.util.concurrent.Callable;
  * it is committed (at most {@code --wait}); {@code --list} only lists the complete checkpoints.
  * The job takes it at its next checkpoint point and commits it at a later one, so the wait is a
  * few of the program's supersteps plus the write; the command reports the first checkpoint begun
- * after the request that is committed. Exit status 0 when a new checkpoint was
- * committed (or listed), {@value ProgramFailure#EXIT_CODE} if none came in time.
+ * after the request that is committed. The request is made once the job has started its
+ * checkpoints (its {@code Checkpoints.init} discards older requests). A job that has ended (or was killed) is said so at once,
+ * from the directory's {@code job} file ({@link CheckpointDirectory#job()}), instead of waiting.
+ * Exit status 0 when a new checkpoint was committed (or listed), {@value ProgramFailure#EXIT_CODE}
+ * if none came in time or the job is not running.
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
         description = "Asks a running job (lpf run --checkpoint-dir DIR) for a checkpoint now, or lists DIR's checkpoints.")
@@ -52,6 +55,15 @@ public class CheckpointCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+        CheckpointDirectory.JobState state = cd.job();
+        notRunning(cd, state);
+        long deadline = System.nanoTime() + (long) (Math.max(0, waitSeconds) * 1e9);
+        // A job not yet at its Checkpoints.init has no state, and init discards older requests: ask once it runs.
+        while (state == CheckpointDirectory.JobState.NONE && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            state = cd.job();
+            notRunning(cd, state);
+        }
         // A checkpoint begun before the request (an interval one still being written) is not the one asked for.
         long newest = cd.newestBegun();
         try {
@@ -62,8 +74,9 @@ public class CheckpointCommand implements Callable<Integer> {
         out.println("lpf checkpoint: asked the job writing into " + cd.path() + " for a checkpoint");
         out.flush();
         if (waitSeconds <= 0) return 0;
-        long deadline = System.nanoTime() + (long) (waitSeconds * 1e9);
         while (System.nanoTime() < deadline) {
+            // The state first: a job that committed the checkpoint and then ended shows the commit below.
+            state = cd.job();
             List<Long> now = cd.committed();
             if (!now.isEmpty() && now.get(0) > newest) {
                 long s = now.get(0);
@@ -72,9 +85,32 @@ public class CheckpointCommand implements Callable<Integer> {
                 out.flush();
                 return 0;
             }
+            notRunning(cd, state);
             Thread.sleep(100);
         }
         throw new ProgramFailure("lpf checkpoint: no new checkpoint was committed in " + cd.path() + " within "
-                + waitSeconds + " s (is a job with --checkpoint-dir " + cd.path() + " running and calling its checkpoint point?)", null);
+                + waitSeconds + " s (" + (state == CheckpointDirectory.JobState.NONE ? "no job has started its checkpoints"
+                + " there: is a job with --checkpoint-dir " + cd.path() + " running?)" : "is the job calling its checkpoint"
+                + " point?)"), null);
+    }
+
+    /**
+     * Fails at once, saying so, when the directory's job has ended or stopped (its {@code job}
+     * file); a directory where no job has started its checkpoints yet is waited for as before.
+     */
+    private static void notRunning(CheckpointDirectory cd, CheckpointDirectory.JobState state) {
+        String why = switch (state) {
+            case ENDED -> "the job that wrote into " + cd.path() + " has ended (" + cd.jobLine() + ")";
+            case STOPPED -> "the job that wrote into " + cd.path() + " stopped without ending (killed, or its host lost):"
+                    + " its process 0 has not marked it running for 5 s (" + cd.jobLine() + ")";
+            case NONE, RUNNING -> null;
+        };
+        if (why == null) return;
+        cd.withdrawRequest();
+        List<Long> committed = cd.committed();
+        throw new ProgramFailure("lpf checkpoint: " + why + "; no checkpoint taken. "
+                + (committed.isEmpty() ? "It left no complete checkpoint." : "Its last complete checkpoint is "
+                + committed.get(0) + ": " + cd.description(committed.get(0)).orElse("").strip().replace('\n', ' ')
+                + " (lpf run --resume --checkpoint-dir " + cd.path() + " continues from it)."), null);
     }
 }

@@ -39,7 +39,7 @@ final class EngineOptions {
         try {
             params.forEach(scope::set);
             if (engine != null) scope.set("lpf.engine", engine);
-            if (procs != null) scope.atLeastProcs(procs);
+            if (procs != null) scope.forProcs(procs);
             return scope;
         } catch (IllegalArgumentException | IllegalStateException e) {
             scope.close();

@@ -34,13 +34,13 @@ final class ParameterScope implements AutoCloseable {
     }
 
     /**
-     * Asks the selected engine for the settings under which its roots provide at least
-     * {@code procs} processes ({@link org.lpf4j.spi.EngineProvider#settingsForProcesses}) and
-     * applies them; never lowers anything.
+     * Asks the selected engine for the settings under which its roots provide {@code procs}
+     * processes ({@link org.lpf4j.spi.EngineProvider#settingsForProcesses}: the threads engine's
+     * machine size becomes exactly {@code procs}, raised or lowered) and applies them.
      *
-     * @param procs the number of processes that must fit on the root of the selected engine
+     * @param procs the number of processes the root of the selected engine must provide
      */
-    void atLeastProcs(int procs) {
+    void forProcs(int procs) {
         Engines.selected().settingsForProcesses(procs).forEach(this::set);
     }
 

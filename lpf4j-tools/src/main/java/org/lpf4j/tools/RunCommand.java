@@ -41,9 +41,10 @@ import java.util.concurrent.Callable;
  * count and time per superstep. Any other class with {@code public static void main(String[])}
  * has its {@code main} called with the remaining arguments.
  *
- * <p>{@code -p N} asks the selected engine for N processes: an in-process engine gets the
- * settings it names ({@link EngineProvider#settingsForProcesses}, e.g. a machine size of at least
- * N, so N may exceed the core count); an engine with a {@link EngineProvider#launcher() launcher}
+ * <p>{@code -p N} gives the program exactly N processes, also a main that asks for
+ * {@code Lpf.MAX_P}: an in-process engine gets the settings it names
+ * ({@link EngineProvider#settingsForProcesses}, e.g. a machine size of exactly N, so N may exceed
+ * the core count or be below it), and a main is refused if the machine size is not N then; an engine with a {@link EngineProvider#launcher() launcher}
  * gets the whole run delegated: {@code lpf run} finds the program's class, prints the header line,
  * starts the launcher's command for N processes, each running this {@code lpf run} without
  * {@code -p} (and without the header), forwards their output and returns the launcher's exit
@@ -79,7 +80,7 @@ public class RunCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = {"-p", "--procs"}, paramLabel = "N",
-            description = "number of processes: the selected engine is asked to provide N "
+            description = "number of processes: the program gets exactly N, also a main that asks for Lpf.MAX_P "
                     + "(default: the machine size)")
     Integer procs;
 
@@ -184,6 +185,7 @@ public class RunCommand implements Callable<Integer> {
                 switch (program) {
                     case Program.SpmdProgram spmd -> runSpmd(spmd, out);
                     case Program.MainProgram main -> {
+                        exactMachine();
                         if (restarts > 0) {
                             throw new UsageException("lpf run: --restarts needs an org.lpf4j.Spmd program; "
                                     + className + " has a main method, which chooses its own sections");
@@ -199,6 +201,23 @@ public class RunCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * A main's {@code exec(Lpf.MAX_P)} gets the machine size, so with {@code -p N} in this JVM the
+     * engine must have made it N ({@link EngineProvider#settingsForProcesses}); an engine that could
+     * not (one already launched as a job of another size) is refused before the program starts.
+     */
+    private void exactMachine() {
+        if (procs == null) return;
+        EngineProvider engine = selected();
+        int size = engine.machineSize();
+        if (size != procs) {
+            throw new UsageException("lpf run: -p " + procs + ": the " + engine.name() + " engine provides " + size
+                    + " processes in this JVM (its machine size, which it cannot change here), so the program's"
+                    + " Lpf.MAX_P would be " + size + ", not " + procs + "; give -p " + size + " or start the job with "
+                    + procs + " processes");
+        }
     }
 
     private static void closeQuietly(URLClassLoader loader) {
@@ -269,7 +288,8 @@ public class RunCommand implements Callable<Integer> {
 
     /**
      * The first line of every run, printed once: whether the debug layer is on, the engine and p,
-     * and where each came from (an option, a parameter and its source, or a default). A run
+     * and where each came from (an option, a parameter and its source, or a default); for a main,
+     * which chooses p itself, what its {@code Lpf.MAX_P} is and where that came from. A run
      * delegated to a launcher prints it before the launch, and its processes print none.
      *
      * @param spmd whether lpf run starts the section (else the program's main chooses p)
@@ -281,10 +301,12 @@ public class RunCommand implements Callable<Integer> {
                 : choice.get().isEmpty() ? "the usable engine of highest priority"
                 : choice.key() + "=" + choice.get() + " from " + choice.source().label();
         boolean launching = procs != null && engine.launcher().isPresent();
-        String machine = launching ? "a job of " + procs + " processes: -p " + procs : machineSize(engine);
-        String p = !spmd ? "p chosen by the program's main (" + machine + ")"
+        // A main may ask for Lpf.MAX_P: say what that is and where it came from.
+        String maxP = procs == null ? "Lpf.MAX_P = " + machineSize(engine)
+                : "Lpf.MAX_P = " + procs + " from -p " + procs + (launching ? ": a job of " + procs + " processes" : "");
+        String p = !spmd ? "p chosen by the program's main (" + maxP + ")"
                 : procs != null ? "p = " + procs + " (-p " + procs + ")"
-                : "p = " + engine.machineSize() + " (" + machine + ")";
+                : "p = " + engine.machineSize() + " (" + machineSize(engine) + ")";
         if (nodes != null) p += ", " + nodes + " JVMs (--nodes " + nodes + ")";
         String debugFrom = debug ? "--debug" : "lpf.debug from " + Lpf.DEBUG.source().label();
         return "lpf run" + (Lpf.DEBUG.get() ? " [debug layer on (" + debugFrom + "): programming errors are reported"

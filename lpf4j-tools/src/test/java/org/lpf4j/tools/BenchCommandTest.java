@@ -38,6 +38,28 @@ class BenchCommandTest {
         assertTrue(!r.out().contains("workload"), "nothing measured: " + r.out());
     }
 
+    /**
+     * The README's rule: lpf bench --engine hybrid runs one node of lpf.engine.hybrid.threads
+     * processes (the cores by default) in this JVM; --procs beyond that is refused before anything
+     * runs, naming the limit and the parameter that raises it, and with that parameter it runs.
+     */
+    @Test
+    void theHybridNodeIsNotGrownBeyondItsThreads() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
+                .anyMatch(e -> e.name().equals("hybrid") && e.query().canRun()), "the hybrid engine cannot run here");
+        int cores = Runtime.getRuntime().availableProcessors();
+        int p = cores + 2;
+        Cli r = Cli.run("bench", "--engine", "hybrid", "--quick", "--procs", "1," + p);
+        r.expectError(UsageException.EXIT_CODE, "lpf bench: the hybrid engine runs at most " + cores + " processes in this"
+                + " JVM (its machine size here), and --procs asks for " + p);
+        assertTrue(r.err().contains("raise the limit with --param lpf.engine.hybrid.threads=" + p), r.err());
+        assertTrue(!r.out().contains("workload"), "nothing measured: " + r.out());
+
+        String out = Cli.run("bench", "--engine", "hybrid", "--quick", "--reps", "1", "--procs", "1," + p,
+                "--param", "lpf.engine.hybrid.threads=" + p).expect(0).out();
+        assertTrue(out.lines().anyMatch(l -> l.matches("workload\\s+unit\\s+p=1\\s+p=" + p)), out);
+    }
+
     @Test
     void quickRunPrintsEveryRowWithPositiveNumbersWhereMeasured() {
         Cli r = Cli.run("bench", "--reps", "3", "--quick").expect(0);

@@ -44,6 +44,38 @@ class CheckpointCommandTest {
         assertTrue(job.ghosts().isEmpty(), job.ghosts()::toString);
     }
 
+    /**
+     * A job that has ended: lpf checkpoint says so at once (not after its 60 s wait), names the
+     * last complete checkpoint, and leaves no request behind for the next job.
+     */
+    @Test
+    void anEndedJobIsSaidToHaveEndedAtOnce() {
+        Path cp = dir.resolve("ended");
+        Cli.run("run", "-p", "2", "--checkpoint-dir", cp.toString(), "--checkpoint-every", "1ms",
+                "org.lpf4j.examples.Heat", "64", "50").expect(0);
+        long start = System.nanoTime();
+        Cli c = Cli.run("checkpoint", cp.toString(), "--wait", "60");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertEquals(ProgramFailure.EXIT_CODE, c.status(), c::toString);
+        assertTrue(c.err().contains("lpf checkpoint: the job that wrote into " + cp.toAbsolutePath() + " has ended (ended "),
+                c.err());
+        assertTrue(c.err().contains("no checkpoint taken. Its last complete checkpoint is "), c.err());
+        assertTrue(seconds < 10, "said at once, not after the wait: " + seconds + " s");
+        assertTrue(!Files.exists(cp.resolve(org.lpf4j.cr.CheckpointDirectory.REQUEST_FILE)), "no request left behind");
+    }
+
+    /** A job whose process 0 stopped marking it running (killed): said at once too. */
+    @Test
+    void aJobThatStoppedWithoutEndingIsSaidToHaveStopped() throws Exception {
+        Path job = dir.resolve(org.lpf4j.cr.CheckpointDirectory.JOB_FILE);
+        Files.writeString(job, "running: pid 12345 since 2026-01-01T00:00:00Z\n");
+        Files.setLastModifiedTime(job, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(60)));
+        Cli c = Cli.run("checkpoint", dir.toString(), "--wait", "60");
+        assertEquals(ProgramFailure.EXIT_CODE, c.status(), c::toString);
+        assertTrue(c.err().contains("stopped without ending (killed, or its host lost)"), c.err());
+        assertTrue(c.err().contains("It left no complete checkpoint."), c.err());
+    }
+
     @Test
     void aMissingDirectoryIsAUsageErrorAndNoJobTimesOut() throws Exception {
         Cli.run("checkpoint", dir.resolve("none").toString()).expectError(UsageException.EXIT_CODE, "is not a directory");

@@ -90,7 +90,7 @@ class LaunchedRunTest {
         assertTrue(r.done(), r::both);
         assertEquals(0, r.exitCode(), r::both);
         assertEquals(List.of("lpf run: " + MainOnEveryRank.class.getName() + " on the mpi engine (--engine mpi), p chosen"
-                + " by the program's main (a job of 2 processes: -p 2)"), headers(r.out(), "mpi"), r::both);
+                + " by the program's main (Lpf.MAX_P = 2 from -p 2: a job of 2 processes)"), headers(r.out(), "mpi"), r::both);
         assertTrue(r.out().contains("main ran its section"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }

@@ -76,13 +76,38 @@ class RunCommandTest {
         assertEquals(source, ThreadsEngine.PROCS.source());
     }
 
+    /**
+     * -p means p: a main that asks for Lpf.MAX_P gets exactly -p processes, below the core count
+     * as well as above it, and the header says where its Lpf.MAX_P came from.
+     */
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void aMainAskingForMaxPGetsExactlyTheProcessesOfDashP(int p) {
+        int before = ThreadsEngine.PROCS.get();
+        String out = Cli.run("run", "-p", Integer.toString(p), MaxPMain.class.getName()).expect(0).out();
+        assertTrue(out.contains("MAX_P section of " + p + " processes"), out);
+        assertEquals(java.util.List.of("lpf run: " + MaxPMain.class.getName() + " on the threads engine (the usable engine"
+                + " of highest priority), p chosen by the program's main (Lpf.MAX_P = " + p + " from -p " + p + ")"),
+                out.lines().filter(l -> l.startsWith("lpf run: ")).toList(), out);
+        assertEquals(before, ThreadsEngine.PROCS.get(), "the machine size is restored after the run");
+    }
+
+    @Test
+    void withoutProcsTheHeaderSaysMaxPIsTheMachineSizeAndWhereThatCameFrom() {
+        int machine = ThreadsEngine.PROCS.get();
+        String out = Cli.run("run", MaxPMain.class.getName()).expect(0).out();
+        assertTrue(out.contains("MAX_P section of " + machine + " processes"), out);
+        assertTrue(out.lines().anyMatch(l -> l.endsWith("p chosen by the program's main (Lpf.MAX_P = machine size "
+                + machine + ": lpf.engine.threads.procs from " + ThreadsEngine.PROCS.source().label() + ")")), out);
+    }
+
     @Test
     void halfProcessorsRunsThroughItsMainOnHalfTheMachine() {
         String out = Cli.run("run", "-p", "4", "org.lpf4j.examples.HalfProcessors").expect(0).out();
         Matcher m = Pattern.compile("My assigned parallel computer has (\\d+) processors").matcher(out);
         assertTrue(m.find(), out);
         int machine = Integer.parseInt(m.group(1));
-        assertTrue(machine >= 4, "-p 4 makes the machine at least 4 processors: " + out);
+        assertEquals(4, machine, "-p 4 makes the machine 4 processors: " + out);
         int half = (machine + 1) / 2;
         assertTrue(out.contains("using " + half + " processes"), out);
         for (int k = 0; k < half; k++) assertTrue(out.contains("x[ " + k + " ] = " + 4 * k), out);

@@ -92,17 +92,14 @@ public final class HybridEngineProvider implements EngineProvider {
     }
 
     /**
-     * Outside a launcher this JVM is the one node: raises {@code lpf.engine.hybrid.threads} to
-     * {@code n} so that a root section of {@code n} processes fits (as {@code lpf.engine.threads.procs}
-     * does for the threads engine). Under a launcher the launch sized the job: nothing.
+     * Nothing: under a launcher the launch sized the job ({@code lpf run -p} and {@code lpf probe -p}
+     * go through {@link #launcher()}); outside one this JVM is one node of
+     * {@code lpf.engine.hybrid.threads} processes (the cores by default), which a command does not
+     * grow behind the user's back: {@code lpf bench} refuses more, naming that parameter.
      */
     @Override
     public java.util.Map<String, String> settingsForProcesses(int n) {
-        boolean launched = NodeLevel.provider().launcher().isEmpty();
-        if (launched || n <= machineSize() || n > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
-            return java.util.Map.of();
-        }
-        return java.util.Map.of(HybridEngine.THREADS.key(), Integer.toString(n));
+        return java.util.Map.of();
     }
 
     @Override

@@ -50,9 +50,14 @@ public final class ThreadsEngineProvider implements EngineProvider {
     /** @return {@code lpf.engine.threads.procs} */
     @Override public int machineSize() { return ThreadsEngine.PROCS.get(); }
 
-    /** Raises {@code lpf.engine.threads.procs} to {@code n} (more processes than cores is allowed). */
+    /**
+     * Sets {@code lpf.engine.threads.procs} to exactly {@code n}, raising or lowering it (more
+     * processes than cores is allowed), so that an {@code exec(Lpf.MAX_P)} from a root gets
+     * {@code n} ({@code lpf run -p 1} runs one process, not the core count). Empty if it is
+     * {@code n} already.
+     */
     @Override
     public Map<String, String> settingsForProcesses(int n) {
-        return n <= machineSize() ? Map.of() : Map.of(ThreadsEngine.PROCS.key(), Integer.toString(n));
+        return n == machineSize() ? Map.of() : Map.of(ThreadsEngine.PROCS.key(), Integer.toString(n));
     }
 }
