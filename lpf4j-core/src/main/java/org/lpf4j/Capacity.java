@@ -2,10 +2,13 @@ package org.lpf4j;
 
 /**
  * What a process needs reserved in its {@link Context}: memory-register slots and message-queue
- * entries per superstep, as the core specification counts them (a put or get takes one entry
- * at its origin and one at its target, which may be the origin itself). Capacities add up, so a
- * program states its own needs and adds those each library declares before it is initialised,
- * then reserves the total in one sync:
+ * entries per superstep, the values for {@link Context#resizeMemoryRegister} and
+ * {@link Context#resizeMessageQueue}. lpf4j's engines count, against the queue, the requests a
+ * process queues in a superstep; the core specification counts a request once at its origin and
+ * once at its target, and a library may declare that larger number so that it holds on any LPF
+ * engine (each library's {@code needs} says which it declares). Capacities add up, so a program
+ * states its own needs and adds those each library declares before it is initialised, then
+ * reserves the total in one sync:
  *
  * <pre>{@code
  * Capacity.of(mySlots, myEntries)

@@ -189,8 +189,9 @@ public final class Bsmp implements AutoCloseable {
      * {@code nprocs} processes needs reserved, for adding to the program's own needs before
      * anything is initialised ({@link Capacity#plus}, {@link Capacity#reserve}):
      * {@link #REGISTER_ENTRIES} register slots and {@link #queueEntries(int, long)} queue entries.
-     * Both are exact: a superstep in which a process sends {@code maxMessages ≥ nprocs} messages,
-     * each with its tag and payload in different slots, to every process uses them all. The
+     * Both are exact, the entries counted as lpf4j's engines count them (the requests a process
+     * queues): a superstep in which a process sends {@code maxMessages ≥ nprocs} messages, each
+     * with its tag and payload in different slots, to every process uses them all. The
      * sizes only are checked (the buffers do not take register slots or queue entries). O(1).
      *
      * @param nprocs      processes of the context, ≥ 1

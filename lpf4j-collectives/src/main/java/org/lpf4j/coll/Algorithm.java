@@ -5,7 +5,8 @@ package org.lpf4j.coll;
  * specification. {@link #AUTO} picks per call from the g and l measured by
  * {@link org.lpf4j.Context#probe() probe}; the others force a variant
  * ({@link Collectives#algorithm(Algorithm)}), which is how tests cover every variant. Gather,
- * scatter, allgather and alltoall have a single one-superstep algorithm and ignore the choice.
+ * scatter, allgather, alltoall and allgatherv have a single one-superstep algorithm, alltoallv a
+ * single two-superstep one (offsets, then the parts); they ignore the choice.
  *
  * <p>Costs below are for P members, N bytes per process (broadcast: the vector; reductions:
  * {@code num·size}), G ≈ √P groups of c ≈ √P members.

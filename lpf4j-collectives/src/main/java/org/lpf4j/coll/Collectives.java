@@ -10,7 +10,6 @@ import org.lpf4j.MsgAttr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
@@ -62,8 +61,8 @@ import java.util.Objects;
  * engine whose contexts do not {@link Context#supports support} {@link Capability#COMBINING_PUTS}
  * those four calls throw {@link UnsupportedOperationException} at once, before queueing anything
  * (the object stays usable); broadcast, gather, scatter, allgather, alltoall, allgatherv and
- * alltoallv use plain puts and gets only and work on every engine. With {@link Algorithm#AUTO} (the default) each call
- * picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured,
+ * alltoallv use plain puts and gets only and work on every engine. With {@link Algorithm#AUTO}
+ * (the default) each call picks the variant of least BSP cost from the g and l that {@link Context#probe()} measured,
  * pricing each superstep with {@link org.lpf4j.Machine#g(int, long) g(q, size)} and
  * {@code l(q, size)} of the q processes that communicate in it (every member for DIRECT and
  * TWO_PHASE; the group leaders, then the largest group, for the two levels of TREE) — or, when
