@@ -95,9 +95,7 @@ public abstract class JobRuntime {
         return new ForwardingContext(self) {
             @Override
             public void exec(int p, Spmd spmd, Args args) {
-                Objects.requireNonNull(spmd, "exec: spmd");
-                Objects.requireNonNull(args, "exec: args");
-                if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");
+                checkRootExec(p, spmd, args);
                 JobRuntime.this.exec(p, spmd, args);
             }
 
@@ -107,6 +105,13 @@ public abstract class JobRuntime {
             @Override
             public String toString() { return rootName(); }
         };
+    }
+
+    /** The argument rules of a root context's {@code exec}. */
+    static void checkRootExec(int p, Spmd spmd, Args args) {
+        Objects.requireNonNull(spmd, "exec: spmd");
+        Objects.requireNonNull(args, "exec: args");
+        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");
     }
 
     // ---- rank 0 ----
