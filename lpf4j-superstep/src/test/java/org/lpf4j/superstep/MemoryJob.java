@@ -33,21 +33,8 @@ final class MemoryJob {
     /** Per rank: the transport calls left before it vanishes (-1: never). */
     private final long[] vanishAfter;
 
-    /** One send waiting for its receive. */
-    static final class Send {
-        final MemorySegment from;
-        final long offset, bytes;
-        final MemoryTransport sender;
-        final int batch;
-
-        Send(MemorySegment from, long offset, long bytes, MemoryTransport sender, int batch) {
-            this.from = from;
-            this.offset = offset;
-            this.bytes = bytes;
-            this.sender = sender;
-            this.batch = batch;
-        }
-    }
+    /** One send waiting for its receive: where its bytes are, and whose batch it completes. */
+    record Send(MemorySegment from, long offset, long bytes, MemoryTransport sender, int batch) {}
 
     /** One allreduce or all-to-all: every rank's contribution, then what the last to leave clears. */
     static final class Collective {
