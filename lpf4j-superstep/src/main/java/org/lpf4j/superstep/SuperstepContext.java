@@ -4,11 +4,14 @@ import org.lpf4j.Args;
 import org.lpf4j.Capability;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -20,6 +23,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * One process of an SPMD section of a multi-JVM engine: the superstep protocol, written once over
@@ -44,9 +48,11 @@ import java.util.List;
  * <p>The same sync serves an engine layered on this one ({@link NodeExchange}: the hybrid
  * engine's node-level section), moving the requests of every local process of the rank.
  *
- * <p>An engine supplies the transport and what is its own: {@link #probe}, {@link #exec}, the
- * section that {@link #rehook} starts ({@link #runRehook}) and what {@link #close} releases
- * beyond the protocol's buffers ({@link #closeEngine}). Not thread-safe (a context belongs to its
+ * <p>The section probe and nested {@code exec} are written here too. An engine supplies the
+ * transport and what is its own: a fresh section over the same processes (for {@link #rehook}
+ * and {@link #probe}: {@link #runChild}), a section of one process ({@link #runAlone}), where the
+ * probe's figures are kept ({@link #probeFit}) and what {@link #close} releases beyond the
+ * protocol's buffers ({@link #closeEngine}). Not thread-safe (a context belongs to its
  * process's thread, as in every engine).
  */
 public abstract class SuperstepContext implements Context, NodeExchange {
@@ -462,17 +468,91 @@ public abstract class SuperstepContext implements Context, NodeExchange {
             passed(e);
             throw deadlineFatal = fatal("rehook");
         }
-        FatalException f = runRehook(spmd, args);
+        FatalException f = runChild(spmd, args, "rehook");
         if (f != null) throw f;
     }
 
     /**
-     * The engine's part of {@link #rehook}: runs {@code spmd} as a fresh section over this
-     * section's processes, after every process agreed in a round.
+     * Collective: the figures of sections of this many processes of this placement, measured once
+     * in a fresh section over the same processes ({@link #runChild}; pid 0's disk cache may answer
+     * instead, {@link ProbeHarness#cachedOrMeasured}) and kept by the engine ({@link #probeFit}),
+     * as this process's machine with its share of processors ({@link #freeP}).
+     */
+    @Override
+    public Machine probe() {
+        live("probe");
+        ProbeHarness.Fit fit = probeFit(() -> {
+            ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
+            FatalException f = runChild(ctx -> result[0] = ProbeHarness.cachedOrMeasured(ctx, probeKey(), probeNanos()), Args.NONE,
+                    "probe");
+            if (f != null) throw f;
+            return result[0];
+        });
+        Machine m = new Machine(nprocs, freeP(), fit.sizes(), fit.g(), fit.l());
+        for (String w : fit.warnings()) m = m.withWarning(w); // lpf probe prints them
+        return m;
+    }
+
+    /**
+     * A nested section runs in this JVM on this process's share of the job ({@link #freeP}): on
+     * the threads engine when it is installed and more than one process fits, else as a section of
+     * this process alone ({@link #runAlone}).
+     */
+    @Override
+    public void exec(int p, Spmd spmd, Args args) {
+        java.util.Objects.requireNonNull(spmd, "exec: spmd");
+        java.util.Objects.requireNonNull(args, "exec: args");
+        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
+        live("exec");
+        int n = Math.min(p, freeP());
+        if (n > 1) {
+            Context threads = null;
+            try {
+                threads = Lpf.root("threads");
+            } catch (RuntimeException e) {
+                // not installed or cannot run: one process below
+            }
+            if (threads != null) {
+                threads.exec(n, spmd, args);
+                return;
+            }
+        }
+        FatalException f = runAlone(spmd, args, "exec(p=" + p + ")");
+        if (f != null) throw f;
+    }
+
+    /**
+     * The engine's part of {@link #rehook} and {@link #probe}: runs {@code spmd} as a fresh section
+     * over this section's processes (collective; after every process agreed in a round, for rehook).
+     *
+     * @param call {@code "rehook"} or {@code "probe"}, for the section's messages
+     * @return the failure of that section, or null if it ended well
+     */
+    protected abstract FatalException runChild(Spmd spmd, Args args, String call);
+
+    /**
+     * The engine's part of a nested {@link #exec} that the threads engine does not run: a section
+     * of this process alone, in this JVM.
      *
      * @return the failure of that section, or null if it ended well
      */
-    protected abstract FatalException runRehook(Spmd spmd, Args args);
+    protected abstract FatalException runAlone(Spmd spmd, Args args, String call);
+
+    /** @return the processors this process has for nested sections (its share of the job) */
+    protected abstract int freeP();
+
+    /**
+     * @param measure measures the figures (collective)
+     * @return the figures of sections of {@link #nprocs()} processes of this placement: the
+     *         engine's kept ones, else {@code measure}'s (kept then)
+     */
+    protected abstract ProbeHarness.Fit probeFit(Supplier<ProbeHarness.Fit> measure);
+
+    /** @return the key of this placement in the probe's disk cache */
+    protected abstract String probeKey();
+
+    /** @return the time budget of one probe measurement */
+    protected abstract long probeNanos();
 
     /**
      * Runs {@code spmd} as this process of the section {@code ctx} belongs to, then ends its part

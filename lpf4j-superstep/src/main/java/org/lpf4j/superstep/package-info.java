@@ -38,6 +38,17 @@
  * the section then fails without further collectives. {@code rehook} starts with a round, so a
  * mismatch with a sync fails both sides instead of mixing collectives.
  *
+ * <h2>The engine skeleton</h2>
+ * What every multi-JVM engine does beside the sync is written here once too:
+ * {@link org.lpf4j.superstep.JobRuntime} (rank 0's root context and job control: the
+ * {@code EXEC}/{@code SPLIT}/{@code STOP} commands and the other ranks' serve loop, the one
+ * runtime per JVM, each process's share of processors), {@link org.lpf4j.superstep.StartupAgreement}
+ * (every rank chose the same modules and settings), the section probe and nested {@code exec}
+ * ({@link org.lpf4j.superstep.SuperstepContext}) and the protocol's parameters
+ * ({@link org.lpf4j.superstep.ProtocolParameters}, declared under each engine's prefix). An engine
+ * over a new carrier is a {@link org.lpf4j.superstep.Transport}, a context naming its child
+ * sections, and a runtime saying how a command travels and how its processes find each other.
+ *
  * <h2>Layered engines</h2>
  * {@link org.lpf4j.superstep.NodeExchange} runs the same sync for the requests of several
  * processes per rank ({@link org.lpf4j.superstep.NodeRequests}): the hybrid engine's node level.

@@ -1,20 +1,20 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Args;
-import org.lpf4j.Machine;
+import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.superstep.SuperstepContext;
 
-import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * One process of an SPMD section of the MPI engine: the superstep protocol
  * ({@link SuperstepContext}) over an {@link MpiTransport} on the section's own communicator (a
  * duplicate, so no message of another section can match). What is the MPI engine's own: the
- * probe (a section over a duplicate of the communicator), nested sections, rehook's new
- * communicator, and freeing the communicator at the end.
+ * sections that rehook and the probe start (over a duplicate of the communicator), a nested
+ * section of one process (over {@code MPI_COMM_SELF}), and freeing the communicator at the end.
  */
 final class MpiContext extends SuperstepContext {
     private final Mpi mpi;
@@ -45,28 +45,26 @@ final class MpiContext extends SuperstepContext {
     /** @return the binding */
     Mpi mpi() { return mpi; }
 
-    /** Collective: every process of the section must call it (the measurement is a section over a duplicate of the communicator). */
+    /** The figures of one placement are kept per JVM ({@link ProbeHarness#fitFor}): one process of a section per JVM. */
     @Override
-    public Machine probe() {
-        ProbeHarness.Fit fit = ProbeHarness.fitFor(engineKey, nprocs(),
-                () -> Sections.measure(mpi, comm, engineKey, settings));
-        Machine m = new Machine(nprocs(), freeP, fit.sizes(), fit.g(), fit.l());
-        for (String w : fit.warnings()) m = m.withWarning(w); // lpf probe prints them
-        return m;
+    protected ProbeHarness.Fit probeFit(Supplier<ProbeHarness.Fit> measure) { return ProbeHarness.fitFor(engineKey, nprocs(), measure); }
+
+    @Override protected String probeKey() { return engineKey; }
+
+    @Override protected long probeNanos() { return settings.probeNanos(); }
+
+    @Override protected int freeP() { return freeP; }
+
+    /** A section over a duplicate of this section's communicator. */
+    @Override
+    protected FatalException runChild(Spmd spmd, Args args, String call) {
+        return Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, call, freeP, settings);
     }
 
+    /** A section over a duplicate of {@code MPI_COMM_SELF}. */
     @Override
-    public void exec(int p, Spmd spmd, Args args) {
-        Objects.requireNonNull(spmd, "exec: spmd");
-        Objects.requireNonNull(args, "exec: args");
-        if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid() + ": p must be at least 1");
-        requireLive("exec");
-        Sections.nested(mpi, Math.min(p, freeP), spmd, args, engineKey, settings);
-    }
-
-    @Override
-    protected org.lpf4j.FatalException runRehook(Spmd spmd, Args args) {
-        return Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, "rehook", freeP, settings);
+    protected FatalException runAlone(Spmd spmd, Args args, String call) {
+        return Sections.run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", call, 1, settings);
     }
 
     @Override

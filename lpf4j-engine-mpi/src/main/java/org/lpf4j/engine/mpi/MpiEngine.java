@@ -51,6 +51,14 @@ public final class MpiEngine {
                     + " with mpirun give the hosts in launcherOptions instead)");
 
     /**
+     * The superstep protocol's parameters ({@code lpf.engine.mpi.pairsInRoundUpTo}, default 44;
+     * {@code countExchange}; {@code sparseFrom}), declared as for every engine built on the
+     * protocol ({@link org.lpf4j.superstep.ProtocolParameters}); the three fields below are its members.
+     */
+    public static final org.lpf4j.superstep.ProtocolParameters PROTOCOL = org.lpf4j.superstep.ProtocolParameters.declare(
+            PREFIX, 44, "MPI_Allreduce", "MPI_Alltoall");
+
+    /**
      * {@code lpf.engine.mpi.pairsInRoundUpTo}: in sections of at most this many processes a sync
      * with messages sends its packed streams <em>before</em> the sync's {@code MPI_Allreduce},
      * and the allreduce also carries the p × p bits of who sends to whom, so that the streams
@@ -62,9 +70,7 @@ public final class MpiEngine {
      * counted in nodes. At most 256 (a round of 1025 longs: above 44 every sync, empty ones too,
      * costs more). Every rank of a job must use the same value (the start-up agreement checks it).
      */
-    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
-            PREFIX + "pairsInRoundUpTo", 44, 0, 256,
-            "up to this many processes, streams go out before a sync's MPI_Allreduce, which carries who sends to whom (0: never)");
+    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = PROTOCOL.pairsInRoundUpTo();
 
     /**
      * {@code lpf.engine.mpi.countExchange}: in sections above {@link #PAIRS_IN_ROUND_UP_TO}, how a
@@ -76,10 +82,7 @@ public final class MpiEngine {
      * of one long per pair); {@code sparse} and {@code dense} force one. Every rank of a job must
      * use the same value (the start-up agreement checks it).
      */
-    public static final Parameters.Parameter<String> COUNT_EXCHANGE = ParameterRegistry.global().choice(
-            PREFIX + "countExchange", "auto", List.of("auto", "sparse", "dense"),
-            "how message counts are exchanged above pairsInRoundUpTo: auto (per superstep), sparse (nonblocking"
-                    + " consensus), dense (MPI_Alltoall)");
+    public static final Parameters.Parameter<String> COUNT_EXCHANGE = PROTOCOL.countExchange();
 
     /**
      * {@code lpf.engine.mpi.sparseFrom}: the smallest section in which {@code countExchange=auto}
@@ -87,9 +90,7 @@ public final class MpiEngine {
      * consensus's synchronous sends and barrier cost more rounds than it saves (figures:
      * docs/performance-log.md). Every rank must use the same value.
      */
-    public static final Parameters.Parameter<Integer> SPARSE_FROM = ParameterRegistry.global().integer(
-            PREFIX + "sparseFrom", 64, 1, 1 << 24,
-            "smallest section (processes) in which countExchange=auto may exchange counts the sparse way");
+    public static final Parameters.Parameter<Integer> SPARSE_FROM = PROTOCOL.sparseFrom();
 
     /**
      * {@code lpf.engine.mpi.syncTimeout} (ms, default 0: none): a deadline on the wait in a sync.

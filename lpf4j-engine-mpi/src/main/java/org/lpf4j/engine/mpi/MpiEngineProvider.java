@@ -117,7 +117,7 @@ public final class MpiEngineProvider implements EngineProvider {
 
     /** Rank 0: releases the other ranks (they exit) and finalizes MPI. */
     @Override
-    public void shutdown() { MpiRuntime.shutdown(); }
+    public void shutdown() { MpiRuntime.INSTANCE.shutdown(); }
 
     @Override
     public Context root() { return MpiRuntime.get().root(); }

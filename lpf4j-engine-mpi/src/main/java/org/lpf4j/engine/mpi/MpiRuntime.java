@@ -4,11 +4,9 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
-import org.lpf4j.spi.Agreement;
-import org.lpf4j.spi.Components;
-
-import org.lpf4j.superstep.Shipment;
-
+import org.lpf4j.spi.kit.CrossJvmObjects;
+import org.lpf4j.superstep.JobRuntime;
+import org.lpf4j.superstep.StartupAgreement;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,21 +20,21 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The MPI job as this JVM sees it: MPI initialised once, a control communicator (a duplicate of
- * {@code MPI_COMM_WORLD}), the version agreement, and the two roles. Rank 0 runs {@code main}
- * and sends each {@code exec} to the ranks it needs; every other rank waits for commands
- * ({@link #serve}): {@code SPLIT} (make the communicator of the first n ranks), {@code EXEC}
- * (run a shipped SPMD function), {@code STOP} (rank 0's JVM is ending: finalize and exit).
+ * {@code MPI_COMM_WORLD}), the version agreement, and MPI's part of the job control that
+ * {@link JobRuntime} runs: a command is a length and the bytes on the control communicator,
+ * {@code SPLIT} makes the communicator of the first n ranks, a section runs over a duplicate of
+ * it, {@code STOP} finalizes.
  *
  * <p>A waiting rank polls with {@code MPI_Iprobe} and sleeps between polls (up to 1 ms), so idle
  * ranks leave the cores to the busy ones (tests oversubscribe).
  */
-final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
+final class MpiRuntime extends JobRuntime {
     static final int TAG_COMMAND = MpiTags.COMMAND;
-    static final long EXEC = 1, SPLIT = 2, STOP = 3;
     /** MPI's {@code MPI_UNDEFINED}, the same in both ABIs. */
     static final int UNDEFINED = -32766;
 
-    private static MpiRuntime instance;
+    /** The runtime of this JVM, starting MPI on first use. */
+    static final Instance<MpiRuntime> INSTANCE = new Instance<>(MpiRuntime::new);
 
     final Mpi mpi;
     final long control;
@@ -46,7 +44,6 @@ final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
     final MpiSettings settings = MpiSettings.resolve();
     private final boolean initializedHere;
     private final Map<Integer, Long> firstRanks = new HashMap<>();
-    private boolean stopped;
 
     private MpiRuntime() {
         super("mpi");
@@ -89,36 +86,26 @@ final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
     }
 
     /** @return the runtime of this JVM, starting MPI on first use */
-    static synchronized MpiRuntime get() {
-        if (instance == null) instance = new MpiRuntime();
-        return instance;
-    }
-
-    /** Stops the runtime if it started in this JVM (rank 0: the other ranks exit). */
-    static void shutdown() {
-        MpiRuntime r;
-        synchronized (MpiRuntime.class) {
-            r = instance;
-        }
-        shutdownAtRoot(r);
-    }
+    static MpiRuntime get() { return INSTANCE.get(); }
 
     @Override protected int rank() { return rank; }
 
+    @Override protected int size() { return size; }
+
     @Override
-    protected Context rootContext() {
-        return new MpiRootContext(this);
+    protected Context selfContext() {
+        long comm = mpi.dup(mpi.commSelf());
+        mpi.setErrorsReturn(comm);
+        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), settings);
     }
 
+    @Override
+    protected String rootName() { return "MpiRootContext[rank 0 of " + size + "]"; }
 
     // ---- version agreement ----
 
     private void agree() {
-        // Choices, then the settings every rank must share (they decide which collectives a sync
-        // calls), then the library (its version text may span lines).
-        String mine = Agreement.encode(Agreement.choices(Components.installed())) + "\n"
-                + settings.agreementText() + "\n"
-                + mpi.abiName() + ": " + libraryVersion;
+        String mine = StartupAgreement.text(settings.agreementText(), mpi.abiName() + ": " + libraryVersion);
         byte[] own = mine.getBytes(StandardCharsets.UTF_8);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment len = a.allocate(16);
@@ -131,148 +118,105 @@ final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
                 MemorySegment.copy(MemorySegment.ofArray(own), 0, out, (long) width * q + 4, own.length);
             }
             mpi.alltoallBytes(out, in, width, control);
-            List<List<Agreement.Choice>> choices = new ArrayList<>();
-            List<String> libraries = new ArrayList<>(), settings = new ArrayList<>();
+            List<String> texts = new ArrayList<>();
             for (int q = 0; q < size; q++) {
                 int n = in.get(ValueLayout.JAVA_INT_UNALIGNED, (long) width * q);
-                String text = new String(in.asSlice((long) width * q + 4, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-                int cut = text.indexOf('\n'), cut2 = text.indexOf('\n', cut + 1);
-                choices.add(Agreement.decode(text.substring(0, cut)));
-                settings.add(text.substring(cut + 1, cut2));
-                libraries.add(text.substring(cut2 + 1));
+                texts.add(new String(in.asSlice((long) width * q + 4, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
             }
-            Agreement.check(choices);
-            refuseIfTheyDiffer(libraries, "the processes of this MPI job loaded different MPI libraries:");
-            refuseIfTheyDiffer(settings, "the processes of this MPI job have different engine settings (give every rank the same):");
+            StartupAgreement.check(texts, "MPI job", "MPI libraries");
         }
     }
 
-    /** Throws, listing every pid's value after {@code what}, unless all pids have the same value. */
-    private static void refuseIfTheyDiffer(List<String> byPid, String what) {
-        if (byPid.stream().distinct().count() <= 1) return;
-        StringBuilder b = new StringBuilder(what);
-        for (int q = 0; q < byPid.size(); q++) b.append(" [pid ").append(q).append(": ").append(byPid.get(q)).append(']');
-        throw new IllegalStateException(b.toString());
-    }
+    // ---- job control: MPI's part ----
 
-    // ---- rank 0 ----
-
-    /** Set while rank 0 runs a section: a shutdown then must not wait for it (see {@link #stop}). */
-    private volatile boolean inSection;
-
-    /** Runs a root {@code exec}: ships the function to ranks 1..n-1 and runs pid 0 here. */
-    synchronized void exec(int p, Spmd spmd, Args args) {
-        if (stopped) throw new IllegalStateException("exec(p=" + p + "): the MPI engine has been shut down");
+    @Override
+    protected void refuseIfBroken(int p) {
         String expired = SyncDeadline.expired();
         if (expired != null) {
             throw new FatalException("exec(p=" + p + "): the MPI engine cannot run another section: an earlier one failed"
                     + " because " + expired, null);
         }
-        inSection = true;
-        try {
-            run(p, spmd, args);
-        } finally {
-            inSection = false;
-        }
     }
 
-    private void run(int p, Spmd spmd, Args args) {
-        byte[] shipment = Shipment.ship(p, spmd, args, "MPI");
-        int n = Math.min(p, size);
-        long comm = firstRanks(n);
-        for (int r = 1; r < n; r++) command(r, EXEC, n, shipment);
-        FatalException f = Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", Sections.share(size, n, 0), settings);
-        if (f != null) throw f;
-    }
+    @Override protected String shipper() { return "MPI"; }
 
-    /** @return the communicator of ranks 0..n-1 (made once per n, with every rank) */
-    private long firstRanks(int n) {
-        if (n == size) return control;
-        Long comm = firstRanks.get(n);
-        if (comm != null) return comm;
-        for (int r = 1; r < size; r++) command(r, SPLIT, n, new byte[0]);
+    @Override protected boolean shipsAlone() { return true; }
+
+    /** Makes the communicator of ranks 0..n-1 (once per n, with every rank); sections are told apart by their duplicates. */
+    @Override
+    protected int newSection(int n) {
+        if (n == size || firstRanks.containsKey(n)) return 0;
+        for (int r = 1; r < size; r++) command(r, SPLIT, n, 0, null);
         long c = mpi.split(control, 0, 0);
         mpi.setErrorsReturn(c);
         firstRanks.put(n, c);
-        return c;
+        return 0;
     }
 
-    private void command(int dest, long kind, int n, byte[] payload) {
+    @Override
+    protected void split(int n) {
+        long c = mpi.split(control, rank < n ? 0 : UNDEFINED, rank);
+        if (rank < n) {
+            mpi.setErrorsReturn(c);
+            firstRanks.put(n, c);
+        }
+    }
+
+    @Override
+    protected FatalException runSection(int n, int section, Spmd spmd, Args args, int share) {
+        long comm = n == size ? control : firstRanks.get(n);
+        return Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", share, settings);
+    }
+
+    /** A length, then the bytes, on the control communicator. */
+    @Override
+    protected void sendCommand(int dest, byte[] command) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment h = a.allocate(24);
-            h.setAtIndex(ValueLayout.JAVA_LONG, 0, kind);
-            h.setAtIndex(ValueLayout.JAVA_LONG, 1, n);
-            h.setAtIndex(ValueLayout.JAVA_LONG, 2, payload.length);
-            mpi.sendBytes(h, 24, dest, TAG_COMMAND, control);
-            if (payload.length > 0) mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, payload), payload.length, dest, TAG_COMMAND, control);
+            MemorySegment len = a.allocate(8);
+            len.set(ValueLayout.JAVA_LONG, 0, command.length);
+            mpi.sendBytes(len, 8, dest, TAG_COMMAND, control);
+            mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND, control);
+        }
+    }
+
+    @Override
+    protected byte[] receiveCommand() {
+        long backoff = 1_000;
+        while (!mpi.iprobe(0, TAG_COMMAND, control)) {
+            LockSupport.parkNanos(backoff);
+            backoff = Math.min(1_000_000, backoff * 2);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment len = a.allocate(8);
+            mpi.recvBytes(len, 8, 0, TAG_COMMAND, control);
+            int n = Math.toIntExact(len.get(ValueLayout.JAVA_LONG, 0));
+            MemorySegment buf = a.allocate(n);
+            mpi.recvBytes(buf, n, 0, TAG_COMMAND, control);
+            return buf.toArray(ValueLayout.JAVA_BYTE);
         }
     }
 
     /**
-     * Rank 0's JVM is ending: release the other ranks, then finalize. If the JVM ends in the middle
-     * of a section (System.exit inside an SPMD function), MPI is in use by that section's thread:
-     * then nothing is sent, rank 0 exits without finalizing, and the launcher ends the job. The same
-     * after a section failed by its sync deadline ({@link SyncDeadline}): a rank that did not arrive
-     * would never take part in the finalisation.
+     * Not after a section failed by its sync deadline ({@link SyncDeadline}): a rank that did not
+     * arrive would never take part in the finalisation; rank 0 exits without finalizing, and the
+     * launcher ends the job.
      */
     @Override
-    protected void stop() {
-        if (inSection) return;
-        if (SyncDeadline.expired() != null) return; // a rank that did not arrive would never take part: the launcher ends the job
-        synchronized (this) {
-            stopNow();
-        }
-    }
+    protected boolean mayStop() { return SyncDeadline.expired() == null; }
 
-    private void stopNow() {
-        if (stopped) return;
-        stopped = true;
-        try {
-            for (int r = 1; r < size; r++) command(r, STOP, 0, new byte[0]);
-            if (initializedHere && !mpi.finalized()) mpi.finish();
-        } catch (RuntimeException e) {
-            System.err.println("lpf4j mpi: shutdown of rank 0 failed: " + e);
-        }
-    }
-
-    // ---- ranks 1.. ----
-
-    /** Waits for commands from rank 0 until STOP, then finalizes and exits the JVM. */
     @Override
-    protected void serve() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment h = a.allocate(24);
-            while (true) {
-                long backoff = 1_000;
-                while (!mpi.iprobe(0, TAG_COMMAND, control)) {
-                    LockSupport.parkNanos(backoff);
-                    backoff = Math.min(1_000_000, backoff * 2);
-                }
-                mpi.recvBytes(h, 24, 0, TAG_COMMAND, control);
-                long kind = h.getAtIndex(ValueLayout.JAVA_LONG, 0);
-                int n = (int) h.getAtIndex(ValueLayout.JAVA_LONG, 1);
-                int length = (int) h.getAtIndex(ValueLayout.JAVA_LONG, 2);
-                if (kind == STOP) {
-                    if (initializedHere) mpi.finish();
-                    System.exit(0);
-                } else if (kind == SPLIT) {
-                    long c = mpi.split(control, rank < n ? 0 : UNDEFINED, rank);
-                    if (rank < n) {
-                        mpi.setErrorsReturn(c);
-                        firstRanks.put(n, c);
-                    }
-                } else if (kind == EXEC) {
-                    byte[] payload = new byte[length];
-                    try (Arena b = Arena.ofConfined()) {
-                        MemorySegment buf = b.allocate(Math.max(1, length));
-                        mpi.recvBytes(buf, length, 0, TAG_COMMAND, control);
-                        MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, payload, 0, length);
-                    }
-                    runShipped(n, payload);
-                    if (SyncDeadline.expired() != null) leaveAfterDeadline();
-                }
-            }
-        }
+    protected void release(boolean othersTold) {
+        if (othersTold && initializedHere && !mpi.finalized()) mpi.finish();
+    }
+
+    @Override
+    protected void leave() {
+        if (initializedHere) mpi.finish();
+    }
+
+    @Override
+    protected void afterSection() {
+        if (SyncDeadline.expired() != null) leaveAfterDeadline();
     }
 
     /**
@@ -289,11 +233,5 @@ final class MpiRuntime extends org.lpf4j.superstep.JobRuntime {
         }
         LockSupport.parkNanos(2_000_000_000L);
         System.exit(1);
-    }
-
-    private void runShipped(int n, byte[] payload) {
-        Shipment s = Shipment.unship(payload, rank);
-        long comm = n == size ? control : firstRanks.get(n);
-        Sections.run(mpi, mpi.dup(comm), s.spmd(), s.args(), "mpi", "exec(p=" + n + ")", Sections.share(size, n, rank), settings);
     }
 }

@@ -6,7 +6,8 @@ package org.lpf4j.engine.net;
  * <pre>
  * offset  size  field
  *      0     1  channel: 0..3 the protocol's ({@link org.lpf4j.superstep.Transport.Channel} ordinal),
- *               {@link #COLLECTIVE}, {@link #MESSAGE}, {@link #CONTROL}, {@link #BYE}
+ *               {@link #COLLECTIVE}, {@link #MESSAGE}, {@link #CONTROL}, {@link #BYE}, {@link #NOTE},
+ *               {@link #NOTE_ACK}
  *      1     3  zero
  *      4     4  section: which section of the mesh the frame belongs to
  *      8     8  length: payload bytes, 0 ≤ length ≤ {@link #MAX_LENGTH}
@@ -29,7 +30,11 @@ final class Frame {
     static final int CONTROL = 6;
     /** The peer closes its end cleanly: what follows is an orderly end of stream, not a death. */
     static final int BYE = 7;
-    static final int CHANNELS = 8;
+    /** A count of the sparse consensus: sent to a rank that does not know it is coming (taken by {@link Mesh#takeAny}). */
+    static final int NOTE = 8;
+    /** The receipt of a {@link #NOTE}, which its sender waits for before it enters the consensus's barrier. */
+    static final int NOTE_ACK = 9;
+    static final int CHANNELS = 10;
     /** The longest payload of one frame: the protocol's messages are far smaller; a larger length is a broken peer. */
     static final long MAX_LENGTH = 1L << 40;
 }

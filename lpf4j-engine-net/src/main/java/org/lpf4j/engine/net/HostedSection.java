@@ -62,7 +62,7 @@ public final class HostedSection {
         }
         int n = session.size(), rank = session.rank();
         String call = "hosted section (pid " + rank + " of " + n + ")";
-        NetSections sections = new NetSections(NetSections.protocolSettings(), "net/" + placement + "/" + n,
+        NetSections sections = new NetSections(NetEngine.PROTOCOL.resolve(), "net/" + placement + "/" + n,
                 NetEngine.PROBE_MILLIS.get() * 1_000_000L);
         Mesh mesh = null;
         if (n > 1) {

@@ -119,6 +119,8 @@ final class Mesh implements AutoCloseable {
     private Op free;
     /** Stashes no frame uses, kept with their buffers. */
     private Stash freeStash;
+    /** Stashed frames per channel, so that {@link #takeAny} finds none in O(1). */
+    private final int[] stashed = new int[Frame.CHANNELS];
     private boolean closed;
 
     /** One posted send or receive. Pooled: a sync allocates none once the pool has grown. */
@@ -640,6 +642,7 @@ final class Mesh implements AutoCloseable {
             if (stashTail[q] == c) stashTail[q] = prev;
             break;
         }
+        stashed[s.channel]--;
         s.bytes = null;
         s.waiter = null;
         s.next = freeStash;
@@ -664,6 +667,31 @@ final class Mesh implements AutoCloseable {
             }
             progress(start, waitingFor, from);
         }
+    }
+
+    /**
+     * Takes a frame of the active section on {@code channel} that came from any of its members
+     * without a receive posted for it (the first complete one found), copying it to
+     * {@code offset} of {@code into}; does not wait. O(1) when no frame of the channel is stashed.
+     *
+     * @param length the most bytes the frame may have
+     * @return the member it came from, or -1 if none has come
+     */
+    int takeAny(int channel, MemorySegment into, long offset, long length) {
+        if (stashed[channel] == 0) return -1;
+        for (int r = 0; r < activeMembers; r++) {
+            if (r == rank) continue;
+            int q = channel * size + r;
+            for (Stash s = stashHead[q]; s != null; s = s.next) {
+                if (s.section != activeSection || s.waiter != null) continue;
+                if (!s.complete()) break;
+                if (s.length > length) throw broken(peers[r].shared, "a frame of " + s.length + " bytes on channel " + channel + " for " + length);
+                if (s.length > 0) MemorySegment.copy(s.bytes, 0, into, offset, s.length);
+                unstash(q, s);
+                return r;
+            }
+        }
+        return -1;
     }
 
     private Peer peer(int r) {
@@ -979,6 +1007,7 @@ final class Mesh implements AutoCloseable {
         s.bytes = length == 0 ? MemorySegment.NULL : s.buffer.atLeast(length);
         if (stashHead[q] == null) stashHead[q] = s; else stashTail[q].next = s;
         stashTail[q] = s;
+        stashed[channel]++;
         return s;
     }
 

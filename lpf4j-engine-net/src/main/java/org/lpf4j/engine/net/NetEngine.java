@@ -2,6 +2,7 @@ package org.lpf4j.engine.net;
 
 import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.Parameters;
+import org.lpf4j.superstep.ProtocolParameters;
 
 import java.util.List;
 
@@ -32,10 +33,20 @@ public final class NetEngine {
             -1, -1, 1_000_000, "µs a wait polls its sockets, counted from when bytes last moved, before it blocks in select "
                     + "(-1: " + Mesh.SPIN_MICROS_OWN_CORE + " when each of the job's processes on this machine has a core, "
                     + Mesh.SPIN_MICROS_CROWDED + " when they outnumber its cores; 0: block at once)");
+    /**
+     * The superstep protocol's parameters ({@code lpf.engine.net.pairsInRoundUpTo}, default 16;
+     * {@code countExchange}; {@code sparseFrom}), declared as for every engine built on the
+     * protocol ({@link ProtocolParameters}). Above {@code pairsInRoundUpTo}, the dense way is an
+     * all-to-all of one frame per pair, the sparse way a consensus among the senders
+     * ({@link NetTransport#exchangeNonzero}).
+     */
+    public static final ProtocolParameters PROTOCOL = ProtocolParameters.declare(PREFIX, 16, "round", "an all-to-all of one long per pair");
     /** {@code lpf.engine.net.pairsInRoundUpTo}: sections of at most this many processes send their streams before the round. */
-    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = ParameterRegistry.global().integer(
-            PREFIX + "pairsInRoundUpTo", 16, 0, 256,
-            "up to this many processes, streams go out before a sync's round, which carries who sends to whom (0: never)");
+    public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = PROTOCOL.pairsInRoundUpTo();
+    /** {@code lpf.engine.net.countExchange}: how counts travel above {@code pairsInRoundUpTo} ({@code auto}, {@code sparse}, {@code dense}). */
+    public static final Parameters.Parameter<String> COUNT_EXCHANGE = PROTOCOL.countExchange();
+    /** {@code lpf.engine.net.sparseFrom}: the smallest section in which {@code countExchange=auto} may take the sparse way. */
+    public static final Parameters.Parameter<Integer> SPARSE_FROM = PROTOCOL.sparseFrom();
     /** {@code lpf.engine.net.probeMillis}: the time budget of one probe measurement. */
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
             400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
@@ -47,6 +58,7 @@ public final class NetEngine {
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, PROBE_MILLIS, LAUNCH_NODES);
+        return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
+                LAUNCH_NODES);
     }
 }

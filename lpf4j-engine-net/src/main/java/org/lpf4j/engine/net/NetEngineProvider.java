@@ -106,8 +106,8 @@ public final class NetEngineProvider implements EngineProvider {
 
     /** Rank 0: releases the other ranks (they exit) and closes the mesh. */
     @Override
-    public void shutdown() { NetRuntime.shutdown(); }
+    public void shutdown() { NetRuntime.INSTANCE.shutdown(); }
 
     @Override
-    public Context root() { return NetRuntime.get().root(); }
+    public Context root() { return NetRuntime.INSTANCE.get().root(); }
 }

@@ -3,24 +3,19 @@ package org.lpf4j.engine.net;
 import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
-import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.BootModule;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.Framework;
 import org.lpf4j.spi.boot.BootSession;
 import org.lpf4j.spi.kit.CrossJvmObjects;
-import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.superstep.ProtocolSettings;
-import org.lpf4j.superstep.Shipment;
-import org.lpf4j.superstep.WholeJobProbe;
+import org.lpf4j.superstep.JobRuntime;
 import org.lpf4j.superstep.Transport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.util.Objects;
 
 /**
  * The net engine in one JVM of a job: started once by {@code Lpf.root()}. It opens the selected
@@ -37,22 +32,20 @@ import java.util.Objects;
  * 0's JVM ends; then they close the mesh and exit with status 0. If rank 0's JVM dies, they see
  * its connection end and exit with status 1.
  */
-final class NetRuntime extends org.lpf4j.superstep.JobRuntime {
-    static final long EXEC = 1, STOP = 2;
-    private static NetRuntime instance;
+final class NetRuntime extends JobRuntime {
+    /** The runtime of this JVM, joining the job on first use. */
+    static final Instance<NetRuntime> INSTANCE = new Instance<>(NetRuntime::new);
 
     final int rank, size;
     private final Mesh mesh;
     private final NetSections sections;
     private final String bootModule;
-    private boolean stopped;
-    private volatile boolean inSection;
 
     private NetRuntime() {
         super("net");
         BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
         this.bootModule = boot.name();
-        ProtocolSettings protocol = NetSections.protocolSettings();
+        ProtocolSettings protocol = NetEngine.PROTOCOL.resolve();
         String agreement = Rendezvous.agreement(protocol);
         Mesh connected = null;
         int r, n;
@@ -76,132 +69,59 @@ final class NetRuntime extends org.lpf4j.superstep.JobRuntime {
         this.sections = new NetSections(protocol, "net/" + host + "/" + n, NetEngine.PROBE_MILLIS.get() * 1_000_000L);
     }
 
-    /** @return the runtime of this JVM, joining the job on first use */
-    static synchronized NetRuntime get() {
-        if (instance == null) instance = new NetRuntime();
-        return instance;
-    }
-
-    /** Rank 0: releases the other ranks (they exit) and closes the mesh. */
-    static void shutdown() {
-        NetRuntime r;
-        synchronized (NetRuntime.class) {
-            r = instance;
-        }
-        shutdownAtRoot(r);
-    }
-
     @Override protected int rank() { return rank; }
 
+    @Override protected int size() { return size; }
+
     @Override
-    protected Context rootContext() {
-        NetContext self = new NetContext(null, new NetTransport(null, 0, 1), 0, Args.NONE, CrossJvmObjects.forCurrentThread(),
-                sections, 1);
-        return new ForwardingContext(self) {
-            @Override
-            public void exec(int p, Spmd spmd, Args args) {
-                Objects.requireNonNull(spmd, "exec: spmd");
-                Objects.requireNonNull(args, "exec: args");
-                if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");
-                NetRuntime.this.exec(p, spmd, args);
-            }
-
-            @Override
-            public Machine probe() { return WholeJobProbe.probe("net", size, (n, spmd) -> NetRuntime.this.exec(n, spmd, Args.NONE)); }
-
-            @Override
-            public String toString() { return "NetRootContext[rank 0 of " + size + ", boot " + bootModule + "]"; }
-        };
+    protected Context selfContext() {
+        return new NetContext(null, new NetTransport(null, 0, 1), 0, Args.NONE, CrossJvmObjects.forCurrentThread(), sections, 1);
     }
 
-    // ---- rank 0 ----
+    @Override
+    protected String rootName() { return "NetRootContext[rank 0 of " + size + ", boot " + bootModule + "]"; }
 
-    synchronized void exec(int p, Spmd spmd, Args args) {
-        if (stopped) throw new IllegalStateException("exec(p=" + p + "): the net engine has been shut down");
-        int n = Math.min(p, size);
-        if (n == 1) {
-            FatalException f = NetSections.runAlone(spmd, args, sections, "exec(p=1)");
-            if (f != null) throw f;
-            return;
-        }
-        byte[] shipment = Shipment.ship(p, spmd, args, "net");
-        int section = mesh.nextSection();
-        inSection = true;
-        try {
-            for (int r = 1; r < n; r++) command(r, EXEC, n, section, shipment);
-            FatalException f = sections.run(mesh, section, n, spmd, args, "exec(p=" + n + ")", NetSections.share(size, n, 0));
-            if (f != null) throw f;
-        } finally {
-            inSection = false;
-        }
+    // ---- job control: the mesh's part ----
+
+    /** A section of rank 0 alone runs without the mesh; others get the mesh's next section number. */
+    @Override
+    protected int newSection(int n) { return n == 1 ? 0 : mesh.nextSection(); }
+
+    @Override
+    protected FatalException runSection(int n, int section, Spmd spmd, Args args, int share) {
+        if (n == 1) return NetSections.runAlone(spmd, args, sections, "exec(p=1)");
+        mesh.resumeSectionsAt(section); // rank 0 numbered it: its children are numbered alike everywhere
+        return sections.run(mesh, section, n, spmd, args, "exec(p=" + n + ")", share);
     }
 
-    /** A command: kind, section size, section number, then the payload; one frame on the control channel. */
-    private void command(int dest, long kind, int n, int section, byte[] payload) {
-        MemorySegment m = MemorySegment.ofArray(new byte[24 + payload.length]);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, kind);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, n);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, section);
-        MemorySegment.copy(MemorySegment.ofArray(payload), 0, m, 24, payload.length);
+    /** One frame on the control channel (section 0, the runtime's own traffic). */
+    @Override
+    protected void sendCommand(int dest, byte[] command) {
+        mesh.activate(0, size);
         int[] pending = new int[1];
-        mesh.send(Frame.CONTROL, 0, m, 0, m.byteSize(), dest, pending, 0);
+        mesh.send(Frame.CONTROL, 0, MemorySegment.ofArray(command), 0, command.length, dest, pending, 0);
         mesh.await(pending, 0, "a command to rank " + dest);
     }
 
-    /**
-     * Rank 0's JVM is ending: release the other ranks and close the mesh. If it ends in the middle
-     * of a section (System.exit inside an SPMD function), the mesh is in use by that section's
-     * thread: nothing is sent, and the others see rank 0's connections end.
-     */
+    /** If rank 0's JVM died, its connections end: this rank then leaves with status 1. */
     @Override
-    protected void stop() {
-        if (inSection) return;
-        synchronized (this) {
-            if (stopped) return;
-            stopped = true;
-            if (mesh == null) return;
-            try {
-                mesh.activate(0, size);
-                for (int r = 1; r < size; r++) command(r, STOP, 0, 0, new byte[0]);
-            } catch (RuntimeException e) {
-                System.err.println("lpf4j net: rank 0 could not tell every rank to stop: " + e.getMessage());
-            } finally {
-                mesh.close();
-            }
+    protected byte[] receiveCommand() {
+        try {
+            mesh.activate(0, size);
+            return mesh.receiveWhole(Frame.CONTROL, 0, "a command of rank 0");
+        } catch (Transport.Stopped e) {
+            System.err.println("lpf4j net: rank " + rank + " leaves the job: " + e.getMessage());
+            mesh.close();
+            System.exit(1);
+            throw e;
         }
     }
 
-    // ---- ranks 1.. ----
-
-    /** Waits for commands from rank 0 until STOP, then closes the mesh and exits the JVM. */
     @Override
-    protected void serve() {
-        while (true) {
-            byte[] c;
-            try {
-                mesh.activate(0, size);
-                c = mesh.receiveWhole(Frame.CONTROL, 0, "a command of rank 0");
-            } catch (Transport.Stopped e) {
-                System.err.println("lpf4j net: rank " + rank + " leaves the job: " + e.getMessage());
-                mesh.close();
-                System.exit(1);
-                return;
-            }
-            MemorySegment m = MemorySegment.ofArray(c);
-            long kind = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-            int n = (int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, 8), section = (int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
-            if (kind == STOP) {
-                mesh.close();
-                System.exit(0);
-            } else if (kind == EXEC) {
-                runShipped(n, section, m.asSlice(24).toArray(ValueLayout.JAVA_BYTE));
-            }
-        }
+    protected void release(boolean othersTold) {
+        if (mesh != null) mesh.close();
     }
 
-    private void runShipped(int n, int section, byte[] payload) {
-        Shipment s = Shipment.unship(payload, rank);
-        mesh.resumeSectionsAt(section);
-        sections.run(mesh, section, n, s.spmd(), s.args(), "exec(p=" + n + ")", NetSections.share(size, n, rank));
-    }
+    @Override
+    protected void leave() { mesh.close(); }
 }

@@ -3,7 +3,6 @@ package org.lpf4j.engine.net;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
-import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.superstep.ProtocolSettings;
@@ -36,11 +35,6 @@ final class NetSections {
 
     ProtocolSettings protocol() { return protocol; }
 
-    /** @return the protocol's settings of a net job, from the engine's parameters (the same at every process) */
-    static ProtocolSettings protocolSettings() {
-        return new ProtocolSettings(NetEngine.PAIRS_IN_ROUND_UP_TO.get(), "dense", Integer.MAX_VALUE, BulkCopy.resolve());
-    }
-
     String probeKey(int p) { return engineKey + "/" + p; }
 
     long probeNanos() { return probeNanos; }
@@ -70,10 +64,5 @@ final class NetSections {
     /** Runs {@code spmd} as a section of one process in this JVM, with no connection. */
     static FatalException runAlone(Spmd spmd, Args args, NetSections sections, String call) {
         return sections.run(null, 0, 1, spmd, args, call, 1);
-    }
-
-    /** @return the processors pid {@code i} of a section of {@code n} over a job of {@code size} processes gets */
-    static int share(int size, int n, int i) {
-        return size / n + (i < size % n ? 1 : 0);
     }
 }

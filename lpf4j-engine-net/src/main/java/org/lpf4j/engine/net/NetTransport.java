@@ -14,19 +14,20 @@ import java.lang.foreign.ValueLayout;
  * <p>Point-to-point transfers are frames on the protocol's channels, written from and read into
  * the caller's native memory in place. The round's allreduce is a dissemination in
  * ⌈log2 p⌉ steps (its operations, OR and MAX, are idempotent, so every process ends with the
- * combination of all); the all-to-all of counts sends one long to every other process; a cause is
+ * combination of all); the all-to-all of counts sends one long to every other process, the sparse
+ * consensus ({@link #exchangeNonzero}) one to each process it has a count for; a cause is
  * one frame whose length the receiver learns from its header. Allocates nothing per call once its
  * buffers have grown and the mesh has seen the memory it moves.
  */
 final class NetTransport implements Transport {
-    /** Batches of this transport: the protocol's two and the collectives' own. */
-    private static final int COLLECTIVE = 2;
+    /** Batches of this transport: the protocol's two, the collectives' own, and the consensus's receipts and barrier steps. */
+    private static final int COLLECTIVE = 2, RECEIPTS = 3, BARRIER = 4;
     /** The first chunk of a stream sent before the round: frames have no eager limit, this bounds the copy of an early arrival. */
     static final long EAGER_BYTES = 64 * 1024 - 64;
     private final Mesh mesh;
     private final int section, me, ranks;
-    private final int[] pending = new int[3];
-    private final NativeBuffer mine = new NativeBuffer(), theirs = new NativeBuffer(), longs = new NativeBuffer();
+    private final int[] pending = new int[5];
+    private final NativeBuffer mine = new NativeBuffer(), theirs = new NativeBuffer(), longs = new NativeBuffer(), note = new NativeBuffer();
 
     /**
      * @param mesh    the job's connections (null for a section of one process)
@@ -88,13 +89,46 @@ final class NetTransport implements Transport {
         mesh.await(pending, COLLECTIVE, "the count exchange");
     }
 
-    /** The dense way: over TCP an all-to-all of one long per pair is what a consensus would cost too at these sizes. */
+    /**
+     * The sparse way, a nonblocking consensus as the MPI engine's (Hoefler, Siebert and Lumsdaine,
+     * PPoPP 2010) over the mesh: a {@link Frame#NOTE} to each rank this one has a count for, which
+     * the receiver takes whenever it comes ({@link Mesh#takeAny}) and answers with a
+     * {@link Frame#NOTE_ACK} (what makes the send "synchronous"); once every note of this rank was
+     * acknowledged it enters a dissemination barrier of ⌈log2 p⌉ steps, answering notes all the
+     * while. When the barrier completes every rank has entered it, so every note of the superstep
+     * has been taken. Per process: d notes, the acknowledgements of the notes it receives, and
+     * ⌈log2 p⌉ barrier frames. Allocates nothing once its buffers have grown.
+     */
     @Override
     public void exchangeNonzero(long[] out, long[] in) {
-        MemorySegment b = longs.atLeast(16L * ranks);
-        for (int r = 0; r < ranks; r++) b.setAtIndex(ValueLayout.JAVA_LONG, r, r == me ? 0 : out[r]);
-        alltoallLongs(b, 8L * ranks);
-        for (int r = 0; r < ranks; r++) if (r != me) in[r] = b.getAtIndex(ValueLayout.JAVA_LONG, ranks + r);
+        for (int r = 0; r < ranks; r++) if (r != me) in[r] = 0;
+        if (ranks == 1) return;
+        MemorySegment values = longs.atLeast(8L * ranks), one = note.atLeast(8);
+        for (int r = 0; r < ranks; r++) {
+            if (r == me || out[r] == 0) continue;
+            values.setAtIndex(ValueLayout.JAVA_LONG, r, out[r]);
+            mesh.send(Frame.NOTE, section, values, 8L * r, 8, r, pending, COLLECTIVE);
+            mesh.receive(Frame.NOTE_ACK, one, 0, 0, r, pending, RECEIPTS);
+        }
+        long start = System.nanoTime();
+        int distance = 0; // 0: not in the barrier yet; else the step under way
+        while (true) {
+            boolean progressed = false;
+            for (int from = mesh.takeAny(Frame.NOTE, one, 0, 8); from >= 0; from = mesh.takeAny(Frame.NOTE, one, 0, 8)) {
+                in[from] = one.get(ValueLayout.JAVA_LONG, 0);
+                mesh.send(Frame.NOTE_ACK, section, one, 0, 0, from, pending, COLLECTIVE);
+                progressed = true;
+            }
+            if (distance == 0 ? pending[RECEIPTS] == 0 : pending[BARRIER] == 0) {
+                distance = distance == 0 ? 1 : distance << 1;
+                if (distance >= ranks) break;
+                mesh.receive(Frame.COLLECTIVE, one, 0, 0, (me - distance + ranks) % ranks, pending, BARRIER);
+                mesh.send(Frame.COLLECTIVE, section, one, 0, 0, (me + distance) % ranks, pending, COLLECTIVE);
+                progressed = true;
+            }
+            if (!progressed) mesh.progress(start, "the count consensus", -1);
+        }
+        mesh.await(pending, COLLECTIVE, "the count consensus");
     }
 
     @Override
@@ -129,5 +163,6 @@ final class NetTransport implements Transport {
         mine.close();
         theirs.close();
         longs.close();
+        note.close();
     }
 }

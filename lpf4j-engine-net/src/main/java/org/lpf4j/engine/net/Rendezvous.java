@@ -1,11 +1,10 @@
 package org.lpf4j.engine.net;
 
-import org.lpf4j.spi.Agreement;
-import org.lpf4j.spi.Components;
 import org.lpf4j.spi.boot.BootSession;
 import org.lpf4j.spi.boot.FenceOptions;
 import org.lpf4j.spi.kit.JobKeys;
 import org.lpf4j.superstep.ProtocolSettings;
+import org.lpf4j.superstep.StartupAgreement;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,9 +37,8 @@ final class Rendezvous {
 
     /** @return the text every member of a job must publish alike: the modules chosen and the protocol's settings */
     static String agreement(ProtocolSettings protocol) {
-        return Agreement.encode(Agreement.choices(Components.installed())) + "\n"
-                + NetEngine.PAIRS_IN_ROUND_UP_TO.key() + "=" + protocol.pairsInRoundUpTo() + ", " + NetEngine.SYNC_TIMEOUT.key()
-                + "=" + NetEngine.SYNC_TIMEOUT.get();
+        return StartupAgreement.text(NetEngine.PROTOCOL.agreementText(protocol) + ", " + NetEngine.SYNC_TIMEOUT.key() + "="
+                + NetEngine.SYNC_TIMEOUT.get(), null);
     }
 
     /**
@@ -74,22 +72,13 @@ final class Rendezvous {
             s.get(key);
             long job = s.getLong();
             List<InetSocketAddress> all = new ArrayList<>();
-            List<List<Agreement.Choice>> choices = new ArrayList<>();
-            List<String> settings = new ArrayList<>();
+            List<String> agreements = new ArrayList<>();
             for (int q = 0; q < n; q++) {
                 String[] a = new String(session.get(q, "lpf4j.net.address", GET_WAIT), StandardCharsets.UTF_8).split(" ");
                 all.add(new InetSocketAddress(InetAddress.getByName(a[0]), Integer.parseInt(a[1])));
-                String text = new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8);
-                int cut = text.indexOf('\n');
-                choices.add(Agreement.decode(text.substring(0, cut)));
-                settings.add(text.substring(cut + 1));
+                agreements.add(new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8));
             }
-            Agreement.check(choices);
-            if (settings.stream().distinct().count() > 1) {
-                StringBuilder b = new StringBuilder("the processes of this net job have different engine settings (give every rank the same):");
-                for (int q = 0; q < n; q++) b.append(" [pid ").append(q).append(": ").append(settings.get(q)).append(']');
-                throw new IllegalStateException(b.toString());
-            }
+            StartupAgreement.check(agreements, "net job", "libraries");
             return Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
                     NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
         }

@@ -90,7 +90,7 @@ public final class LoopbackNetEngine implements EngineProvider {
                     try (Mesh m = mesh) {
                         Args mine = rank == 0 ? args : args.withoutIo();
                         outcome[rank] = sections.run(m, m == null ? 0 : m.nextSection(), p, spmd, mine, "exec(p=" + p + ")",
-                                NetSections.share(8, p, rank));
+                                org.lpf4j.superstep.JobRuntime.share(8, p, rank));
                     }
                 } catch (Throwable t) {
                     broken[rank] = t;
