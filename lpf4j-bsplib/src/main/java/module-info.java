@@ -5,5 +5,4 @@
 module org.lpf4j.bsplib {
     requires transitive org.lpf4j.core;
     exports org.lpf4j.bsplib;
-    exports org.lpf4j.bsplib.examples;
 }

@@ -24,11 +24,14 @@ class LibrariesTest {
                 .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsmp"), 100);
     }
 
-    /** BSPlib's suite (its own tests, unchanged): every {@code exec(p)}, p = 1 … 8, on the first p ranks. */
+    /**
+     * BSPlib's suite (its own tests, unchanged) and the BSPlib examples' test ({@code lpf4j-examples}):
+     * every {@code exec(p)}, p = 1 … 8, on the first p ranks.
+     */
     @Test
     void bsplibSuiteOnEightRanks() {
         MpiJob.assertSuitePassed(MpiJob.openMpi().jvm("-Dlpf.engine=mpi")
-                .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsplib"), 100);
+                .run(8, TIMEOUT, ConformanceMain.class, "package:org.lpf4j.bsplib", "package:org.lpf4j.examples.bsplib"), 100);
     }
 
     @Test

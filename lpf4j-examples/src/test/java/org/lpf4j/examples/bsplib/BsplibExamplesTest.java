@@ -1,4 +1,4 @@
-package org.lpf4j.bsplib;
+package org.lpf4j.examples.bsplib;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -6,20 +6,17 @@ import org.junit.jupiter.params.provider.FieldSource;
 import org.lpf4j.Args;
 import org.lpf4j.Lpf;
 import org.lpf4j.Spmd;
-import org.lpf4j.bsplib.examples.InnerProduct;
-import org.lpf4j.bsplib.examples.LuDecomposition;
-import org.lpf4j.bsplib.examples.Reverse;
-import org.lpf4j.bsplib.examples.SumOfPids;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The example programs (each checks itself against a sequential computation) at small sizes. */
+/** The BSPlib example programs (each checks itself against a sequential computation) at small sizes. */
 @Timeout(120)
-class ExamplesTest {
-    static final int[] PROCS = Run.PROCS;
+class BsplibExamplesTest {
+    /** The process counts every multi-process test runs with (non-powers of two included). */
+    static final int[] PROCS = {1, 2, 3, 4, 5, 8};
 
     static String run(int p, Spmd program, Object... symbols) {
         MemorySegment out = Arena.ofAuto().allocate(4096);

@@ -1,4 +1,4 @@
-package org.lpf4j.bsplib.examples;
+package org.lpf4j.examples.bsplib;
 
 import org.lpf4j.Context;
 
