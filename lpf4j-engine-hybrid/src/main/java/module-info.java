@@ -1,13 +1,12 @@
 /**
  * The hybrid engine: one JVM per node, threads inside it (the threads engine's queues and
- * barriers), a multi-JVM engine between nodes: MPI's binding and sections, or the net engine's
- * ({@code lpf.engine.hybrid.over=net}, found by name at run time). Over MPI it needs native access
- * for {@code org.lpf4j.engine.mpi} (or {@code ALL-UNNAMED} on the class path).
+ * barriers), and any multi-JVM engine between the nodes ({@link org.lpf4j.spi.kit.NodeLevelEngine}:
+ * MPI or net, {@code lpf.engine.hybrid.over}), found by name in the component registry at run
+ * time; this module depends on neither. Over MPI, the MPI engine needs native access.
  */
 module org.lpf4j.engine.hybrid {
     requires transitive org.lpf4j.core;
     requires org.lpf4j.engine.threads;
-    requires org.lpf4j.engine.mpi;
     requires org.lpf4j.superstep;
     exports org.lpf4j.engine.hybrid;
 

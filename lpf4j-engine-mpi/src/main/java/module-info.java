@@ -7,8 +7,6 @@ module org.lpf4j.engine.mpi {
     requires transitive org.lpf4j.core;
     requires org.lpf4j.superstep;
     exports org.lpf4j.engine.mpi;
-    // What the launcher told this JVM about its host, for the engine layered on this one; nobody else.
-    exports org.lpf4j.engine.mpi.layered to org.lpf4j.engine.hybrid;
 
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.mpi.MpiEngineProvider;
 }

@@ -158,7 +158,7 @@ public class RunCommand implements Callable<Integer> {
             if (debug) scope.set("lpf.debug", "true");
             checkpointing(scope);
             if (nodes != null) {
-                String key = "lpf.engine." + selected().name() + ".launchNodes";
+                String key = org.lpf4j.spi.kit.LaunchNodes.key(selected().name());
                 if (org.lpf4j.spi.ParameterRegistry.global().find(key).isEmpty()) {
                     throw new UsageException("lpf run: --nodes needs an engine that runs several processes per JVM;"
                             + " engine " + selected().name() + " has no parameter " + key);

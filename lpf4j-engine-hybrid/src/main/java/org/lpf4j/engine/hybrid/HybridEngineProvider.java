@@ -1,23 +1,28 @@
 package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Context;
-import org.lpf4j.engine.mpi.MpiEngine;
-import org.lpf4j.engine.mpi.layered.LaunchedHost;
-import org.lpf4j.engine.mpi.layered.WaitPolicy;
+import org.lpf4j.FatalException;
+import org.lpf4j.Init;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
+import org.lpf4j.spi.kit.LaunchedHost;
+import org.lpf4j.spi.kit.LayeredEngine;
+import org.lpf4j.spi.kit.NodeLevelEngine;
 
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Engine module {@code hybrid}, found by {@link java.util.ServiceLoader}. It needs the engine
- * between its nodes ({@link HybridEngine#OVER}: the MPI engine, with libmpi and a launcher, or
- * the net engine) and declines with that engine's reason otherwise. Selection:
+ * between its nodes ({@link HybridEngine#OVER}: any installed {@link NodeLevelEngine}, found by
+ * name in the component registry; the MPI engine, with libmpi and a launcher, or the net engine)
+ * and declines with that engine's reason otherwise. Selection:
  * <ul>
- *   <li><b>automatic, priority 90</b> (above the MPI engine's 80) when an MPI launcher started
+ *   <li><b>automatic, priority 90</b> (above the MPI engine's 80), over MPI only, when an MPI launcher started
  *       this JVM as one of several ranks with exactly one rank on this host
  *       ({@code OMPI_COMM_WORLD_LOCAL_SIZE} or {@code MPI_LOCALNRANKS} is 1) and the host has more
  *       than one core: one JVM per node was launched, so threads inside the node are what the
@@ -26,8 +31,10 @@ import java.util.Optional;
  *       {@code lpf run --engine hybrid --nodes N}), never the default. {@link #why()} says which
  *       case applies; {@code lpf info} shows the priority.</li>
  * </ul>
+ * As a {@link LayeredEngine} it runs its threads inside another engine's section that a program
+ * hooks (the MPI engine's {@code MpiHybrid.init(comm, t)}).
  */
-public final class HybridEngineProvider implements EngineProvider {
+public final class HybridEngineProvider implements EngineProvider, LayeredEngine {
     /** The hybrid engine's version. */
     public static final Version VERSION = new Version(0, 1, 0);
     /** The engine's name. */
@@ -58,12 +65,16 @@ public final class HybridEngineProvider implements EngineProvider {
         }
         Query q = level.query();
         if (!q.canRun()) return Query.decline("needs the " + level.name() + " engine, which declined: " + q.reason());
-        return Query.run(NodeLevel.overMpi() && automatic() ? 90 : 5);
+        return Query.run(NodeLevel.overDefault() && automatic() ? 90 : 5);
     }
 
     /** @return whether one JVM per node was launched on a multi-core node (see the class comment) */
     static boolean automatic() {
-        return launchedRanks() > 1 && LaunchedHost.ranksOnThisHost() == 1 && Runtime.getRuntime().availableProcessors() > 1;
+        try {
+            return launchedRanks() > 1 && NodeLevel.facts().ranksOnThisHost() == 1 && Runtime.getRuntime().availableProcessors() > 1;
+        } catch (IllegalArgumentException e) {
+            return false; // the engine between the nodes is not installed: query says so
+        }
     }
 
     /** @return why the engine is (or is not) chosen automatically, for {@code lpf info} and errors */
@@ -72,13 +83,19 @@ public final class HybridEngineProvider implements EngineProvider {
             return "chosen automatically: one MPI rank on this host of " + launchedRanks() + " ranks, "
                     + Runtime.getRuntime().availableProcessors() + " cores";
         }
-        if (!NodeLevel.overMpi()) return "not automatic: over the " + HybridEngine.OVER.get() + " engine, chosen by name only";
-        return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
-                : "not automatic: " + LaunchedHost.ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
+        if (!NodeLevel.overDefault()) return "not automatic: over the " + HybridEngine.OVER.get() + " engine, chosen by name only";
+        try {
+            return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
+                    : "not automatic: " + NodeLevel.facts().ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";
+        } catch (IllegalArgumentException e) {
+            return "not automatic: " + e.getMessage();
+        }
     }
 
+    /** @return the job size the node level's launcher gave this JVM, 0 if none launched it */
     private static int launchedRanks() {
-        return NodeLevel.mpi().launcher().isEmpty() ? NodeLevel.mpi().machineSize() : 0;
+        EngineProvider level = NodeLevel.provider();
+        return level.launcher().isEmpty() ? level.machineSize() : 0;
     }
 
     /**
@@ -88,7 +105,7 @@ public final class HybridEngineProvider implements EngineProvider {
     @Override
     public int machineSize() {
         return HybridSettings.machineSize(Math.max(1, NodeLevel.provider().machineSize()),
-                HybridSettings.resolve(LaunchedHost.ranksOnThisHost()).threads());
+                HybridSettings.resolve(NodeLevel.facts().ranksOnThisHost()).threads());
     }
 
     /**
@@ -104,7 +121,8 @@ public final class HybridEngineProvider implements EngineProvider {
 
     @Override
     public Optional<ProcessLauncher> launcher() {
-        return NodeLevel.provider().launcher().map(HybridLauncher::new);
+        EngineProvider level = NodeLevel.provider();
+        return level.launcher().map(l -> new HybridLauncher(l, (NodeLevelEngine) level));
     }
 
     @Override
@@ -116,15 +134,44 @@ public final class HybridEngineProvider implements EngineProvider {
      */
     @Override
     public Context root() {
-        HybridSettings settings = HybridSettings.resolve(LaunchedHost.ranksOnThisHost());
-        if (!NodeLevel.overMpi()) {
-            EngineProvider level = NodeLevel.provider();
-            Context nodesRoot = level.root();
-            return new HybridRoot(nodesRoot, level.machineSize(), settings);
+        EngineProvider level = NodeLevel.provider();
+        NodeLevelEngine facts = (NodeLevelEngine) level;
+        HybridSettings settings = HybridSettings.resolve(facts.ranksOnThisHost());
+        // Bound to CPUs of its own, a node's leader waits without yielding; otherwise it yields.
+        facts.waitPolicy(!NodeCpus.decide(facts.localRank(), settings.threads())); // before the level starts (MPI_Init)
+        Context nodesRoot = level.root();
+        return new HybridRoot(nodesRoot, facts.jobProcesses(), settings);
+    }
+
+    /**
+     * The hybrid section over nodes another engine hooks (see {@link LayeredEngine}): each node
+     * first checks that every node has the same threads per node. Threads per node default as
+     * for {@code Lpf.root()}, from the cores and the ranks the launcher put on this host
+     * ({@link LaunchedHost}).
+     */
+    @Override
+    public Init overNodes(int threadsPerNode, String call, Supplier<Nodes> nodes) {
+        Objects.requireNonNull(call, "overNodes: call");
+        Objects.requireNonNull(nodes, "overNodes: nodes");
+        if (threadsPerNode < 0 || threadsPerNode > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
+            throw new IllegalArgumentException(call + ": threadsPerNode=" + threadsPerNode + "; need 0 <= threadsPerNode <= "
+                    + org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES);
         }
-        // Bound to CPUs of its own, a node's leader waits in MPI without yielding; otherwise it yields.
-        WaitPolicy.request(!NodeCpus.decide(settings.threads())); // before MPI_Init
-        Context mpiRoot = NodeLevel.mpi().root();
-        return new HybridRoot(mpiRoot, MpiEngine.size(MpiEngine.commWorld()), settings);
+        return (spmd, args) -> {
+            Objects.requireNonNull(spmd, "hook: spmd");
+            Objects.requireNonNull(args, "hook: args");
+            Nodes n = nodes.get();
+            HybridSettings settings = HybridSettings.resolve(LaunchedHost.ranksOnThisHost(), threadsPerNode);
+            int t = settings.threads();
+            Layout layout = Layout.of(n.count() * t, n.count(), t);
+            NodeSection section = new NodeSection(layout, spmd, settings, call);
+            try {
+                // Each node made its layout from its own threadsPerNode: the section first checks they agree.
+                n.init().hook(section, args);
+            } catch (FatalException e) {
+                if (section.refusal() != null) throw section.refusal();
+                throw HybridRoot.unpack(call + " on the hybrid engine (" + layout + ")", e);
+            }
+        };
     }
 }

@@ -16,15 +16,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>What the single g and l mean here.</b> They are the figures of the whole machine as the
  * harness drives it: every process sends h-relations to every other, so with N nodes of t
  * threads a fraction (N−1)t/(p−1) of the traffic crosses nodes and the rest is memory copies;
- * l is the cost of a superstep (node-local barriers plus one allreduce over the nodes). A library
+ * l is the cost of a superstep (node-local barriers plus one round of the engine between the nodes). A library
  * that spreads its traffic evenly can use them as they are.
  *
  * <p><b>The levels</b> ({@link Machine#levels()}): the node layout of the section, and
  * <ul>
  * <li>intra-node: the harness over a node-local section of the node's own threads (this
- *     engine's queues, barrier and memory copies, no MPI), on every node at once; node 0's
+ *     engine's queues, barrier and memory copies, nothing between nodes), on every node at once; node 0's
  *     figures are reported;</li>
- * <li>inter-node: the harness over the node-level MPI-engine section (one rank per node, a
+ * <li>inter-node: the harness over the node-level section of the engine between the nodes (MPI or
+ *     net: one process per node, a
  *     fresh context through its {@code rehook}), run by the nodes' leaders while the other
  *     threads wait.</li>
  * </ul>

@@ -20,12 +20,12 @@ final class HybridRoot extends ForwardingContext {
     private final HybridSettings settings;
 
     /**
-     * @param mpiRoot  the MPI engine's root context (rank 0)
-     * @param ranks    the MPI ranks of the job (the nodes)
+     * @param nodesRoot the root context of the engine between the nodes (its pid 0)
+     * @param ranks    the processes of that engine's job (the nodes)
      * @param settings the engine's settings, resolved here and shipped with every section
      */
-    HybridRoot(Context mpiRoot, int ranks, HybridSettings settings) {
-        super(mpiRoot);
+    HybridRoot(Context nodesRoot, int ranks, HybridSettings settings) {
+        super(nodesRoot);
         this.ranks = ranks;
         this.settings = settings;
     }

@@ -18,11 +18,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * A node's way to the other nodes: the requests its processes queued for other nodes, handed to
- * the MPI engine's superstep exchange ({@link NodeExchange}) in the node-level section's sync.
- * The exchange is the MPI engine's own (one packed stream per pair of nodes, sent before the
- * sync's allreduce up to {@code lpf.engine.mpi.pairsInRoundUpTo} nodes, large puts from the
- * source memory straight into the destination, combining operators shipped once); this class
- * only says how pids map to nodes and local processes. The hybrid engine calls no MPI itself.
+ * the superstep exchange ({@link NodeExchange}) of the engine between the nodes (MPI or net) in
+ * the node-level section's sync. The exchange is that engine's own (one packed stream per pair of
+ * nodes, sent before the sync's round up to its {@code pairsInRoundUpTo} nodes, large puts from
+ * the source memory straight into the destination, combining operators shipped once); this class
+ * only says how pids map to nodes and local processes. The hybrid engine calls no MPI or socket
+ * itself.
  *
  * <p>An empty superstep costs that sync's one allreduce over the nodes. The sync is also where a
  * node that ended is noticed: it throws {@link org.lpf4j.FatalException}.
@@ -32,7 +33,7 @@ final class Link implements NodeRequests {
     private final NodeExchange exchange;
     private Node local;
 
-    /** @param nodes the node-level context (an MPI-engine section, pid = node) */
+    /** @param nodes the node-level context (a section of the engine between the nodes, pid = node) */
     Link(Context nodes) {
         this.nodes = nodes;
         this.exchange = NodeExchange.of(nodes);
@@ -41,10 +42,14 @@ final class Link implements NodeRequests {
     /** Binds the link to the node whose processes' requests it carries (once, before any round). */
     void bind(Node node) { this.local = node; }
 
-    /** @return the node-level context (an MPI-engine section, pid = node) */
+    /** @return the node-level context (a section of the engine between the nodes, pid = node) */
     Context nodes() { return nodes; }
 
-    /** @return whether any local process may do the round (MPI granted {@code MPI_THREAD_SERIALIZED} or more), not only local process 0 */
+    /**
+     * @return whether any local process may do the round, not only local process 0 (the engine
+     *         between the nodes allows calls from any thread: MPI granted {@code MPI_THREAD_SERIALIZED}
+     *         or more, or the net engine)
+     */
     boolean anyThreadMayRound() { return exchange.anyThreadMaySync(); }
 
     /**
@@ -56,7 +61,7 @@ final class Link implements NodeRequests {
      */
     boolean round() { return exchange.sync(this); }
 
-    /** @return why the last {@link #round} threw when nodes did not reach it in time ({@code lpf.engine.mpi.syncTimeout}), or null */
+    /** @return why the last {@link #round} threw when nodes did not reach it in time (the sync deadline of the engine between the nodes, e.g. {@code lpf.engine.mpi.syncTimeout}), or null */
     String deadlineFailure() { return exchange.deadlineFailure(); }
 
     /** Local process {@code l}'s part after the round: the puts from other nodes to it, in the exchange's order. */
@@ -134,7 +139,7 @@ final class Link implements NodeRequests {
         for (int q = 0; q < hosts.length; q++) byHost.computeIfAbsent(hosts[q], x -> new ArrayList<>()).add(q);
         for (var e : byHost.entrySet()) {
             if (e.getValue().size() > 1) {
-                return new IllegalStateException("hybrid engine: MPI ranks " + e.getValue() + " all run on host " + e.getKey()
+                return new IllegalStateException("hybrid engine: node JVMs " + e.getValue() + " all run on host " + e.getKey()
                         + "; this engine runs one JVM per node with threads inside (launch with mpirun --map-by ppr:1:node,"
                         + " or lpf run --engine hybrid --nodes N), or set lpf.engine.hybrid.nodes=rank to make every rank"
                         + " a node of its own (N JVMs on one machine standing for N nodes)");

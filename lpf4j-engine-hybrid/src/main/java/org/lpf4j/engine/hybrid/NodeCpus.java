@@ -1,6 +1,5 @@
 package org.lpf4j.engine.hybrid;
 
-import org.lpf4j.engine.mpi.layered.LaunchedHost;
 import org.lpf4j.engine.threads.kit.Cpus;
 
 import java.io.IOException;
@@ -20,18 +19,20 @@ import java.util.Comparator;
  * waiting inside MPI must yield its core at every poll (it could be holding up another node's
  * thread), which costs a context switch per poll. Bound, a node's threads share only their own
  * cores, so that the leader, whose round starts only when all of its node's threads have arrived,
- * can wait in MPI without yielding ({@code WaitPolicy} of the MPI engine); the other nodes run on cores of
- * their own.
+ * can wait without yielding (the engine between the nodes is told so:
+ * {@link org.lpf4j.spi.kit.NodeLevelEngine#waitPolicy}; Open MPI's yield setting, the net engine's
+ * polling); the other nodes run on cores of their own.
  *
  * <p><b>Which CPUs.</b> The CPUs this JVM may use, hardware threads of one core next to each other
  * (Linux's {@code thread_siblings_list}: with SMT, CPU i and i + cores are usually siblings), cut
- * into equal contiguous shares; node JVM i of n on the host takes share i. Nothing is bound when
+ * into equal contiguous shares; node JVM i of n on the host takes share i (as the engine between
+ * the nodes says: {@link org.lpf4j.spi.kit.NodeLevelEngine#localRank}). Nothing is bound when
  * the launcher gives no local rank, when this JVM may already use fewer CPUs than are online (the
  * launcher or a cpuset bound it: that binding stands), when the CPUs do not split evenly among the
  * node JVMs, when the threads fit the CPUs, or with {@code lpf.engine.hybrid.bind=none}.
  *
- * <p><b>When.</b> {@link #decide} runs once per JVM, before MPI starts (it chooses Open MPI's
- * yield setting); {@link #enter} binds the thread that runs a node's section for the section's
+ * <p><b>When.</b> {@link #decide} runs once per JVM, before the engine between the nodes starts
+ * (it chooses that engine's wait policy); {@link #enter} binds the thread that runs a node's section for the section's
  * duration, and the threads it starts for the node's other processes inherit the share. Threads
  * outside sections (the program's own, MPI's, the JVM's) keep their CPUs. Costs a few system calls
  * per section.
@@ -39,17 +40,17 @@ import java.util.Comparator;
 final class NodeCpus {
     private NodeCpus() {}
 
-    /** This node JVM's share, or null when it does not bind. Written once, before MPI starts. */
+    /** This node JVM's share, or null when it does not bind. Written once, before the engine between the nodes starts. */
     private static volatile int[] share;
 
     /**
      * Chooses this node JVM's share if the rules above say so.
      *
+     * @param local   {@code {local rank, node JVMs on this host}}, or null if the launcher does not say
      * @param threads the node's threads
      * @return whether the node's processes will run on a share of their own
      */
-    static boolean decide(int threads) {
-        int[] local = LaunchedHost.localRank();
+    static boolean decide(int[] local, int threads) {
         if (!HybridEngine.BIND.get().equals("auto") || local == null) return false;
         int[] cpus = Cpus.allowedCpus();
         if (!shouldBind(local[1], threads, cpus.length, Cpus.online())) return false;

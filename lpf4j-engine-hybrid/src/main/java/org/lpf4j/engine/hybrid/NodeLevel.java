@@ -1,33 +1,39 @@
 package org.lpf4j.engine.hybrid;
 
-import org.lpf4j.engine.mpi.MpiEngineProvider;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Framework;
+import org.lpf4j.spi.kit.NodeLevelEngine;
 
 /**
- * The engine between the hybrid engine's nodes ({@link HybridEngine#OVER}): its provider gives
- * the node-level root (one process per node JVM), the launcher of the node JVMs and the job's
- * size in nodes. The MPI engine's provider is the hybrid engine's own instance (it may start
- * MPI); any other engine is the installed one of that name. Cheap: a parameter read and a lookup.
+ * The engine between the hybrid engine's nodes ({@link HybridEngine#OVER}), the installed engine
+ * of that name from the component registry: its provider gives the node-level root (one process
+ * per node JVM), the launcher of the node JVMs, and, as a {@link NodeLevelEngine}, the facts of
+ * the host, one JVM per node, the wait policy and the job's size in nodes. Cheap: a parameter read
+ * and a lookup.
  */
 final class NodeLevel {
     private NodeLevel() {}
 
-    private static final MpiEngineProvider MPI = new MpiEngineProvider();
+    /** The engine {@link #provider()} is chosen automatically over (see {@code HybridEngineProvider}). */
+    static final String DEFAULT = "mpi";
 
-    /** @return whether the nodes are MPI ranks */
-    static boolean overMpi() { return HybridEngine.OVER.get().equals("mpi"); }
+    /** @return whether the nodes are processes of the default engine between nodes ({@value #DEFAULT}) */
+    static boolean overDefault() { return HybridEngine.OVER.get().equals(DEFAULT); }
 
     /**
      * @return the engine between the nodes
-     * @throws IllegalArgumentException if it is not installed
+     * @throws IllegalArgumentException if it is not installed or cannot carry nodes (it runs no JVM per process)
      */
     static EngineProvider provider() {
-        if (overMpi()) return MPI;
-        return (EngineProvider) Components.installed().byName(Framework.ENGINE, HybridEngine.OVER.get());
+        EngineProvider p = (EngineProvider) Components.installed().byName(Framework.ENGINE, HybridEngine.OVER.get());
+        if (!(p instanceof NodeLevelEngine)) {
+            throw new IllegalArgumentException("engine " + p.name() + " does not run one process per JVM (it is no "
+                    + NodeLevelEngine.class.getSimpleName() + ")");
+        }
+        return p;
     }
 
-    /** @return the MPI engine's provider (for what only MPI offers: a hook over a communicator, the launcher's host facts) */
-    static MpiEngineProvider mpi() { return MPI; }
+    /** @return {@link #provider()} as the node level's facts */
+    static NodeLevelEngine facts() { return (NodeLevelEngine) provider(); }
 }

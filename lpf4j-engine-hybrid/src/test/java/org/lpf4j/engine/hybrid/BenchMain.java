@@ -7,7 +7,7 @@ import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
 import org.lpf4j.coll.Collectives;
 import org.lpf4j.coll.Ops;
-import org.lpf4j.engine.mpi.testing.Jit;
+import org.lpf4j.testkit.Jit;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -2,7 +2,7 @@ package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
 
 import java.time.Duration;
 import java.util.ArrayList;

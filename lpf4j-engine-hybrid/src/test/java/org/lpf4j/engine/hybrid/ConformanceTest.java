@@ -1,8 +1,8 @@
 package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.testing.ConformanceMain;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.ConformanceMain;
+import org.lpf4j.testkit.MpiJob;
 
 import java.time.Duration;
 

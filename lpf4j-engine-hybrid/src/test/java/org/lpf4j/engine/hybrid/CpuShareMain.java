@@ -3,7 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
-import org.lpf4j.engine.mpi.layered.NativeEnv;
+import org.lpf4j.testkit.CEnv;
 import org.lpf4j.engine.threads.kit.Cpus;
 
 import java.util.Arrays;
@@ -26,7 +26,7 @@ public final class CpuShareMain {
         Context root = Lpf.root("hybrid");
         int p = root.probe().p();
         root.exec(p, ctx -> {
-            String yield = NativeEnv.get("OMPI_MCA_mpi_yield_when_idle");
+            String yield = CEnv.get("OMPI_MCA_mpi_yield_when_idle");
             System.out.println("CPUS pid=" + ctx.pid() + " node=" + ctx.pid() / Integer.getInteger("lpf.engine.hybrid.threads")
                     + " list=" + myCpus() + " yield=" + yield);
             ctx.sync();

@@ -1,12 +1,14 @@
 package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
+import org.lpf4j.testkit.NetJob;
 import org.lpf4j.engine.threads.kit.Cpus;
 
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +23,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * threads each as the host has CPUs (so that together they outnumber them) run their processes on
  * halves of the CPUs, and Open MPI then polls without yielding; with
  * {@code lpf.engine.hybrid.bind=none}, or with threads that fit, nothing is bound and it yields.
- * Either way rank 0's main thread has all CPUs again after the section.
+ * Either way rank 0's main thread has all CPUs again after the section. Over the net engine (its
+ * launcher gives each JVM its local rank) the node JVMs take halves of the CPUs the same way.
  */
 class CpuShareTest {
     private static final Pattern LINE = Pattern.compile("CPUS pid=(\\d+) node=(\\d+) list=(\\S+) yield=(\\S+)");
@@ -49,23 +52,28 @@ class CpuShareTest {
         assertFalse(r.timedOut(), r::both);
         assertEquals(0, r.exitCode(), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "left behind: " + r.ghosts());
-        Matcher done = Pattern.compile("CPUS DONE p=" + 2 * threads + " main=(\\S+)").matcher(r.out());
-        assertTrue(done.find(), r::both);
-        assertEquals(ourCpus(), parse(done.group(1)), "rank 0's main thread after the section: " + r.out());
+        return nodesOf(r.out(), threads);
+    }
+
+    /** @return each node's CPU set and yield value as a job of 2 nodes of {@code threads} threads printed them */
+    private static Map<Integer, String[]> nodesOf(String out, int threads) {
+        Matcher done = Pattern.compile("CPUS DONE p=" + 2 * threads + " main=(\\S+)").matcher(out);
+        assertTrue(done.find(), out);
+        assertEquals(ourCpus(), parse(done.group(1)), "rank 0's main thread after the section: " + out);
         Map<Integer, String[]> nodes = new HashMap<>();
-        Matcher m = LINE.matcher(r.out());
+        Matcher m = LINE.matcher(out);
         int lines = 0;
         while (m.find()) {
             lines++;
             String[] seen = {m.group(3), m.group(4)};
             String[] before = nodes.putIfAbsent(Integer.parseInt(m.group(2)), seen);
             if (before != null) {
-                assertEquals(before[0], seen[0], "processes of node " + m.group(2) + " disagree: " + r.out());
+                assertEquals(before[0], seen[0], "processes of node " + m.group(2) + " disagree: " + out);
                 assertEquals(before[1], seen[1]);
             }
         }
-        assertEquals(2 * threads, lines, r::both);
-        assertEquals(2, nodes.size(), r::both);
+        assertEquals(2 * threads, lines, out);
+        assertEquals(2, nodes.size(), out);
         return nodes;
     }
 
@@ -75,14 +83,32 @@ class CpuShareTest {
         int cpus = all.cardinality();
         assumeTrue(cpus >= 2 && cpus % 2 == 0 && cpus == Cpus.online(), "needs an even number of CPUs, all of them");
         Map<Integer, String[]> nodes = run(cpus);
+        assertHalves(all, nodes);
+        assertEquals("0", nodes.get(0)[1], "a node on CPUs of its own polls without yielding");
+        assertEquals("0", nodes.get(1)[1]);
+    }
+
+    /** Over net, without the MPI engine on the class path: the same halves (no Open MPI setting to read there). */
+    @Test
+    void overNetTwoNodesWhoseThreadsOutnumberTheCpusTakeHalfEach() throws Exception {
+        BitSet all = ourCpus();
+        int cpus = all.cardinality();
+        assumeTrue(cpus >= 2 && cpus % 2 == 0 && cpus == Cpus.online(), "needs an even number of CPUs, all of them");
+        String out = NetJob.runWithout(List.of("lpf4j-engine-mpi"), 2, List.of("-Dlpf.engine.hybrid.over=net",
+                "-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=" + cpus, "-Dlpf.engine.hybrid.probeMillis=20"),
+                CpuShareMain.class.getName());
+        assertHalves(all, nodesOf(out, cpus));
+    }
+
+    /** Asserts that the two nodes run on disjoint halves of {@code all}. */
+    private static void assertHalves(BitSet all, Map<Integer, String[]> nodes) {
+        int cpus = all.cardinality();
         BitSet a = parse(nodes.get(0)[0]), b = parse(nodes.get(1)[0]);
         assertFalse(a.intersects(b), a + " / " + b);
         assertEquals(cpus / 2, a.cardinality(), a.toString());
         BitSet union = (BitSet) a.clone();
         union.or(b);
         assertEquals(all, union);
-        assertEquals("0", nodes.get(0)[1], "a node on CPUs of its own polls without yielding");
-        assertEquals("0", nodes.get(1)[1]);
     }
 
     @Test

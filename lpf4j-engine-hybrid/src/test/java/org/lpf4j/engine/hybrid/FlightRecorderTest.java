@@ -4,7 +4,8 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.FlightRecorderMain;
+import org.lpf4j.testkit.MpiJob;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class FlightRecorderTest {
         MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.hybrid.nodes=rank", "-Dlpf.engine.hybrid.threads=2",
                         "-Dlpf.engine.hybrid.probeMillis=50", "-XX:StartFlightRecording=filename=" + dir.resolve("node-%p.jfr"))
                 // the MPI engine's test main, by name: its package is split from the engine's module
-                .run(2, Duration.ofMinutes(2), "org.lpf4j.engine.mpi.FlightRecorderMain", "hybrid");
+                .run(2, Duration.ofMinutes(2), FlightRecorderMain.class, "hybrid");
         assertFalse(r.timedOut(), r::both);
         assertEquals(0, r.exitCode(), r::both);
         assertTrue(r.out().contains("JFR RUN OK"), r::both);

@@ -3,8 +3,8 @@ package org.lpf4j.engine.hybrid;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lpf4j.engine.mpi.testing.ConformanceMain;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.ConformanceMain;
+import org.lpf4j.testkit.MpiJob;
 
 import java.time.Duration;
 

@@ -22,9 +22,9 @@ class NodeChecksTest {
 
     @Test
     void aHookWhoseRanksDisagreeIsRefusedNamingTheCall() {
-        RuntimeException e = Link.refusal(new int[] {2, 3, 2}, THREE_HOSTS, false, "hook(HybridEngine.init(comm=1, threadsPerNode=3))", 1);
+        RuntimeException e = Link.refusal(new int[] {2, 3, 2}, THREE_HOSTS, false, "hook(MpiHybrid.init(comm=1, threadsPerNode=3))", 1);
         assertInstanceOf(IllegalArgumentException.class, e);
-        assertTrue(e.getMessage().startsWith("hook(HybridEngine.init(comm=1, threadsPerNode=3)) at rank 1: the ranks run between 2 and 3"
+        assertTrue(e.getMessage().startsWith("hook(MpiHybrid.init(comm=1, threadsPerNode=3)) at rank 1: the ranks run between 2 and 3"
                 + " threads per node (this rank 3)"), e.getMessage());
         assertNull(Link.refusal(new int[] {3, 3, 3}, THREE_HOSTS, false, "hook(...)", 0));
     }
@@ -34,7 +34,7 @@ class NodeChecksTest {
         String[] shared = {"a", "b", "a"};
         RuntimeException e = Link.refusal(new int[] {2, 2, 2}, shared, true, null, 2);
         assertInstanceOf(IllegalStateException.class, e);
-        assertTrue(e.getMessage().contains("MPI ranks [0, 2] all run on host a"), e.getMessage());
+        assertTrue(e.getMessage().contains("node JVMs [0, 2] all run on host a"), e.getMessage());
         assertNull(Link.refusal(new int[] {2, 2, 2}, shared, false, null, 2));
     }
 }

@@ -2,7 +2,7 @@ package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.lpf4j.engine.net.testing.NetJob;
+import org.lpf4j.testkit.NetJob;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The hybrid engine with the net engine between its nodes ({@code lpf.engine.hybrid.over=net}):
  * JVMs started by the net engine's launcher (tcp boot, a mesh of authenticated TCP connections, no
  * libmpi loaded), each a node of its own with its threads; the suites run unchanged, rank 0
- * driving JUnit. Every {@code exec(p)} spreads over both nodes.
+ * driving JUnit. Every {@code exec(p)} spreads over both nodes. The JVMs run without the MPI engine
+ * on their class path (the hybrid engine needs none of it), and with 4 threads per node on a
+ * machine of fewer than 8 CPUs each node runs on a share of them ({@code NodeCpus}).
  */
 @Timeout(900)
 class OverNetTest {
+    /** The class path entries the node JVMs go without. */
+    private static final List<String> WITHOUT_MPI = List.of("lpf4j-engine-mpi");
+
     /** @return the options of a job of node JVMs of {@code threads} threads over the net engine */
     private static List<String> nodes(int threads, String... more) {
         List<String> o = new ArrayList<>(List.of("-Dlpf.engine=hybrid", "-Dlpf.test.engine=hybrid", "-Dlpf.engine.hybrid.over=net",
@@ -29,19 +34,19 @@ class OverNetTest {
     /** The conformance suite and BSPlib's own suite in one job (one start-up of the node JVMs). */
     @Test
     void theConformanceAndBsplibSuitesOnTwoNodesOfFourThreads() throws Exception {
-        NetJob.assertSuitePassed(NetJob.run(2, nodes(4), NetJob.CONFORMANCE_MAIN, "package:org.lpf4j.conformance",
+        NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(4), NetJob.CONFORMANCE_MAIN, "package:org.lpf4j.conformance",
                 "package:org.lpf4j.bsplib"), 250);
     }
 
     @Test
     void theConformanceSuiteWithTheDebugLayerOnTwoNodesOfTwoThreads() throws Exception {
-        NetJob.assertSuitePassed(NetJob.run(2, nodes(2, "-Dlpf.debug=true", "-Dlpf.conformance.maxP=4"), NetJob.CONFORMANCE_MAIN), 90);
+        NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(2, "-Dlpf.debug=true", "-Dlpf.conformance.maxP=4"), NetJob.CONFORMANCE_MAIN), 90);
     }
 
     /** The collectives and BSMP at p = 1 … 8: only two node JVMs of four threads reach p = 8. */
     @Test
     void theCollectivesAndBsmpOnTwoNodesOfFourThreads() throws Exception {
-        String out = NetJob.run(2, nodes(4), LibrariesMain.class.getName());
+        String out = NetJob.runWithout(WITHOUT_MPI, 2, nodes(4), LibrariesMain.class.getName());
         for (int p = 1; p <= 8; p++) assertTrue(out.contains("LIB OK p=" + p + "\n"), out);
     }
 }

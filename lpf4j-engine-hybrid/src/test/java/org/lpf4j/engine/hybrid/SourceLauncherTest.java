@@ -3,7 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;

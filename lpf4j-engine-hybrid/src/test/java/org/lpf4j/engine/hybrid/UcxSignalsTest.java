@@ -1,8 +1,8 @@
 package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.testing.UcxSignalsMain;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.UcxSignalsMain;
+import org.lpf4j.testkit.MpiJob;
 
 import java.time.Duration;
 

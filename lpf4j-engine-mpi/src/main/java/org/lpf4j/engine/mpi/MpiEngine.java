@@ -46,9 +46,8 @@ public final class MpiEngine {
                     + " library's MPI: Open MPI's mpirun or MPICH's mpiexec.mpich), srun (Slurm, with its PMIx or PMI-2 plugin)");
 
     /** {@code lpf.engine.mpi.launchNodes} ({@code lpf run --nodes N}): the nodes srun spreads the ranks over. */
-    public static final Parameters.Parameter<Integer> LAUNCH_NODES = ParameterRegistry.global().integer(PREFIX + "launchNodes",
-            0, 0, 1 << 20, "nodes lpf run -p N spreads the ranks over (srun -N; 0: as the launcher places them;"
-                    + " with mpirun give the hosts in launcherOptions instead)");
+    public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("mpi",
+            "srun -N; 0: as the launcher places them; with mpirun give the hosts in launcherOptions instead");
 
     /**
      * The superstep protocol's parameters ({@code lpf.engine.mpi.pairsInRoundUpTo}, default 44;

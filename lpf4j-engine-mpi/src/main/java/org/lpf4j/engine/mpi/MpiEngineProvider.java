@@ -1,6 +1,9 @@
 package org.lpf4j.engine.mpi;
 
+import org.lpf4j.engine.mpi.layered.WaitPolicy;
 import org.lpf4j.spi.kit.LaunchVariables;
+import org.lpf4j.spi.kit.LaunchedHost;
+import org.lpf4j.spi.kit.NodeLevelEngine;
 import org.lpf4j.spi.kit.Slurm;
 
 import org.lpf4j.Context;
@@ -24,9 +27,10 @@ import java.util.SequencedMap;
  * with a launcher of one rank at priority 20; without a launcher at priority 10 if the launcher
  * that belongs to the library is installed ({@link MpiLauncher#forLibrary}; usable as
  * {@code lpf run --engine mpi -p N}, which delegates to {@link #launcher()}); otherwise it declines,
- * saying why. {@code query} loads nothing.
+ * saying why. {@code query} loads nothing. As a {@link NodeLevelEngine} it carries the hybrid
+ * engine's nodes (one rank per node JVM).
  */
-public final class MpiEngineProvider implements EngineProvider {
+public final class MpiEngineProvider implements EngineProvider, NodeLevelEngine {
     /** The MPI engine's version. */
     public static final Version VERSION = new Version(0, 1, 0);
 
@@ -121,6 +125,27 @@ public final class MpiEngineProvider implements EngineProvider {
 
     @Override
     public Context root() { return MpiRuntime.get().root(); }
+
+    /** @return the launcher's local rank variables ({@link LaunchedHost}) */
+    @Override
+    public int[] localRank() { return LaunchedHost.localRank(); }
+
+    @Override
+    public int ranksOnThisHost() { return LaunchedHost.ranksOnThisHost(); }
+
+    /** @return {@link MpiLauncher#onePerNode} for this engine's launcher; false for any other */
+    @Override
+    public boolean onePerNode(ProcessLauncher launcher, int jvms) {
+        return launcher instanceof MpiLauncher m && m.onePerNode(jvms);
+    }
+
+    /** Open MPI's yield setting, before MPI starts ({@link WaitPolicy}); MPICH has none. */
+    @Override
+    public void waitPolicy(boolean yield) { WaitPolicy.request(yield); }
+
+    /** @return the ranks of {@code MPI_COMM_WORLD} */
+    @Override
+    public int jobProcesses() { return MpiEngine.size(MpiEngine.commWorld()); }
 
     /**
      * For {@code lpf info}: the library file, Open MPI or MPICH, its {@code MPI_Get_library_version}

@@ -1,6 +1,6 @@
 package org.lpf4j.engine.mpi;
 
-import org.lpf4j.engine.mpi.layered.LaunchedHost;
+import org.lpf4j.spi.kit.LaunchedHost;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,6 +1,6 @@
 package org.lpf4j.engine.mpi;
 
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

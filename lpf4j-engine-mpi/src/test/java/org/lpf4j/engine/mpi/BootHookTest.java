@@ -1,6 +1,6 @@
 package org.lpf4j.engine.mpi;
 
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -59,7 +59,7 @@ class BootHookTest {
      */
     @Test
     void mpichSingletonsJoinOverTcpBootOrFailNamingTheCall() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
+        org.lpf4j.testkit.Needs.that(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
         run(3, "libmpich.so.12", java.util.Map.of(), (exits, all, ms) -> {
             if (all.contains("not supported with ucx netmod")) failedFast("MPI_Open_port failed").check(exits, all, ms);
             else ringPassed(3, "MPICH").check(exits, all, ms);
@@ -69,7 +69,7 @@ class BootHookTest {
     /** One JVM: nothing to join, so no port is opened, and even Debian's MPICH runs the section. */
     @Test
     void aSingleProcessNeedsNoPort() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
+        org.lpf4j.testkit.Needs.that(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
         run(1, "libmpich.so.12", java.util.Map.of(), ringPassed(1, "MPICH"));
     }
 
@@ -79,7 +79,7 @@ class BootHookTest {
      */
     @Test
     void openMpiWithoutOmpiServerFailsOnEveryRank() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpi.so.40"), "Open MPI not installed");
+        org.lpf4j.testkit.Needs.that(MpiEngine.libraryInstalled("libmpi.so.40"), "Open MPI not installed");
         run(2, "libmpi.so.40", java.util.Map.of("OMPI_MCA_oob_tcp_if_include", "lo", "OMPI_MCA_btl_tcp_if_include", "lo",
                 "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), (exits, all, ms) -> {
                     failedFast("MPI_Comm_connect").check(exits, all, ms);
@@ -108,7 +108,7 @@ class BootHookTest {
      */
     @Test
     void openMpiSingletonsJoinOverTcpBootThroughOmpiServer() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(MpiEngine.libraryInstalled("libmpi.so.40"), "Open MPI not installed");
+        org.lpf4j.testkit.Needs.that(MpiEngine.libraryInstalled("libmpi.so.40"), "Open MPI not installed");
         Path dir = Files.createTempDirectory("lpf-ompi-server");
         Path uri = dir.resolve("uri");
         ProcessBuilder pb = new ProcessBuilder("ompi-server", "--no-daemonize", "-r", uri.toString());
@@ -120,7 +120,7 @@ class BootHookTest {
         try {
             server = pb.start();
         } catch (IOException e) {
-            org.junit.jupiter.api.Assumptions.abort("ompi-server not installed: " + e);
+            org.lpf4j.testkit.Needs.missing("ompi-server not installed: " + e);
             return;
         }
         try {

@@ -1,7 +1,7 @@
 package org.lpf4j.engine.mpi;
 
-import org.lpf4j.engine.mpi.testing.ConformanceMain;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.ConformanceMain;
+import org.lpf4j.testkit.MpiJob;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -4,7 +4,8 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.FlightRecorderMain;
+import org.lpf4j.testkit.MpiJob;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

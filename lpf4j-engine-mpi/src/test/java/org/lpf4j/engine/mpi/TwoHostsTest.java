@@ -3,9 +3,9 @@ package org.lpf4j.engine.mpi;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.lpf4j.engine.mpi.testing.ConformanceMain;
-import org.lpf4j.engine.mpi.testing.MpiJob;
-import org.lpf4j.engine.mpi.testing.TwoHosts;
+import org.lpf4j.testkit.ConformanceMain;
+import org.lpf4j.testkit.MpiJob;
+import org.lpf4j.testkit.TwoHosts;
 
 import java.time.Duration;
 import java.util.List;

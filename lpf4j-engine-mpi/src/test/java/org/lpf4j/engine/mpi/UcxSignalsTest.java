@@ -2,8 +2,8 @@ package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
 import org.lpf4j.engine.mpi.layered.NativeEnv;
-import org.lpf4j.engine.mpi.testing.MpiJob;
-import org.lpf4j.engine.mpi.testing.UcxSignalsMain;
+import org.lpf4j.testkit.MpiJob;
+import org.lpf4j.testkit.UcxSignalsMain;
 
 import java.time.Duration;
 

@@ -1,8 +1,8 @@
 package org.lpf4j.engine.mpi;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.testing.MpiJob;
-import org.lpf4j.engine.mpi.testing.UcxSignalsMain;
+import org.lpf4j.testkit.MpiJob;
+import org.lpf4j.testkit.UcxSignalsMain;
 
 import java.time.Duration;
 import java.util.List;
@@ -60,7 +60,7 @@ class WrongLauncherTest {
 
     @Test
     void mpichRanksUnderOpenMpisMpirunFailAtStartSayingWhy() {
-        assumeTrue(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
+        org.lpf4j.testkit.Needs.that(MpiEngine.libraryInstalled("libmpich.so.12"), "MPICH not installed");
         MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.mpi.library=libmpich.so.12")
                 .run(2, Duration.ofSeconds(60), UcxSignalsMain.class, "2");
         assertFalse(r.timedOut(), r::both);

@@ -253,7 +253,7 @@ final class Mesh implements AutoCloseable {
             peers[r] = p;
             if (isLocal(ins[r])) local++;
         }
-        this.crowded = local > Runtime.getRuntime().availableProcessors();
+        this.crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
         this.spinNanos = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
         List<Conn> all = new ArrayList<>();
         for (Peer p : peers) if (p != null) all.addAll(List.of(p.shared, p.large));

@@ -52,9 +52,8 @@ public final class NetEngine {
             400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
 
     /** {@code lpf.engine.net.launchNodes}: the nodes {@code lpf run --nodes N} spreads the JVMs over (srun {@code -N}). */
-    public static final Parameters.Parameter<Integer> LAUNCH_NODES = ParameterRegistry.global().integer(PREFIX + "launchNodes",
-            0, 0, 1_048_576, "nodes lpf run -p N spreads the JVMs over (srun -N inside a Slurm allocation; 0: as srun places them;"
-                    + " outside Slurm all JVMs run on this machine)");
+    public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("net",
+            "srun -N inside a Slurm allocation; 0: as srun places them; outside Slurm all JVMs run on this machine");
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {

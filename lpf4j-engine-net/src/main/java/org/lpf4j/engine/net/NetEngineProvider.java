@@ -9,6 +9,8 @@ import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
+import org.lpf4j.spi.kit.LaunchedHost;
+import org.lpf4j.spi.kit.NodeLevelEngine;
 
 import java.util.Optional;
 
@@ -18,9 +20,10 @@ import java.util.Optional;
  * launched this JVM as one of several ({@link NetLaunch} sets {@code LPF_NET_SIZE}), so the
  * launched JVMs pick it; otherwise at priority 5: usable by name ({@code lpf run --engine net -p N},
  * which delegates to {@link #launcher()}; or JVMs started by any boot module with
- * {@code -Dlpf.engine=net}), never the default. {@code query} starts nothing.
+ * {@code -Dlpf.engine=net}), never the default. {@code query} starts nothing. As a
+ * {@link NodeLevelEngine} it carries the hybrid engine's nodes (one JVM per node).
  */
-public final class NetEngineProvider implements EngineProvider {
+public final class NetEngineProvider implements EngineProvider, NodeLevelEngine {
     /** The net engine's version. */
     public static final Version VERSION = new Version(0, 1, 0);
 
@@ -110,4 +113,36 @@ public final class NetEngineProvider implements EngineProvider {
 
     @Override
     public Context root() { return NetRuntime.INSTANCE.get().root(); }
+
+    /**
+     * @return started by {@link NetLaunch}: its rank and size (all its JVMs run on this machine);
+     *         otherwise what the launcher's variables say ({@link LaunchedHost}: srun, mpirun)
+     */
+    @Override
+    public int[] localRank() {
+        int[] launched = launchedLocalRank(System::getenv);
+        return launched != null ? launched : LaunchedHost.localRank();
+    }
+
+    /**
+     * @param env the environment
+     * @return {@code {rank, size}} as {@link NetLaunch} gave them, or null if it did not start this JVM (or a value does not parse)
+     */
+    static int[] launchedLocalRank(java.util.function.UnaryOperator<String> env) {
+        String size = env.apply(NetLaunch.SIZE_VARIABLE), rank = env.apply(NetLaunch.RANK_VARIABLE);
+        if (size == null || rank == null || !size.strip().matches("\\d{1,6}") || !rank.strip().matches("\\d{1,6}")) return null;
+        int r = Integer.parseInt(rank.strip()), n = Integer.parseInt(size.strip());
+        return r < n ? new int[] {r, n} : null;
+    }
+
+    /** @return false: {@link NetLaunch} starts every JVM on this machine, and srun places them as {@code lpf.engine.net.launchNodes} says */
+    @Override
+    public boolean onePerNode(ProcessLauncher launcher, int jvms) { return false; }
+
+    /** Whether a waiting process yields its core while it polls its sockets ({@link WaitRequest}). */
+    @Override
+    public void waitPolicy(boolean yield) { WaitRequest.yield = yield; }
+
+    @Override
+    public int jobProcesses() { return machineSize(); }
 }

@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class NetLaunch {
     /** The variable that tells a JVM it is one of P processes of a net job started here (the engine then runs at high priority). */
     static final String SIZE_VARIABLE = "LPF_NET_SIZE";
+    /** The variable with a JVM's rank among the P processes of a net job started here (all on this machine). */
+    static final String RANK_VARIABLE = "LPF_NET_RANK";
     /** How long the others may take to end after one process failed. */
     private static final long GRACE_MILLIS = 10_000;
 
@@ -85,6 +87,7 @@ public final class NetLaunch {
             env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
             env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
             env.put(SIZE_VARIABLE, Integer.toString(p));
+            env.put(RANK_VARIABLE, Integer.toString(r));
             processes.add(b.start());
         }
         int status = 0, failed = -1;

@@ -2,7 +2,7 @@ package org.lpf4j.engine.net;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.lpf4j.engine.net.testing.NetJob;
+import org.lpf4j.testkit.NetJob;
 
 import java.util.ArrayList;
 import java.util.List;

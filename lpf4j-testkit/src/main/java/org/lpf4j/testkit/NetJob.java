@@ -1,4 +1,4 @@
-package org.lpf4j.engine.net.testing;
+package org.lpf4j.testkit;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A net job of real JVMs for tests: {@code NetLaunch} starts them (tcp boot on loopback), each
+ * A net job of real JVMs for tests: the net engine's {@code NetLaunch} (reached by name: the net
+ * engine must be on the test class path) starts them (tcp boot on loopback), each
  * runs a main class on the test class path with {@code -Dlpf.engine.net.syncTimeout=120000} and
  * the options given. Bounded in time; the job's process tree is killed in {@code finally}, and no
  * JVM of it may be left afterwards (each carries a marker to find it by).
@@ -24,7 +25,7 @@ public final class NetJob {
 
     private static final Pattern SUMMARY = Pattern.compile("CONFORMANCE tests=(\\d+) succeeded=(\\d+) failed=(\\d+)");
     /** The suites' driver: rank 0 runs JUnit on the suites named (default: the conformance suite). */
-    public static final String CONFORMANCE_MAIN = "org.lpf4j.engine.mpi.testing.ConformanceMain";
+    public static final String CONFORMANCE_MAIN = ConformanceMain.class.getName();
 
     /**
      * Runs a job and asserts it ended with status 0 within 600 s.
@@ -36,8 +37,30 @@ public final class NetJob {
      * @return the job's output (both streams)
      */
     public static String run(int jvms, List<String> options, String mainClass, String... args) throws Exception {
+        return runWithout(List.of(), jvms, options, mainClass, args);
+    }
+
+    /**
+     * {@link #run} with the test class path less the named modules' entries (their
+     * {@code target/classes} or jar): a job that must run without an engine, say. Asserts that
+     * each of them was on the class path, so that leaving it out is real.
+     *
+     * @param artifacts the modules to leave out, e.g. {@code lpf4j-engine-mpi}
+     */
+    public static String runWithout(List<String> artifacts, int jvms, List<String> options, String mainClass, String... args)
+            throws Exception {
         String marker = "lpf.test.marker=" + UUID.randomUUID();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        for (String artifact : artifacts) {
+            List<String> kept = new ArrayList<>();
+            for (String entry : cp.split(java.io.File.pathSeparator)) {
+                String e = entry.replace(java.io.File.separatorChar, '/');
+                if (!e.contains("/" + artifact + "/") && !Path.of(entry).getFileName().toString().startsWith(artifact + "-")) kept.add(entry);
+            }
+            String without = String.join(java.io.File.pathSeparator, kept);
+            assertTrue(without.length() < cp.length(), artifact + " is not on the test class path: " + cp);
+            cp = without;
+        }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> rank = new ArrayList<>(List.of(java, "-Xss1m", "--enable-native-access=ALL-UNNAMED", "-D" + marker,
                 "-Dlpf.engine.net.syncTimeout=120000"));

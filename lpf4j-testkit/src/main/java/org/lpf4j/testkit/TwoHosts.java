@@ -1,6 +1,4 @@
-package org.lpf4j.engine.mpi.testing;
-
-import org.junit.jupiter.api.Assumptions;
+package org.lpf4j.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of the job is left.
  *
  * <p>Needs root, {@code ip} (iproute2), a kernel that lets root make namespaces and veth pairs,
- * and Open MPI; without them the calling test is skipped, saying why (a failure to set the hosts
- * up is the environment's; only what the job does afterwards can fail the test).
+ * and Open MPI; without them the calling test is skipped, saying why, or fails under CI
+ * ({@link Needs}: a failure to set the hosts up is the environment's; elsewhere only what the job
+ * does afterwards can fail the test).
  */
 public final class TwoHosts {
     private static final String[] NS = {"lpf4j-h0", "lpf4j-h1"};
@@ -47,21 +46,21 @@ public final class TwoHosts {
      */
     public static MpiJob.Result run(int perHost, List<String> jvmOptions, Duration timeout, Class<?> mainClass,
             String... args) throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+        Needs.that("root".equals(System.getProperty("user.name")),
                 () -> "two-hosts test needs root to create network namespaces; user is " + System.getProperty("user.name"));
-        Assumptions.assumeTrue(sh(List.of("ip", "-V")).code == 0, "two-hosts test needs iproute2's ip on the PATH");
+        Needs.that(sh(List.of("ip", "-V")).code == 0, "two-hosts test needs iproute2's ip on the PATH");
         Path dir = Files.createTempDirectory("lpf4j-netns");
         try {
             deleteNamespaces();
             Out made = sh(List.of("ip", "netns", "add", NS[0]));
-            Assumptions.assumeTrue(made.code == 0, () -> "this kernel or container refuses network namespaces: " + made.text);
+            Needs.that(made.code == 0, () -> "this kernel or container refuses network namespaces: " + made.text);
             Out entered = sh(List.of("ip", "netns", "exec", NS[0], "true"));
-            Assumptions.assumeTrue(entered.code == 0, () -> "this kernel or container refuses to run in a namespace: " + entered.text);
+            Needs.that(entered.code == 0, () -> "this kernel or container refuses to run in a namespace: " + entered.text);
             try {
                 createNamespaces();
             } catch (AssertionError e) {
                 // The environment, not the engine: e.g. a kernel without veth. Say so, and skip.
-                Assumptions.abort("the two hosts cannot be set up here: " + e.getMessage());
+                Needs.missing("the two hosts cannot be set up here: " + e.getMessage());
             }
             Path agent = dir.resolve("agent.sh"), log = dir.resolve("agent.log"), hosts = dir.resolve("hosts");
             Files.writeString(agent, agentScript(log), StandardCharsets.UTF_8);

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi.layered;
+package org.lpf4j.spi.kit;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,4 @@
-package org.lpf4j.engine.mpi.testing;
-
-import org.lpf4j.engine.mpi.MpiLauncher;
+package org.lpf4j.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,11 +13,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one MPI job of JVMs for a test: the launcher's command with the test class path (as {@code lpf
- * run} starts it: {@link MpiLauncher#commandReportingDeaths}, so a rank that dies is named), a bounded
+ * Runs one MPI job of JVMs for a test: the MPI engine's launcher's command with the test class path
+ * (as {@code lpf run} starts it: {@code MpiLauncher.commandReportingDeaths}, so a rank that dies is
+ * named; the launcher is reached by name, {@link MpiLauncherHandle}), a bounded
  * timeout, the whole process tree killed in {@code finally}, and a check that no JVM, {@code mpirun},
  * {@code mpiexec}, {@code orted} or {@code hydra_pmi_proxy} of the job is left afterwards (each JVM carries a unique {@code -Dlpf.test.job=}
- * marker, so the check finds exactly this job's processes).
+ * marker, so the check finds exactly this job's processes). Without the launcher or the library the
+ * test is skipped, or fails under CI ({@link Needs}).
  */
 public final class MpiJob {
     /** What a job did. */
@@ -28,25 +28,21 @@ public final class MpiJob {
         public String both() { return "exit " + exitCode + (timedOut ? " (TIMED OUT)" : "") + "\n--- stdout\n" + out + "\n--- stderr\n" + err; }
     }
 
-    private final MpiLauncher launcher;
+    private final MpiLauncherHandle launcher;
     private final List<String> jvmOptions = new ArrayList<>();
     private final List<String> prefix = new ArrayList<>();
 
-    MpiJob(MpiLauncher launcher) {
-        this(launcher.loopbackOnly(), List.of());
-    }
-
-    private MpiJob(MpiLauncher launcher, List<String> prefix) {
+    private MpiJob(MpiLauncherHandle launcher, List<String> prefix) {
         this.launcher = launcher;
         this.prefix.addAll(prefix);
         jvmOptions.addAll(List.of("-Xss1m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
     }
 
     /** @return a job over Open MPI */
-    public static MpiJob openMpi() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI)); }
+    public static MpiJob openMpi() { return new MpiJob(MpiLauncherHandle.of("OPEN_MPI").loopbackOnly(), List.of()); }
 
     /** @return a job over MPICH */
-    public static MpiJob mpich() { return new MpiJob(new MpiLauncher(MpiLauncher.Kind.MPICH)); }
+    public static MpiJob mpich() { return new MpiJob(MpiLauncherHandle.of("MPICH").loopbackOnly(), List.of()); }
 
     /**
      * A job over Open MPI that is not kept on loopback: the launcher gets {@code launcherOptions}
@@ -54,11 +50,11 @@ public final class MpiJob {
      * {@code ip netns exec ns}). For tests that spread a job over network namespaces.
      */
     public static MpiJob openMpiAcross(List<String> prefix, List<String> launcherOptions) {
-        return new MpiJob(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).launcherOptions(launcherOptions), prefix);
+        return new MpiJob(MpiLauncherHandle.of("OPEN_MPI").launcherOptions(launcherOptions), prefix);
     }
 
     /**
-     * Starts the launcher as a user would by hand ({@link MpiLauncher#command(int, List)}, without
+     * Starts the launcher as a user would by hand ({@code MpiLauncher.command(int, List)}, without
      * the wrapper that prints a dead rank's report after the launcher ends); returns this.
      */
     public MpiJob byHand() {
@@ -72,7 +68,7 @@ public final class MpiJob {
 
     /**
      * Removes variables from the launcher's environment, after the launcher's own settings
-     * ({@link MpiLauncher#environment}) and whatever this JVM inherited: a job as started by a user
+     * ({@code MpiLauncher.environment}) and whatever this JVM inherited: a job as started by a user
      * who never set them. Returns this.
      */
     public MpiJob unsetEnvironment(String... names) {
@@ -114,10 +110,9 @@ public final class MpiJob {
      * @return what happened; never leaves a process of the job running
      */
     public Result run(int n, Duration timeout, String main, String... args) {
-        // Without MPI installed the job cannot start: skip (CI installs Open MPI and MPICH).
-        org.junit.jupiter.api.Assumptions.assumeTrue(launcher.available(), () -> launcher.kind() + " launcher not installed");
-        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.engine.mpi.MpiEngine.libraryInstalled(launcher.library() == null ? "" : launcher.library()),
-                () -> "libmpi for " + launcher.kind() + " not installed");
+        // Without MPI installed the job cannot start: skip, or fail under CI (which installs Open MPI and MPICH).
+        Needs.that(launcher.available(), () -> launcher.kind() + " launcher not installed");
+        Needs.that(launcher.libraryInstalled(), () -> "libmpi for " + launcher.kind() + " not installed");
         String marker = UUID.randomUUID().toString();
         List<String> jvm = new ArrayList<>(jvmOptions);
         jvm.add("-Dlpf.test.job=" + marker);

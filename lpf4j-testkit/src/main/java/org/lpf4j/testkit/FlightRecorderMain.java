@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi;
+package org.lpf4j.testkit;
 
 import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
@@ -7,12 +7,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Run under mpirun by {@link FlightRecorderTest} (and the hybrid engine's, with the engine's name as
- * its argument): one section over every process, each putting 3 × 8 bytes to the next pid in superstep 2.
+ * Run as a job of JVMs by the engines' FlightRecorderTest (with the engine's name as its argument,
+ * or none for the automatic choice): one section over every process, each putting 3 × 8 bytes to the next pid in superstep 2.
  */
 public final class FlightRecorderMain {
     private FlightRecorderMain() {}
 
+    /** @param args the engine's name, or none */
     public static void main(String[] args) {
         var root = args.length == 0 ? Lpf.root() : Lpf.root(args[0]);
         root.exec(Lpf.MAX_P, ctx -> {

@@ -1,7 +1,7 @@
-package org.lpf4j.engine.hybrid;
+package org.lpf4j.hybrid.mpi;
 
 import org.junit.jupiter.api.Test;
-import org.lpf4j.engine.mpi.testing.MpiJob;
+import org.lpf4j.testkit.MpiJob;
 
 import java.time.Duration;
 
@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code Lpf.hook(HybridEngine.init(comm, t), ...)} from a program that uses MPI itself ({@link HookMain}), 2 JVMs under mpirun. */
+/** {@code Lpf.hook(MpiHybrid.init(comm, t), ...)} from a program that uses MPI itself ({@link HookMain}), 2 JVMs under mpirun. */
 class HookTest {
     @Test
     void hookOverTheProgramsCommunicator() { check(MpiJob.openMpi()); }

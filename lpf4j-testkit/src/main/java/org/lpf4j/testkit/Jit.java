@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi.testing;
+package org.lpf4j.testkit;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;

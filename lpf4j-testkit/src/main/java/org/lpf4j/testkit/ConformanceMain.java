@@ -1,4 +1,4 @@
-package org.lpf4j.engine.mpi.testing;
+package org.lpf4j.testkit;
 
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -20,10 +20,11 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;
 
 /**
- * Runs the conformance suite inside an MPI job (run by {@link ConformanceTest}): every rank starts
- * the MPI engine; ranks ≥ 1 then serve sections (and exit when rank 0 ends); rank 0 runs the suite
- * with the JUnit Platform, limited to the {@code mpi} engine, so every {@code exec(p)} of a test
- * runs on the first p ranks. Prints {@code FAILED <test>: <reason>} per failure and a final
+ * Runs the conformance suite inside a job of JVMs of a multi-process engine (started by the engines'
+ * ConformanceTests through {@link MpiJob} or {@link NetJob}): every rank starts the engine named by
+ * {@code lpf.test.engine} (default {@code mpi}; {@code net}, {@code hybrid}); ranks ≥ 1 then serve
+ * sections (and exit when rank 0 ends); rank 0 runs the suite with the JUnit Platform, limited to
+ * that engine, so every {@code exec(p)} of a test runs on the first p ranks. Prints {@code FAILED <test>: <reason>} per failure and a final
  * {@code CONFORMANCE tests=N succeeded=S failed=F} line; exits 0 only if nothing failed.
  *
  * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
@@ -33,8 +34,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPacka
 public final class ConformanceMain {
     private ConformanceMain() {}
 
+    /** @param args test classes or {@code package:<name>}, or none for the whole suite */
     public static void main(String[] args) throws Exception {
-        // lpf.test.engine: another multi-process engine built on this one (hybrid) runs the same way.
         String engine = System.getProperty("lpf.test.engine", "mpi");
         Lpf.root(engine); // ranks >= 1 stay in here, serving rank 0's sections
         System.setProperty("lpf.conformance.engines", engine);

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.hybrid;
+package org.lpf4j.hybrid.mpi;
 
 import org.lpf4j.Args;
 import org.lpf4j.Lpf;
@@ -33,7 +33,7 @@ public final class HookMain {
         try (Arena a = Arena.ofShared()) {
             MemorySegment in = a.allocate(8), out = a.allocate(8);
             in.set(ValueLayout.JAVA_LONG, 0, 100 + rank);
-            Lpf.hook(HybridEngine.init(world, T), ctx -> {
+            Lpf.hook(MpiHybrid.init(world, T), ctx -> {
                 int p = ctx.nprocs(), s = ctx.pid();
                 if (p != size * T) throw new AssertionError("nprocs " + p + ", expected " + size * T);
                 boolean first = s % T == 0;
@@ -61,14 +61,14 @@ public final class HookMain {
         expectSum(mpi, world, size, "between");
         long alone = mpi.split(world, rank == 0 ? 0 : MPI_UNDEFINED, rank);
         if (rank == 0) {
-            Lpf.hook(HybridEngine.init(alone, 3), ctx -> {
+            Lpf.hook(MpiHybrid.init(alone, 3), ctx -> {
                 if (ctx.nprocs() != 3) throw new AssertionError("one node of 3: nprocs " + ctx.nprocs());
                 ctx.sync();
             }, Args.NONE);
             mpi.free(alone);
         }
         try {
-            Lpf.hook(HybridEngine.init(world, rank == 0 ? 2 : 3), ctx -> { throw new AssertionError("must not start"); }, Args.NONE);
+            Lpf.hook(MpiHybrid.init(world, rank == 0 ? 2 : 3), ctx -> { throw new AssertionError("must not start"); }, Args.NONE);
             throw new AssertionError("rank " + rank + ": disagreeing thread counts were accepted");
         } catch (IllegalArgumentException e) {
             if (!e.getMessage().contains("every rank must give the same threadsPerNode")) throw e;

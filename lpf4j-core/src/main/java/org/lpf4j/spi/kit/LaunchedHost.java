@@ -1,10 +1,11 @@
-package org.lpf4j.engine.mpi.layered;
-
-import org.lpf4j.spi.kit.LaunchVariables;
+package org.lpf4j.spi.kit;
 
 /**
- * What the MPI launcher tells this JVM about its host before MPI is initialised: read from the
- * environment the launcher gave the process, so it costs no MPI call (start-up only).
+ * What the launcher that started this JVM (Open MPI's mpirun, MPICH's Hydra, Slurm's srun) tells it
+ * about its host: its rank among the job's processes on this host and their number, read from the
+ * environment the launcher gave the process, before any engine starts. For the engines between
+ * JVMs ({@link NodeLevelEngine#localRank}) and what they need themselves. Costs a few environment
+ * lookups (start-up only).
  */
 public final class LaunchedHost {
     private LaunchedHost() {}
