@@ -1,5 +1,7 @@
 package org.lpf4j.engine.hybrid;
 
+import org.lpf4j.superstep.JobRuntime;
+
 import java.io.Serializable;
 
 /**
@@ -24,7 +26,7 @@ record Layout(int p, int nodes, int[] first, int available) implements Serializa
         int need = (p + threadsPerNode - 1) / threadsPerNode;
         int n = Math.max(need, Math.min(nodesAvailable, p));
         int[] first = new int[n + 1];
-        for (int k = 0; k < n; k++) first[k + 1] = first[k] + p / n + (k < p % n ? 1 : 0);
+        for (int k = 0; k < n; k++) first[k + 1] = first[k] + JobRuntime.share(p, n, k);
         return new Layout(p, n, first, Math.max(n, nodesAvailable));
     }
 
@@ -33,7 +35,7 @@ record Layout(int p, int nodes, int[] first, int available) implements Serializa
      *         sections: itself and its part of the nodes the section leaves idle (so the section's
      *         processes together hold the whole job's processors)
      */
-    int nodeShare(int k) { return available / nodes + (k < available % nodes ? 1 : 0); }
+    int nodeShare(int k) { return JobRuntime.share(available, nodes, k); }
 
     /** @return the number of processes of node {@code k} */
     int threads(int k) { return first[k + 1] - first[k]; }
