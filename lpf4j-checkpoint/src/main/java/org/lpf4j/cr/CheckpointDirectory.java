@@ -142,8 +142,10 @@ public final class CheckpointDirectory {
     }
 
     /**
-     * Removes every checkpoint in the directory and the progress file of run {@code run}: what a
-     * job that ended well and needs no restart leaves behind (other files stay). Each checkpoint
+     * Removes every checkpoint in the directory, the progress file of run {@code run} and the job's
+     * {@value #JOB_FILE} file: what a job that ended well and needs no restart leaves behind (other
+     * files stay). Call it after the job closed its checkpoints, or their closing writes the job
+     * file again. Each checkpoint
      * loses its commit mark first, so that one half removed reads as incomplete, never as complete.
      * Cost: one listing of the directory and of each checkpoint.
      *
@@ -155,8 +157,9 @@ public final class CheckpointDirectory {
         for (long seq : all()) if (!delete(seq)) left.add(seq);
         try {
             Files.deleteIfExists(reachedFile(run));
+            Files.deleteIfExists(jobFile());
         } catch (IOException e) {
-            // only a message would have read it
+            // only a message would have read them
         }
         return left;
     }

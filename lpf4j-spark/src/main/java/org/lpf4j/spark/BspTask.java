@@ -59,6 +59,7 @@ final class BspTask<T, R>
         Iterator<T> partition = scala.jdk.javaapi.CollectionConverters.asJava(input);
         List<Restarts.Resumption> resumptions = Collections.synchronizedList(new ArrayList<>());
         Throwable[] threw = new Throwable[1];
+        boolean[] endedWell = new boolean[1];
         String checkpoints = "files".equals(parameters.get("lpf.cr")) && !keepCheckpoints ? parameters.get("lpf.cr.files.dir") : null;
         Spmd process = ctx -> {
             try {
@@ -71,7 +72,7 @@ final class BspTask<T, R>
             }
             if (checkpoints != null) {
                 ctx.sync(); // every process returned: no retry will need the checkpoints
-                if (ctx.pid() == 0) removeCheckpoints(checkpoints, where);
+                if (ctx.pid() == 0) endedWell[0] = true;
             }
         };
         try (ExecutorParameters.Applied applied = ExecutorParameters.apply(parameters, where);
@@ -83,6 +84,8 @@ final class BspTask<T, R>
         } catch (FatalException e) {
             throw failure(pid, where, e, threw[0]);
         }
+        // After the section: its checkpoints are closed, so nothing writes into the directory again.
+        if (endedWell[0]) removeCheckpoints(checkpoints, where);
         for (Restarts.Resumption r : resumptions) System.err.println("lpf4j spark: " + where + ": " + r);
         Integer key = pid;
         return scala.jdk.javaapi.CollectionConverters.asScala(out.stream().map(r -> new scala.Tuple2<>(key, r)).iterator());
