@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BomTest {
     /** Reactor modules a user never depends on. */
-    private static final List<String> INTERNAL = List.of("lpf4j-bom", "lpf4j-conformance", "lpf4j-bench");
+    private static final List<String> INTERNAL = List.of("lpf4j-bom", "lpf4j-conformance", "lpf4j-testkit", "lpf4j-bench");
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
