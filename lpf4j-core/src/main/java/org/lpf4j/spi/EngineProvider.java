@@ -33,9 +33,11 @@ public interface EngineProvider extends Component {
 
     /**
      * Parameter settings (key → value, launcher precedence) under which roots made afterwards in
-     * this JVM provide at least {@code n} processes, e.g. a larger machine size for an in-process
-     * engine (as {@code lpfrun -n} in C LPF). Empty when {@code n} already fits or when the engine
-     * cannot grow in-process (then its processes come from {@link #launcher()}). Tools apply the
+     * this JVM provide exactly {@code n} processes ({@code lpf run -p N} means N, also for a
+     * program that asks for {@code Lpf.MAX_P}), e.g. the machine size of an in-process engine set
+     * to {@code n} (as {@code lpfrun -n} in C LPF). Empty when the machine size is already
+     * {@code n} or when the engine cannot resize in-process (then its processes come from
+     * {@link #launcher()}). Tools apply the
      * settings in a scope and undo them afterwards. No side effects.
      *
      * @param n the processes wanted, ≥ 1
