@@ -1,6 +1,7 @@
 package org.lpf4j.boot;
 
 import org.junit.jupiter.api.Test;
+import org.lpf4j.testkit.Needs;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +11,6 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The boot rules with the {@code pmix} module: 4 JVMs started by Open MPI's mpirun (PMIx-enabled),
@@ -37,8 +37,8 @@ class PmixBootTest {
     @Test
     void everyRuleHoldsUnderMpirun() throws Exception {
         String mpirun = mpirun();
-        assumeTrue(mpirun != null, "mpirun is not on the PATH (install openmpi-bin)");
-        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libpmix.so.2")) || Files.exists(Path.of("/usr/lib64/libpmix.so.2")),
+        Needs.that(mpirun != null, "mpirun is not on the PATH (install openmpi-bin)");
+        Needs.that(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libpmix.so.2")) || Files.exists(Path.of("/usr/lib64/libpmix.so.2")),
                 "libpmix.so.2 not installed (install libpmix2)");
         int n = 4;
         List<String> command = mpirunCommand(mpirun, n);

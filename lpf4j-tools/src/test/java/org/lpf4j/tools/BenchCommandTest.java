@@ -30,8 +30,7 @@ class BenchCommandTest {
      */
     @Test
     void processesTheEngineCannotGiveHereAreRefusedBeforeAnythingStarts() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
-                .anyMatch(e -> e.name().equals("hybrid") && e.query().canRun()), "the hybrid engine cannot run here");
+        Launchable.need("hybrid");
         Cli r = Cli.run("bench", "--engine", "hybrid", "--quick", "--procs", "1,4096");
         r.expectError(UsageException.EXIT_CODE, "lpf bench: the hybrid engine runs at most");
         assertTrue(r.err().contains("--procs asks for 4096"), r.err());
@@ -45,8 +44,7 @@ class BenchCommandTest {
      */
     @Test
     void theHybridNodeIsNotGrownBeyondItsThreads() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
-                .anyMatch(e -> e.name().equals("hybrid") && e.query().canRun()), "the hybrid engine cannot run here");
+        Launchable.need("hybrid");
         int cores = Runtime.getRuntime().availableProcessors();
         int p = cores + 2;
         Cli r = Cli.run("bench", "--engine", "hybrid", "--quick", "--procs", "1," + p);

@@ -9,7 +9,6 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@code lpf boot-test}: real jobs of separate JVMs (tcp) and under mpirun (pmix). */
 class BootTestCommandTest {
@@ -31,7 +30,7 @@ class BootTestCommandTest {
 
     @Test
     void tcpAndPmixSideBySide() {
-        assumeTrue(BootJobs.mpirun() != null, "mpirun is not on the PATH (install openmpi-bin)");
+        org.lpf4j.testkit.Needs.that(BootJobs.mpirun() != null, "mpirun is not on the PATH (install openmpi-bin)");
         Cli c = Cli.run("boot-test", "-p", "2", "--modules", "tcp,pmix", "--repeats", "3", "--warmup", "2").expect(0);
         assertTrue(c.out().contains("tcp/pmix"), c.out());
         assertTrue(c.out().lines().anyMatch(l -> l.trim().matches("2\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+")), c.out());

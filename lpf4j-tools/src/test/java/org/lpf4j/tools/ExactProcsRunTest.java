@@ -9,7 +9,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * -p means p on the engines whose processes are JVMs started by a launcher: {@code lpf run
@@ -24,8 +23,7 @@ class ExactProcsRunTest {
     @ParameterizedTest(name = "{0} -p {1}")
     @CsvSource({"mpi, 1", "mpi, 3", "net, 1", "net, 3", "hybrid, 1", "hybrid, 3"})
     void aMainAskingForMaxPGetsExactlyTheProcessesOfDashP(String engine, int p) throws Exception {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
-                && e.query().canRun()), "the " + engine + " engine cannot run here");
+        Launchable.need(engine);
         LpfJvm r = LpfJvm.run(240, "run", "--engine", engine, "-p", Integer.toString(p), MaxPMain.class.getName());
         assertTrue(r.done(), r::both);
         assertEquals(0, r.exitCode(), r::both);
@@ -45,7 +43,7 @@ class ExactProcsRunTest {
     void aMainInAJobOfAnotherSizeIsRefusedSayingWhy() throws Exception {
         var mpi = Engines.installed().stream().filter(e -> e.name().equals("mpi") && e.launcher().isPresent()
                 && e.query().canRun()).findFirst();
-        assumeTrue(mpi.isPresent(), "the mpi engine cannot run here");
+        org.lpf4j.testkit.Needs.that(mpi.isPresent(), "the mpi engine cannot run here");
         List<String> command = mpi.get().launcher().get().command(RunCommand.thisJvm(2, LpfCommand.class.getName(),
                 List.of("run", "--engine", "mpi", "-p", "3", MaxPMain.class.getName())));
         Process proc = new ProcessBuilder(command).redirectErrorStream(true).start();

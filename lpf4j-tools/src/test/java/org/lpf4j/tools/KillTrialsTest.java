@@ -3,7 +3,6 @@ package org.lpf4j.tools;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.lpf4j.spi.Engines;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +16,6 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Random kills: PageRank on the mpi engine (3 ranks) under {@code lpf run --restarts 1}; in each
@@ -47,8 +45,7 @@ class KillTrialsTest {
 
     @Test
     void everyRunKilledAtARandomTimeFinishesWithTheResultOfARunWithoutFailure() throws Exception {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("mpi") && e.query().canRun()),
-                "the mpi engine cannot run here");
+        Launchable.need("mpi");
         int trials = Integer.getInteger("lpf.test.killTrials", 3);
         long seed = Long.getLong("lpf.test.killSeed", System.nanoTime());
         Random random = new Random(seed);

@@ -1,6 +1,5 @@
 package org.lpf4j.tools;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.lpf4j.spi.EngineProvider;
@@ -28,7 +27,7 @@ class LaunchedBenchTest {
         List<EngineProvider> engines = Engines.installed().stream()
                 .filter(e -> e.rawTransport().isPresent() && e.launcher().isPresent() && e.query().canRun())
                 .toList();
-        Assumptions.assumeFalse(engines.isEmpty(), "no installed engine with a launcher and a raw transport can run here"
+        org.lpf4j.testkit.Needs.that(!engines.isEmpty(), "no installed engine with a launcher and a raw transport can run here"
                 + " (the MPI engine needs mpirun and libmpi)");
         for (EngineProvider engine : engines) {
             LpfJvm r = LpfJvm.run(180, "bench", "--engine", engine.name(), "--quick", "--reps", "1", "--procs", "2");

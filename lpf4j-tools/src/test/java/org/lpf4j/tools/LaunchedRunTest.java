@@ -7,7 +7,6 @@ import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
 import org.lpf4j.examples.InnerProduct;
-import org.lpf4j.spi.Engines;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -18,7 +17,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code lpf run --engine mpi|hybrid -p N} in a real {@code lpf} JVM ({@link LpfJvm}: bounded time,
@@ -37,10 +35,6 @@ class LaunchedRunTest {
     private static final String DEBUG_ON = "lpf run [debug layer on (--debug): programming errors are reported with"
             + " file:line; slower]: ";
 
-    private static void assumeLaunched(String engine) {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
-                && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
-    }
 
     /** @return the header lines ({@code lpf run...: <class> on the E engine (...), ...}) in {@code out} */
     private static List<String> headers(String out, String engine) {
@@ -54,7 +48,7 @@ class LaunchedRunTest {
 
     @Test
     void anSpmdProgramOnTheMpiEngineReportsWhatPidZeroTimed() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "3", "org.lpf4j.examples.InnerProduct", "20000");
         String out = r.out();
         assertTrue(r.done(), r::both);
@@ -85,7 +79,7 @@ class LaunchedRunTest {
 
     @Test
     void aMainProgramUnderTheLauncherGetsOneHeaderLine() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "2", MainOnEveryRank.class.getName());
         assertTrue(r.done(), r::both);
         assertEquals(0, r.exitCode(), r::both);
@@ -97,14 +91,14 @@ class LaunchedRunTest {
 
     @Test
     void theDebugLayerPassesACorrectProgramOnTheMpiEngine() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(150, "run", "--debug", "--engine", "mpi", "-p", "4", "org.lpf4j.examples.InnerProduct", "20000");
         assertPassedChecked(r, "mpi", "p = 4 (-p 4)", "pid 0", "pids 1-3");
     }
 
     @Test
     void theDebugLayerPassesACorrectProgramOnTheHybridEngine() throws Exception {
-        assumeLaunched("hybrid");
+        Launchable.need("hybrid");
         LpfJvm r = LpfJvm.run(150, "run", "--debug", "--engine", "hybrid", "--nodes", "2", "-p", "4",
                 "org.lpf4j.examples.InnerProduct", "20000");
         assertPassedChecked(r, "hybrid", "p = 4 (-p 4), 2 JVMs (--nodes 2)", "pids 0-1", "pids 2-3");
@@ -153,7 +147,7 @@ class LaunchedRunTest {
      */
     @Test
     void theDebugLayerChecksTheThreadsOfAnotherNodeAgainstEachOther() throws Exception {
-        assumeLaunched("hybrid");
+        Launchable.need("hybrid");
         LpfJvm r = LpfJvm.run(150, "run", "--debug", "--engine", "hybrid", "--nodes", "2", "-p", "4",
                 TooSmallOnNodeOne.class.getName());
         assertTrue(r.done(), r::both);
@@ -168,7 +162,7 @@ class LaunchedRunTest {
 
     @Test
     void theDebugLayerReportsAProgrammingErrorOnTheMpiEngine() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "3", "--debug", RunDebugTest.LeavesASlot.class.getName());
         assertTrue(r.done(), r::both);
         assertNotEquals(0, r.exitCode(), r::both);
@@ -190,7 +184,7 @@ class LaunchedRunTest {
             throws Exception {
         java.util.Optional<java.nio.file.Path> openMpi = java.util.stream.Stream.of(System.getenv("PATH").split(":"))
                 .map(d -> java.nio.file.Path.of(d, "mpirun.openmpi")).filter(java.nio.file.Files::isExecutable).findFirst();
-        assumeTrue(openMpi.isPresent(), "Open MPI is not installed");
+        org.lpf4j.testkit.Needs.that(openMpi.isPresent(), "Open MPI is not installed");
         for (String name : new String[] {"mpirun", "mpiexec"}) {
             java.nio.file.Files.createSymbolicLink(bin.resolve(name), openMpi.get().toRealPath());
         }
@@ -214,8 +208,7 @@ class LaunchedRunTest {
      */
     @Test
     void theHybridEngineRunsExactlyTheProcessesAskedFor() throws Exception {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("hybrid") && e.launcher().isPresent()
-                && e.query().canRun()), "the hybrid engine cannot run here (it needs mpirun and libmpi)");
+        Launchable.need("hybrid");
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "hybrid", "--nodes", "3", "-p", "5", "org.lpf4j.examples.InnerProduct", "20000");
         String out = r.out();
         assertTrue(r.done(), r::both);
@@ -234,13 +227,7 @@ class LaunchedRunTest {
      */
     @Test
     void mpichsLibraryRunsUnderMpichsLauncher() throws Exception {
-        org.lpf4j.spi.Parameters.set("lpf.engine.mpi.library", "libmpich.so.12");
-        try {
-            assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("mpi") && e.launcher().isPresent()
-                    && e.query().canRun()), "the MPI engine cannot run MPICH here (it needs libmpich and mpiexec.mpich)");
-        } finally {
-            org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.library");
-        }
+        Launchable.needMpich();
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12",
                 "org.lpf4j.examples.InnerProduct", "20000");
         assertTrue(r.done(), r::both);

@@ -64,9 +64,7 @@ class ProbeCacheCommandTest {
      */
     @Test
     void theMpiEngineReadsTheCacheOnPid0AndEveryRankGetsItsFigures() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
-                .anyMatch(e -> e.name().equals("mpi") && e.query().canRun() && e.launcher().isPresent()),
-                "the mpi engine cannot run here (libmpi and mpirun needed)");
+        Launchable.need("mpi");
         Map<String, String> env = Map.of("LPF_PROBE_CACHE", "on", "LPF_PROBE_CACHEDIR", dir.toString());
         LpfJvm probe = LpfJvm.run(90, env, "probe", "--engine", "mpi", "-p", "2", "--param", "lpf.engine.mpi.probeMillis=50");
         assertEquals(0, probe.exitCode(), probe.both());

@@ -54,9 +54,7 @@ class ProbeCommandTest {
      */
     @Test
     void probeWithProcessesOnTheMpiEngineRunsThemUnderItsLauncher() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(org.lpf4j.spi.Engines.installed().stream()
-                .anyMatch(e -> e.name().equals("mpi") && e.query().canRun() && e.launcher().isPresent()),
-                "the mpi engine cannot run here (libmpi and mpirun needed)");
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(45, "probe", "--engine", "mpi", "-p", "2", "--param", "lpf.engine.mpi.probeMillis=50");
         assertTrue(r.done(), r.both());
         assertEquals(0, r.exitCode(), r.both());

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lpf4j.spi.Engines;
 
 import javax.imageio.ImageIO;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -23,7 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code lpf run --profile DIR} on a program of known supersteps ({@link RingProfile}: every ring
@@ -77,7 +75,7 @@ class ProfileTest {
 
     @Test
     void theMpiEngineMergesTheRecordsOfAllItsJvms() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         Path dir = tmp.resolve("mpi");
         LpfJvm r = LpfJvm.run(150, args(dir, 3, "--engine", "mpi").toArray(String[]::new));
         assertTrue(r.done() && r.exitCode() == 0, r::both);
@@ -87,7 +85,7 @@ class ProfileTest {
 
     @Test
     void theHybridEngineMergesTheRecordsOfBothNodes() throws Exception {
-        assumeLaunched("hybrid");
+        Launchable.need("hybrid");
         Path dir = tmp.resolve("hybrid");
         LpfJvm r = LpfJvm.run(150, args(dir, 4, "--engine", "hybrid", "--nodes", "2").toArray(String[]::new));
         assertTrue(r.done() && r.exitCode() == 0, r::both);
@@ -104,7 +102,7 @@ class ProfileTest {
 
     @Test
     void aFailedSectionOnTheMpiEngineEndsWithoutAProfile() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         Path dir = tmp.resolve("failed-mpi");
         LpfJvm r = LpfJvm.run(150, failing(dir, 3, "--engine", "mpi"));
         assertTrue(r.done() && r.exitCode() != 0 && r.both().contains("fails as asked"), r::both);
@@ -140,10 +138,6 @@ class ProfileTest {
                 .expectError(UsageException.EXIT_CODE, "--profile needs an org.lpf4j.Spmd class");
     }
 
-    private static void assumeLaunched(String engine) {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
-                && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
-    }
 
     /** Checks the CSV, the pictures and the summary of a run of {@link RingProfile} on p processes. */
     private static void assertProfile(Path dir, int p, String out) throws Exception {

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.lpf4j.spi.Engines;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +21,6 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The checkpointed program of docs/checkpoint.md ("Jobs that survive a lost process"), as written: its Java
@@ -105,8 +103,7 @@ class ReadmeCheckpointLoopTest {
             "hybrid, --param lpf.engine.hybrid.over=net --nodes 2 -p 4"})
     void theReadmeLoopRestartsIntoTheAnswerOfARunWithoutAFault(String engine, String layout) throws Exception {
         if (!layout.contains("over=net")) {
-            assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
-                    && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
+            Launchable.need(engine);
         }
         String want = faultFreeResult();
         long seed = Long.getLong("lpf.test.killSeed", System.nanoTime());

@@ -3,7 +3,6 @@ package org.lpf4j.tools;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.lpf4j.spi.Engines;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +13,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code lpf run --checkpoint-dir --restarts} the way users run it: a process killed with
@@ -26,10 +24,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class RestartRunTest {
     @TempDir Path dir;
 
-    private static void assumeLaunched(String engine) {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals(engine) && e.launcher().isPresent()
-                && e.query().canRun()), "the " + engine + " engine cannot run here (it needs mpirun and libmpi)");
-    }
 
     /** @return whether {@code h} is a JVM of the job (not mpirun or the net engine's launcher, whose command lines name the same class) */
     static boolean isRankJvm(ProcessHandle h) {
@@ -78,7 +72,7 @@ class RestartRunTest {
     }
 
     private void assertSurvivedAKill(String engine, int iterations, String... layout) throws Exception {
-        assumeLaunched(engine);
+        Launchable.need(engine);
         List<String> args = new java.util.ArrayList<>(List.of("run", "--engine", engine));
         args.addAll(List.of(layout));
         args.addAll(List.of("--checkpoint-dir", dir.toString(), "--checkpoint-every", "200ms", "--restarts", "1",
@@ -101,12 +95,7 @@ class RestartRunTest {
 
     @Test
     void aRankKilledUnderMpichIsRestartedFromTheLastCheckpoint() throws Exception {
-        org.lpf4j.spi.Parameters.set("lpf.engine.mpi.library", "libmpich.so.12");
-        try {
-            assumeLaunched("mpi");
-        } finally {
-            org.lpf4j.spi.Parameters.clear("lpf.engine.mpi.library");
-        }
+        Launchable.needMpich();
         // MPICH's oversubscribed ranks wait by polling and yielding: a sync costs far more than under
         // Open MPI on a loaded 2-core machine, so the job is shorter.
         assertSurvivedAKill("mpi", 1500, "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12");
@@ -114,7 +103,7 @@ class RestartRunTest {
 
     @Test
     void aFrozenRankIsDetectedByTheSyncDeadlineAndTheJobRestarted() throws Exception {
-        assumeLaunched("mpi");
+        Launchable.need("mpi");
         long[] stopped = {0};
         LpfJvm r;
         try {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lpf4j.testkit.Needs;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,6 @@ import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code lpf run} under a real Slurm ({@link SlurmCluster}, started once for the class, as root;
@@ -38,11 +38,11 @@ class SlurmRunTest {
     @BeforeAll
     static void startSlurm() throws Exception {
         String why = SlurmCluster.unavailable();
-        assumeTrue(why == null, () -> "no Slurm test cluster: " + why);
+        Needs.that(why == null, () -> "no Slurm test cluster: " + why);
         try {
             slurm = new SlurmCluster();
         } catch (IllegalStateException e) { // the daemons do not run in this container: say exactly why
-            assumeTrue(false, "the Slurm test cluster did not start here: " + e.getMessage());
+            Needs.missing("the Slurm test cluster did not start here: " + e.getMessage());
         }
     }
 
@@ -110,7 +110,7 @@ class SlurmRunTest {
 
     @Test
     void insideSallocLpfRunStartsMpichRanksWithSrunAndPmi2() throws Exception {
-        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
+        Needs.that(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
         LpfJvm r = lpf(List.of("salloc", "-n", "3"), List.of(), (p, m) -> {},
                 "run", "--engine", "mpi", "-p", "3", "--param", "lpf.engine.mpi.library=libmpich.so.12", PAGERANK, "12", "8", "20");
         assertPageRank(r, 3);
@@ -127,7 +127,7 @@ class SlurmRunTest {
     /** MPICH's tasks under srun's PMIx plugin are singletons (srun exits 0): each refuses, naming the plugin to use. */
     @Test
     void mpichTasksUnderThePmixPluginRefuseToRunAlone() throws Exception {
-        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
+        Needs.that(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH (libmpich.so.12) is not installed");
         LpfJvm r = lpf(List.of("srun", "--mpi=pmix", "-n", "2"), List.of(), (p, m) -> {},
                 "run", "--engine", "mpi", "--param", "lpf.engine.mpi.library=libmpich.so.12", PAGERANK, "12", "8", "20");
         assertTrue(r.done(), r::both);

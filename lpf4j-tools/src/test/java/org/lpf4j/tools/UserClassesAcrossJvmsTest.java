@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.lpf4j.spi.Engines;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A user's program compiled on its own and run the documented way, {@code lpf run --class-path DIR},
@@ -81,10 +79,6 @@ class UserClassesAcrossJvmsTest {
         return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
     }
 
-    private static void assumeMpi() {
-        assumeTrue(Engines.installed().stream().anyMatch(e -> e.name().equals("mpi") && e.launcher().isPresent()
-                && e.query().canRun()), "the MPI engine cannot run here (it needs mpirun and libmpi)");
-    }
 
     /** @return the sum of squares 1..p, as the program's allreduce computes it */
     private static long squares(int p) { return (long) p * (p + 1) * (2L * p + 1) / 6; }
@@ -92,7 +86,7 @@ class UserClassesAcrossJvmsTest {
     @ParameterizedTest(name = "{0} engine, {1} nodes, p = {2}")
     @CsvSource({"mpi, 2, 2", "mpi, 3, 3", "hybrid, 2, 4", "hybrid, 3, 6", "net, 3, 3", "hybrid over net, 2, 4"})
     void theProgramsOwnOperatorsCrossJvms(String engine, int nodes, int p) throws Exception {
-        if (!engine.contains("net")) assumeMpi();
+        if (!engine.contains("net")) Launchable.need("mpi");
         List<String> cmd = new ArrayList<>(List.of("run", "--engine", engine.split(" ")[0]));
         if (engine.equals("hybrid over net")) cmd.addAll(List.of("--param", "lpf.engine.hybrid.over=net"));
         if (engine.startsWith("hybrid")) cmd.addAll(List.of("--nodes", Integer.toString(nodes)));
@@ -107,7 +101,7 @@ class UserClassesAcrossJvmsTest {
 
     @Test
     void theProgramsOwnExceptionReachesPidZeroFromAnotherNode() throws Exception {
-        assumeMpi();
+        Launchable.need("mpi");
         LpfJvm r = LpfJvm.run(150, "run", "--engine", "hybrid", "--nodes", "2", "-p", "2", "--class-path",
                 classes.toString(), "UserFailure");
         assertTrue(r.done(), r::both);
