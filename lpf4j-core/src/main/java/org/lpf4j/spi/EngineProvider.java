@@ -62,9 +62,9 @@ public interface EngineProvider extends Component {
      * with their ratios, instead of its in-JVM table. O(1); loads and starts nothing. Empty
      * (default): the engine offers none.
      *
-     * @return the raw transport, if the engine offers one
+     * @return the raw baseline (the transport beneath the engine, used directly), if the engine offers one
      */
-    default Optional<RawTransport> rawTransport() { return Optional.empty(); }
+    default Optional<RawBaseline> rawBaseline() { return Optional.empty(); }
 
     /**
      * Releases what the engine holds for the life of the JVM (native libraries, connections,

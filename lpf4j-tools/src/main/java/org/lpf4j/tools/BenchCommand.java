@@ -42,7 +42,7 @@ import java.util.concurrent.Callable;
  * example programs beside their Java peers ({@link ProgramsSection}).
  *
  * <p>An engine whose processes come from its launcher and that offers the transport beneath it
- * ({@link EngineProvider#rawTransport()}, e.g. {@code lpf bench --engine mpi}) gets the run
+ * ({@link EngineProvider#rawBaseline()}, e.g. {@code lpf bench --engine mpi}) gets the run
  * delegated instead: {@link LaunchedBench} runs on max(--procs) processes under its launcher and
  * prints the engine's rows beside the raw rows of that transport (e.g. {@code MPI_Barrier},
  * {@code MPI_Put} + {@code MPI_Win_fence}) with the ratios; {@code --reps}, {@code --procs} and
@@ -212,7 +212,7 @@ public class BenchCommand implements Callable<Integer> {
 
     /**
      * An engine whose processes come from its launcher and that offers its raw transport
-     * ({@link EngineProvider#rawTransport()}): runs {@link LaunchedBench} on max(--procs) processes
+     * ({@link EngineProvider#rawBaseline()}): runs {@link LaunchedBench} on max(--procs) processes
      * under the launcher (the engine's rows beside the transport's, with ratios) and returns its
      * exit status; empty for every other engine (the in-JVM table below).
      */
@@ -224,7 +224,7 @@ public class BenchCommand implements Callable<Integer> {
             throw new UsageException("lpf bench: " + e.getMessage());
         }
         var launcher = engine.launcher();
-        if (launcher.isEmpty() || engine.rawTransport().isEmpty()) return java.util.Optional.empty();
+        if (launcher.isEmpty() || engine.rawBaseline().isEmpty()) return java.util.Optional.empty();
         if (programs || runs > 1 || plot != null) {
             throw new UsageException("lpf bench: engine " + engine.name() + " runs its own benchmark under its launcher;"
                     + " --programs, --runs and --plot are not available there");

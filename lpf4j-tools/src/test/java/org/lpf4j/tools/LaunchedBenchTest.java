@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code lpf bench --engine E} for every installed engine that runs its own benchmark under its
- * launcher beside its raw transport ({@link EngineProvider#rawTransport()},
+ * launcher beside its raw transport ({@link EngineProvider#rawBaseline()},
  * {@link org.lpf4j.tools.bench.LaunchedBench}): a real {@code lpf} JVM starts the
  * launcher for max(--procs) processes, the benchmark's rows (beside its raw baseline, with ratios)
  * come back on standard output, its JVMs compile in the foreground ({@code -Xbatch}, which the
@@ -25,7 +25,7 @@ class LaunchedBenchTest {
     @Test
     void anEngineWithItsOwnBenchmarkRunsItUnderItsLauncherAndPrintsRatios() throws Exception {
         List<EngineProvider> engines = Engines.installed().stream()
-                .filter(e -> e.rawTransport().isPresent() && e.launcher().isPresent() && e.query().canRun())
+                .filter(e -> e.rawBaseline().isPresent() && e.launcher().isPresent() && e.query().canRun())
                 .toList();
         org.lpf4j.testkit.Needs.that(!engines.isEmpty(), "no installed engine with a launcher and a raw transport can run here"
                 + " (the MPI engine needs mpirun and libmpi)");

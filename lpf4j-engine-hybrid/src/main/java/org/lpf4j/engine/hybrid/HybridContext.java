@@ -9,11 +9,11 @@ import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
-import org.lpf4j.engine.threads.kit.GroupFailure;
-import org.lpf4j.engine.threads.kit.PullApplier;
-import org.lpf4j.engine.threads.kit.QueuePair;
-import org.lpf4j.engine.threads.kit.RequestQueue;
-import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.engine.threads.group.GroupFailure;
+import org.lpf4j.engine.threads.group.PullApplier;
+import org.lpf4j.engine.threads.group.QueuePair;
+import org.lpf4j.engine.threads.group.RequestQueue;
+import org.lpf4j.engine.threads.group.SuperstepBarrier;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -26,7 +26,7 @@ import java.util.Objects;
 /**
  * One process (thread) of a hybrid section. Requests to processes of the same node go to a
  * threads-engine {@link RequestQueue} (indexed by local pid), requests to other nodes to
- * a kit {@link RequestList}. {@link #sync}:
+ * an engine-kit {@link RequestList}. {@link #sync}:
  *
  * <ol>
  *   <li>node-local barrier A (ORs "queued" and "some source is read during the sync");</li>

@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <p>Inside a node a put or get is a memory copy done by the destination's (for a get: the
  * requester's) thread, through the threads engine's request queues and barrier
- * ({@code org.lpf4j.engine.threads.kit}). Between nodes one thread per node, the node's
+ * ({@code org.lpf4j.engine.threads.group}). Between nodes one thread per node, the node's
  * <em>leader</em> (its local process 0), packs the node's requests per destination node, so a
  * superstep costs one exchange of the engine between the nodes per node pair, not per thread
  * pair. Every write into a process's memory is done by that process's thread, in a fixed order
@@ -45,7 +45,7 @@ public final class HybridEngine {
 
     /** {@code lpf.engine.hybrid.threads}: processes (threads) per node; 0 means the node's cores. */
     public static final Parameters.Parameter<Integer> THREADS = ParameterRegistry.global().integer(PREFIX + "threads", 0, 0,
-            org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES,
+            org.lpf4j.engine.threads.group.DisseminationBarrier.MAX_PARTIES,
             "LPF processes (threads) per node; 0: the cores of rank 0's node divided by the ranks sharing it");
 
     /**

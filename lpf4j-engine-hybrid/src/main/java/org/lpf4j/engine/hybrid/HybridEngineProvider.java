@@ -153,9 +153,9 @@ public final class HybridEngineProvider implements EngineProvider, LayeredEngine
     public Init overNodes(int threadsPerNode, String call, Supplier<Nodes> nodes) {
         Objects.requireNonNull(call, "overNodes: call");
         Objects.requireNonNull(nodes, "overNodes: nodes");
-        if (threadsPerNode < 0 || threadsPerNode > org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES) {
+        if (threadsPerNode < 0 || threadsPerNode > org.lpf4j.engine.threads.group.DisseminationBarrier.MAX_PARTIES) {
             throw new IllegalArgumentException(call + ": threadsPerNode=" + threadsPerNode + "; need 0 <= threadsPerNode <= "
-                    + org.lpf4j.engine.threads.kit.DisseminationBarrier.MAX_PARTIES);
+                    + org.lpf4j.engine.threads.group.DisseminationBarrier.MAX_PARTIES);
         }
         return (spmd, args) -> {
             Objects.requireNonNull(spmd, "hook: spmd");

@@ -70,7 +70,7 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
 
     /**
      * @param t a node's threads
-     * @return the node-local barrier's kind: the threads kit's choice, except central when the
+     * @return the node-local barrier's kind: the thread group's choice, except central when the
      *         host's JVMs together have more threads than cores (a dissemination barrier then waits
      *         on descheduled partners round after round)
      */

@@ -2,12 +2,12 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.FatalException;
 import org.lpf4j.spi.kit.BulkCopy;
-import org.lpf4j.engine.threads.kit.GroupFailure;
-import org.lpf4j.engine.threads.kit.Participants;
-import org.lpf4j.engine.threads.kit.ProcessLedger;
-import org.lpf4j.engine.threads.kit.RequestQueue;
-import org.lpf4j.engine.threads.kit.SuperstepBarrier;
-import org.lpf4j.engine.threads.kit.ThreadsPolicy;
+import org.lpf4j.engine.threads.group.GroupFailure;
+import org.lpf4j.engine.threads.group.Participants;
+import org.lpf4j.engine.threads.group.ProcessLedger;
+import org.lpf4j.engine.threads.group.RequestQueue;
+import org.lpf4j.engine.threads.group.SuperstepBarrier;
+import org.lpf4j.engine.threads.group.ThreadsPolicy;
 
 /**
  * The processes of one hybrid section that live in this JVM (one node): their contexts and
@@ -20,7 +20,7 @@ import org.lpf4j.engine.threads.kit.ThreadsPolicy;
  * (the leader learns it in its round). Every later sync of a local process throws
  * {@link FatalException}; the node's section then ends and the MPI engine's end round carries
  * the news and the causes to the other nodes and to pid 0. The failure state and the exit
- * bookkeeping are the threads kit's {@link GroupFailure} and {@link ProcessLedger}, as on the
+ * bookkeeping are the thread group's {@link GroupFailure} and {@link ProcessLedger}, as on the
  * threads engine's team.
  */
 final class Node implements Participants {

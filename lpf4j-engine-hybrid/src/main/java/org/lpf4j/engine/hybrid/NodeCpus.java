@@ -1,6 +1,6 @@
 package org.lpf4j.engine.hybrid;
 
-import org.lpf4j.engine.threads.kit.Cpus;
+import org.lpf4j.engine.threads.group.Cpus;
 
 import java.io.IOException;
 import java.nio.file.Files;

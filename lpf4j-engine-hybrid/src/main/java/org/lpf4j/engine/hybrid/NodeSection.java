@@ -4,7 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
-import org.lpf4j.engine.threads.kit.ProcessThreads;
+import org.lpf4j.engine.threads.group.ProcessThreads;
 import org.lpf4j.spi.kit.CrossJvmObjects;
 
 import java.util.concurrent.ThreadFactory;

@@ -4,7 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
 import org.lpf4j.testkit.CEnv;
-import org.lpf4j.engine.threads.kit.Cpus;
+import org.lpf4j.engine.threads.group.Cpus;
 
 import java.util.Arrays;
 import java.util.stream.Collectors;

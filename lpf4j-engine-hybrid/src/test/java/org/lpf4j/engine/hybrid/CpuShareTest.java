@@ -3,7 +3,7 @@ package org.lpf4j.engine.hybrid;
 import org.junit.jupiter.api.Test;
 import org.lpf4j.testkit.MpiJob;
 import org.lpf4j.testkit.NetJob;
-import org.lpf4j.engine.threads.kit.Cpus;
+import org.lpf4j.engine.threads.group.Cpus;
 
 import java.time.Duration;
 import java.util.BitSet;

@@ -16,7 +16,7 @@ class HybridSettingsTest {
         HybridSettings shared = new HybridSettings(CORES, true, -1, -1, 100, 2);
         assertEquals(CORES, alone.competing(CORES));
         assertEquals(2 * CORES, shared.competing(CORES));
-        assertEquals("auto", alone.barrier(CORES), "one thread per core: the threads kit's own choice");
+        assertEquals("auto", alone.barrier(CORES), "one thread per core: the thread group's own choice");
         assertEquals("central", shared.barrier(CORES), "two JVMs' threads on the same cores: central barrier");
     }
 

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Node-local requests into or from memory whose Arena was closed while registered name the request
- * and whose memory it was, as on the threads engine (both apply them through the threads kit's
+ * and whose memory it was, as on the threads engine (both apply them through the thread group's
  * {@code PullApplier}). Runs a node without a link (the node-local probe's kind): no MPI.
  */
 @Timeout(60)

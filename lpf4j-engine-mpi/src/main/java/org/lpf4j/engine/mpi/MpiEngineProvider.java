@@ -11,7 +11,7 @@ import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.ModuleParameters;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.Query;
-import org.lpf4j.spi.RawTransport;
+import org.lpf4j.spi.RawBaseline;
 import org.lpf4j.spi.Version;
 
 import java.util.List;
@@ -115,9 +115,9 @@ public final class MpiEngineProvider implements EngineProvider, NodeLevelEngine 
         return launcherSize() > 0 && !Slurm.singleTaskStep(System::getenv) ? Optional.empty() : Optional.of(MpiLauncher.forThisMachine());
     }
 
-    /** MPI on the section's communicator, for {@code lpf bench}'s rows beside the engine's ({@link MpiRawTransport}). */
+    /** MPI on the section's communicator, for {@code lpf bench}'s rows beside the engine's ({@link MpiRawBaseline}). */
     @Override
-    public Optional<RawTransport> rawTransport() { return Optional.of(new MpiRawTransport()); }
+    public Optional<RawBaseline> rawBaseline() { return Optional.of(new MpiRawBaseline()); }
 
     /** Rank 0: releases the other ranks (they exit) and finalizes MPI. */
     @Override

@@ -4,7 +4,7 @@ import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.LpfOutOfMemoryException;
 import org.lpf4j.Spmd;
-import org.lpf4j.engine.threads.kit.ProcessThreads;
+import org.lpf4j.engine.threads.group.ProcessThreads;
 
 /**
  * Starting and ending sections of the threads engine: {@code exec} (new threads for pids

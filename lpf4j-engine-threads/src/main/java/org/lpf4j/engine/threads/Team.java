@@ -1,13 +1,13 @@
 package org.lpf4j.engine.threads;
 
 import org.lpf4j.FatalException;
-import org.lpf4j.engine.threads.kit.Barrier;
-import org.lpf4j.engine.threads.kit.GroupFailure;
-import org.lpf4j.engine.threads.kit.Participants;
-import org.lpf4j.engine.threads.kit.ProcessLedger;
-import org.lpf4j.engine.threads.kit.RequestQueue;
-import org.lpf4j.engine.threads.kit.SuperstepBarrier;
-import org.lpf4j.engine.threads.kit.ThreadsPolicy;
+import org.lpf4j.engine.threads.group.Barrier;
+import org.lpf4j.engine.threads.group.GroupFailure;
+import org.lpf4j.engine.threads.group.Participants;
+import org.lpf4j.engine.threads.group.ProcessLedger;
+import org.lpf4j.engine.threads.group.RequestQueue;
+import org.lpf4j.engine.threads.group.SuperstepBarrier;
+import org.lpf4j.engine.threads.group.ThreadsPolicy;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * round can never complete ({@link #abandonment}) — a process that returned (named, with its sync
  * count), a hook member that has not arrived by the hook timeout (the missing pids), or, with a
  * sync timeout, the pids that have not entered the sync it waits in. The failure state and the
- * exit bookkeeping are the kit's {@link GroupFailure} and {@link ProcessLedger}, shared with the
+ * exit bookkeeping are the thread group's {@link GroupFailure} and {@link ProcessLedger}, shared with the
  * hybrid engine's node.
  *
  * <p>A team started by {@code rehook} knows its parent: a wait in either can never complete

@@ -9,11 +9,11 @@ import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
 
-import org.lpf4j.engine.threads.kit.GroupFailure;
-import org.lpf4j.engine.threads.kit.PullApplier;
-import org.lpf4j.engine.threads.kit.QueuePair;
-import org.lpf4j.engine.threads.kit.RequestQueue;
-import org.lpf4j.engine.threads.kit.SuperstepBarrier;
+import org.lpf4j.engine.threads.group.GroupFailure;
+import org.lpf4j.engine.threads.group.PullApplier;
+import org.lpf4j.engine.threads.group.QueuePair;
+import org.lpf4j.engine.threads.group.RequestQueue;
+import org.lpf4j.engine.threads.group.SuperstepBarrier;
 import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;

@@ -43,7 +43,7 @@ import org.lpf4j.spi.Parameters;
  *     end while spinning notes its CPU and, at most once per millisecond, moves itself to another
  *     CPU if its CPU holds more than ⌈p / cores⌉ processes of its section, giving its thread its
  *     full affinity back at once (nothing stays pinned; see
- *     {@link org.lpf4j.engine.threads.kit.CpuSpreading} for the measurements behind it). Needs
+ *     {@link org.lpf4j.engine.threads.group.CpuSpreading} for the measurements behind it). Needs
  *     Linux and native access for this module ({@code --enable-native-access}, which
  *     {@code bin/lpf} passes); without them it is off, silently.</li>
  * </ul>
@@ -94,7 +94,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> maxProcs(ParameterRegistry r) {
-        return r.integer(PREFIX + "maxProcs", 512, 1, org.lpf4j.engine.threads.kit.Barrier.MAX_PARTIES,
+        return r.integer(PREFIX + "maxProcs", 512, 1, org.lpf4j.engine.threads.group.Barrier.MAX_PARTIES,
                 "most processes an explicit exec(p) from the root gets (oversubscribed above procs)");
     }
 
@@ -120,7 +120,7 @@ public final class ThreadsEngine {
     }
 
     private static Parameters.Parameter<Integer> procs(ParameterRegistry r) {
-        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.engine.threads.kit.Barrier.MAX_PARTIES,
+        return r.integer(PREFIX + "procs", Runtime.getRuntime().availableProcessors(), 1, org.lpf4j.engine.threads.group.Barrier.MAX_PARTIES,
                 "machine size: processes an exec from the root may start (default: the core count)");
     }
 

@@ -133,7 +133,7 @@ class CulpritMessagesTest {
             root.sync();
             System.out.println("400000 fits");
             try {
-                root.resizeMessageQueue(org.lpf4j.engine.threads.kit.RequestQueue.MAX_CAPACITY);
+                root.resizeMessageQueue(org.lpf4j.engine.threads.group.RequestQueue.MAX_CAPACITY);
                 System.out.println("MAX_CAPACITY accepted?!");
             } catch (LpfOutOfMemoryException e) {
                 System.out.println("refused without effect: " + e.getMessage());

@@ -1,7 +1,7 @@
 package org.lpf4j.engine.threads;
 
 import org.lpf4j.Lpf;
-import org.lpf4j.engine.threads.kit.Waiting;
+import org.lpf4j.engine.threads.group.Waiting;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package org.lpf4j.engine.threads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.lpf4j.Lpf;
-import org.lpf4j.engine.threads.kit.Cpus;
-import org.lpf4j.engine.threads.kit.Waiting;
+import org.lpf4j.engine.threads.group.Cpus;
+import org.lpf4j.engine.threads.group.Waiting;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

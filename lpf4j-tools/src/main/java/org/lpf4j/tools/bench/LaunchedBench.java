@@ -5,7 +5,7 @@ import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
-import org.lpf4j.spi.RawTransport;
+import org.lpf4j.spi.RawBaseline;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -13,7 +13,7 @@ import java.util.Arrays;
 
 /**
  * The side-by-side benchmark of an engine whose processes come from its launcher and that offers
- * its {@linkplain EngineProvider#rawTransport() raw transport} ({@code lpf bench --engine mpi}
+ * its {@linkplain EngineProvider#rawBaseline() raw transport} ({@code lpf bench --engine mpi}
  * runs it under {@code mpirun}): for p = 2 and 4 (as far as the job has processes), the engine's
  * empty sync, 8-byte put + sync, 1 MiB put + sync and a 64 KiB total exchange (each process puts
  * 64 KiB / p to every process), beside the transport used directly on the same processes: its
@@ -53,7 +53,7 @@ public final class LaunchedBench {
             ctx.resizeMemoryRegister(4);
             ctx.resizeMessageQueue(2L * p + 2);
             ctx.sync();
-            try (Arena a = Arena.ofShared(); RawTransport.Section raw = Engines.byName(engine).rawTransport().orElseThrow().open(ctx)) {
+            try (Arena a = Arena.ofShared(); RawBaseline.Section raw = Engines.byName(engine).rawBaseline().orElseThrow().open(ctx)) {
                 MemorySegment src = a.allocate(MIB, PAGE), dst = a.allocate(MIB * p, PAGE);
                 MemorySegment ex = a.allocate(EXCHANGE, PAGE), exIn = a.allocate(EXCHANGE, PAGE);
                 Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst);
@@ -72,7 +72,7 @@ public final class LaunchedBench {
                 int prev = (s + p - 1) % p;
                 // The window exists only for the cell that uses it, so that the other cells run as a
                 // program without one-sided transfers does (an open MPI window may add work to MPI's progress).
-                try (RawTransport.Window win = raw.window(dst)) {
+                try (RawBaseline.Window win = raw.window(dst)) {
                     double[] big = b.alternating(() -> {
                         ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
                         ctx.sync();
@@ -110,10 +110,10 @@ public final class LaunchedBench {
     static final class Batches {
         /** Warm-up per workload (a fresh 1 MiB buffer runs slow for a while), and the length of one batch. */
         private static final long WARM_NANOS = 600_000_000L, BATCH_NANOS = 25_000_000L;
-        private final RawTransport.Section raw;
+        private final RawBaseline.Section raw;
         private final int pid, reps, divisor;
 
-        Batches(RawTransport.Section raw, int pid, int reps, int divisor) {
+        Batches(RawBaseline.Section raw, int pid, int reps, int divisor) {
             this.raw = raw;
             this.pid = pid;
             this.reps = reps;
@@ -272,11 +272,11 @@ public final class LaunchedBench {
         if (engine == null) throw new IllegalArgumentException("LaunchedBench: --engine NAME is missing");
         if (reps < 1) throw new IllegalArgumentException("LaunchedBench: --reps " + reps + ": need at least 1 repetition");
         EngineProvider provider = Engines.byName(engine);
-        RawTransport raw = provider.rawTransport().orElseThrow(() -> new IllegalArgumentException(
+        RawBaseline raw = provider.rawBaseline().orElseThrow(() -> new IllegalArgumentException(
                 "LaunchedBench: engine " + provider.name() + " offers no raw transport to compare with"));
         Context root = provider.root(); // the engine's own contexts: the raw transport needs them
         int size = provider.machineSize(); // the job's processes, without a probe
-        RawTransport.Names names = raw.names();
+        RawBaseline.Names names = raw.names();
         System.out.println("lpf bench: " + engine + " engine over " + raw.description() + ", " + size + " processes, "
                 + Runtime.getRuntime().availableProcessors() + " cores here, Java " + Runtime.version()
                 + (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-Xbatch")

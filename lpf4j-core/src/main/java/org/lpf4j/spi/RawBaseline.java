@@ -5,11 +5,11 @@ import org.lpf4j.Context;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The transport beneath a multi-process engine, used directly, without LPF: the yardstick that
+ * The raw baseline: the transport beneath a multi-process engine, used directly, without LPF: the yardstick that
  * {@code lpf bench} times beside the engine's own rows in the same run, so that their ratio
  * compares the two under the same machine state (for the MPI engine: MPI through the engine's
  * binding on the section's own communicator). An engine offers one through
- * {@link EngineProvider#rawTransport()}; with a {@link EngineProvider#launcher()} as well,
+ * {@link EngineProvider#rawBaseline()}; with a {@link EngineProvider#launcher()} as well,
  * {@code lpf bench} then runs under that launcher instead of its in-JVM table.
  *
  * <p>This object holds nothing and costs nothing to get; {@link #open} is collective over a
@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * call (or one collective) of the layer below and allocates nothing, so the rows show that
  * layer's own cost.
  */
-public interface RawTransport {
+public interface RawBaseline {
     /**
      * @return what the benchmark's header names, e.g. the library and its version; call only in a
      *         process of the engine's job after its root context exists
@@ -91,7 +91,7 @@ public interface RawTransport {
          */
         void sendReceive(MemorySegment source, int to, MemorySegment target, int from, long bytes);
 
-        /** Releases what {@link RawTransport#open} made; the section's own state is not touched. */
+        /** Releases what {@link RawBaseline#open} made; the section's own state is not touched. */
         @Override void close();
     }
 

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,7 +1,7 @@
 package org.lpf4j.engine.mpi;
 
 import org.lpf4j.Context;
-import org.lpf4j.spi.RawTransport;
+import org.lpf4j.spi.RawBaseline;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +14,7 @@ import java.lang.foreign.ValueLayout;
  * with {@code MPI_Win_create}, and {@code MPI_Irecv}/{@code MPI_Isend} + {@code MPI_Waitall}. One
  * MPI call per operation, no allocation after {@link #open}.
  */
-final class MpiRawTransport implements RawTransport {
+final class MpiRawBaseline implements RawBaseline {
     @Override
     public String description() {
         MpiRuntime rt = MpiRuntime.get();

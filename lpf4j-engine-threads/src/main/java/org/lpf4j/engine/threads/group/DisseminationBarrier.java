@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -11,7 +11,7 @@ import java.lang.invoke.VarHandle;
  * receiver polls, so a barrier of two processes costs one cache-line transfer each way in
  * parallel, where the central counter costs two in a row (figures: {@code docs/performance.md}).
  *
- * <p>A signal is the word {@code round << KIT_FLAG_BITS | flags} (the flag bits are laid out in
+ * <p>A signal is the word {@code round << GROUP_FLAG_BITS | flags} (the flag bits are laid out in
  * {@link SuperstepBarrier}); slots alternate between two sets by the parity of the round, which
  * suffices: a process can only signal round r + 2 after every process has finished round r + 1,
  * hence has read its round-r signals. Memory is p · 2 · ⌈log₂ p⌉ padded
@@ -59,15 +59,15 @@ public final class DisseminationBarrier implements SuperstepBarrier {
         int bits = flags;
         for (int k = 0, distance = 1; k < rounds; k++, distance <<= 1) {
             int to = (pid + distance) % parties;
-            SLOT.setVolatile(slots, slot(to, parity, k), round << KIT_FLAG_BITS | bits);
+            SLOT.setVolatile(slots, slot(to, parity, k), round << GROUP_FLAG_BITS | bits);
             waiting.wake(to);
             int at = slot(pid, parity, k);
             long v = (long) SLOT.getVolatile(slots, at);
-            if (v >>> KIT_FLAG_BITS != round) {
+            if (v >>> GROUP_FLAG_BITS != round) {
                 waiting.await(signalled, pid, round, at, round);
                 v = (long) SLOT.getVolatile(slots, at);
             }
-            bits |= (int) v & KIT_FLAGS;
+            bits |= (int) v & GROUP_FLAGS;
         }
         SLOT.setRelease(state, si, round << 1);
         return bits;
@@ -75,7 +75,7 @@ public final class DisseminationBarrier implements SuperstepBarrier {
 
     /** @return whether slot {@code at} holds the signal of {@code round} */
     private boolean signalled(long at, long round) {
-        return (long) SLOT.getVolatile(slots, (int) at) >>> KIT_FLAG_BITS == round;
+        return (long) SLOT.getVolatile(slots, (int) at) >>> GROUP_FLAG_BITS == round;
     }
 
     @Override

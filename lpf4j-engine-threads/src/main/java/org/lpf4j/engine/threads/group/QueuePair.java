@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 /**
  * A process's two {@link RequestQueue}s, used in alternate supersteps: the queue of parity

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,9 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The barrier's flag bits as {@link SuperstepBarrier} lays them out: the kit's flags are distinct
- * bits filling the low {@link SuperstepBarrier#KIT_FLAG_BITS}, the engine's bits start above them,
- * and both barriers hand every process the OR of every process's kit flags, round after round (a
+ * The barrier's flag bits as {@link SuperstepBarrier} lays them out: the group's flags are distinct
+ * bits filling the low {@link SuperstepBarrier#GROUP_FLAG_BITS}, the engine's bits start above them,
+ * and both barriers hand every process the OR of every process's group flags, round after round (a
  * dissemination signal that packed the flags narrower or wider than the layout would lose a flag
  * or mistake a flag for the round).
  */
@@ -43,9 +43,9 @@ class BarrierBitsTest {
     @Test
     void theKitFlagsFillTheLowBitsAndTheEngineBitsStartAbove() {
         assertEquals(0, SuperstepBarrier.QUEUED & SuperstepBarrier.UNBUFFERED, "distinct flags");
-        assertEquals(SuperstepBarrier.QUEUED | SuperstepBarrier.UNBUFFERED, SuperstepBarrier.KIT_FLAGS);
-        assertEquals((1 << SuperstepBarrier.KIT_FLAG_BITS) - 1, SuperstepBarrier.KIT_FLAGS);
-        assertTrue(SuperstepBarrier.FIRST_ENGINE_BIT > SuperstepBarrier.KIT_FLAGS, "engine bits above the kit's");
+        assertEquals(SuperstepBarrier.QUEUED | SuperstepBarrier.UNBUFFERED, SuperstepBarrier.GROUP_FLAGS);
+        assertEquals((1 << SuperstepBarrier.GROUP_FLAG_BITS) - 1, SuperstepBarrier.GROUP_FLAGS);
+        assertTrue(SuperstepBarrier.FIRST_ENGINE_BIT > SuperstepBarrier.GROUP_FLAGS, "engine bits above the group's");
         assertEquals(1, Integer.bitCount(SuperstepBarrier.FIRST_ENGINE_BIT));
     }
 

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 /**
  * The waiting policy of the threads engine's barrier, resolved once per section from the

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 /**
  * What a sync needs from a barrier: all processes of a group of {@link Participants} arrive, each with a few
@@ -12,20 +12,20 @@ package org.lpf4j.engine.threads.kit;
  * reason and the round has still not completed.
  */
 public interface SuperstepBarrier {
-    // The bits, in one place: the kit's flags are the lowest KIT_FLAG_BITS (QUEUED, UNBUFFERED);
+    // The bits, in one place: the group's flags are the lowest GROUP_FLAG_BITS (QUEUED, UNBUFFERED);
     // bits from FIRST_ENGINE_BIT up belong to the engine's LastArrival; the bits between are unused.
-    // A process arrives with kit flags only; engine bits come from a LastArrival.
+    // A process arrives with group flags only; engine bits come from a LastArrival.
     /** Flag: the process queued at least one request this superstep. */
     int QUEUED = 1;
     /** Flag: some request reads its source during the sync (a second barrier is needed). */
     int UNBUFFERED = 2;
     /**
-     * How many low bits the kit's flags take: a barrier that packs a process's flags beside other
+     * How many low bits the group's flags take: a barrier that packs a process's flags beside other
      * data in one word ({@link DisseminationBarrier}'s signal) shifts that data by this much.
      */
-    int KIT_FLAG_BITS = 2;
-    /** Every kit flag: {@link #QUEUED} | {@link #UNBUFFERED}, the mask of the low {@link #KIT_FLAG_BITS} bits. */
-    int KIT_FLAGS = QUEUED | UNBUFFERED;
+    int GROUP_FLAG_BITS = 2;
+    /** Every group flag: {@link #QUEUED} | {@link #UNBUFFERED}, the mask of the low {@link #GROUP_FLAG_BITS} bits. */
+    int GROUP_FLAGS = QUEUED | UNBUFFERED;
     /**
      * The lowest bit an engine's {@link LastArrival} may return for its own meaning (the hybrid
      * engine's node round uses this and the next one); the barrier ORs such bits through unread.

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 /**
  * The layout of a {@link RequestQueue}'s outbox, described once (as Agrona's

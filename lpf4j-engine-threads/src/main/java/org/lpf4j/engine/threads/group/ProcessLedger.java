@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;

@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 /**
  * How long each process of a team spins before it yields, adapted per process: the budget

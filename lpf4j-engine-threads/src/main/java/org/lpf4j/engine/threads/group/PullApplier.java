@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import org.lpf4j.MsgAttr;
 import org.lpf4j.spi.kit.BulkCopy;

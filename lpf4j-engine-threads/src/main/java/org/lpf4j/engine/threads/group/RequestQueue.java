@@ -1,4 +1,4 @@
-package org.lpf4j.engine.threads.kit;
+package org.lpf4j.engine.threads.group;
 
 import org.lpf4j.MsgAttr;
 
@@ -7,20 +7,20 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import static org.lpf4j.engine.threads.kit.OutboxLayout.BUFFERED;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.DST_OFFSET;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.HAS_ATTR;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.HEADER;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.INDEX_MASK;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.LINE;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.MAILBOX_RECORD;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.META;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.NEXT;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.PAYLOAD;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.SIZE;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.SLOT_SHIFT;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.STAMP;
-import static org.lpf4j.engine.threads.kit.OutboxLayout.UNBUFFERED_RECORD;
+import static org.lpf4j.engine.threads.group.OutboxLayout.BUFFERED;
+import static org.lpf4j.engine.threads.group.OutboxLayout.DST_OFFSET;
+import static org.lpf4j.engine.threads.group.OutboxLayout.HAS_ATTR;
+import static org.lpf4j.engine.threads.group.OutboxLayout.HEADER;
+import static org.lpf4j.engine.threads.group.OutboxLayout.INDEX_MASK;
+import static org.lpf4j.engine.threads.group.OutboxLayout.LINE;
+import static org.lpf4j.engine.threads.group.OutboxLayout.MAILBOX_RECORD;
+import static org.lpf4j.engine.threads.group.OutboxLayout.META;
+import static org.lpf4j.engine.threads.group.OutboxLayout.NEXT;
+import static org.lpf4j.engine.threads.group.OutboxLayout.PAYLOAD;
+import static org.lpf4j.engine.threads.group.OutboxLayout.SIZE;
+import static org.lpf4j.engine.threads.group.OutboxLayout.SLOT_SHIFT;
+import static org.lpf4j.engine.threads.group.OutboxLayout.STAMP;
+import static org.lpf4j.engine.threads.group.OutboxLayout.UNBUFFERED_RECORD;
 
 /**
  * The requests one process queues in one superstep, laid out for the processes that execute
