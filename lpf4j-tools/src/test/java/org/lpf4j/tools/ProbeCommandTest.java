@@ -64,7 +64,7 @@ class ProbeCommandTest {
 
     @Test
     void probeOfTheRootReportsTheMachineSize() {
-        int machine = org.lpf4j.engine.threads.ThreadsEngine.PROCS.get();
+        int machine = org.lpf4j.engine.threads.ThreadsParameters.PROCS.get();
         String out = Cli.run("probe", "--param", "lpf.engine.threads.probeMillis=60").expect(0).out();
         assertTable(out, "lpf probe: threads engine, root context: p=" + machine + ", freeP=" + machine);
     }

@@ -8,7 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Context;
 import org.lpf4j.Spmd;
-import org.lpf4j.engine.threads.ThreadsEngine;
+import org.lpf4j.engine.threads.ThreadsParameters;
 import org.lpf4j.examples.InnerProduct;
 import org.lpf4j.spi.Parameters;
 
@@ -53,13 +53,13 @@ class RunCommandTest {
 
     @Test
     void withoutProcsAnSpmdProgramRunsOnTheWholeMachine() {
-        int machine = ThreadsEngine.PROCS.get();
+        int machine = ThreadsParameters.PROCS.get();
         String out = Cli.run("run", "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
         assertTrue(out.contains("on " + machine + " processes"), out);
         // The first line says what runs where, and where each choice came from.
         assertEquals("lpf run: org.lpf4j.examples.InnerProduct on the threads engine (the usable engine of highest priority), p = "
                 + machine + " (machine size " + machine + ": lpf.engine.threads.procs from "
-                + ThreadsEngine.PROCS.source().label() + ")", out.lines().findFirst().orElse(""), out);
+                + ThreadsParameters.PROCS.source().label() + ")", out.lines().findFirst().orElse(""), out);
         String forced = Cli.run("run", "--engine", "threads", "-p", "2", "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
         assertEquals("lpf run: org.lpf4j.examples.InnerProduct on the threads engine (--engine threads), p = 2 (-p 2)",
                 forced.lines().findFirst().orElse(""), forced);
@@ -67,13 +67,13 @@ class RunCommandTest {
 
     @Test
     void procsAboveTheMachineSizeRaiseItForTheRunOnly() {
-        int before = ThreadsEngine.PROCS.get();
-        Parameters.Source source = ThreadsEngine.PROCS.source();
+        int before = ThreadsParameters.PROCS.get();
+        Parameters.Source source = ThreadsParameters.PROCS.source();
         int p = before + 3;
         String out = Cli.run("run", "-p", Integer.toString(p), "org.lpf4j.examples.InnerProduct", "100").expect(0).out();
         assertTrue(out.contains("on " + p + " processes"), out);
-        assertEquals(before, ThreadsEngine.PROCS.get());
-        assertEquals(source, ThreadsEngine.PROCS.source());
+        assertEquals(before, ThreadsParameters.PROCS.get());
+        assertEquals(source, ThreadsParameters.PROCS.source());
     }
 
     /**
@@ -83,22 +83,22 @@ class RunCommandTest {
     @ParameterizedTest(name = "p={0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void aMainAskingForMaxPGetsExactlyTheProcessesOfDashP(int p) {
-        int before = ThreadsEngine.PROCS.get();
+        int before = ThreadsParameters.PROCS.get();
         String out = Cli.run("run", "-p", Integer.toString(p), MaxPMain.class.getName()).expect(0).out();
         assertTrue(out.contains("MAX_P section of " + p + " processes"), out);
         assertEquals(java.util.List.of("lpf run: " + MaxPMain.class.getName() + " on the threads engine (the usable engine"
                 + " of highest priority), p chosen by the program's main (Lpf.MAX_P = " + p + " from -p " + p + ")"),
                 out.lines().filter(l -> l.startsWith("lpf run: ")).toList(), out);
-        assertEquals(before, ThreadsEngine.PROCS.get(), "the machine size is restored after the run");
+        assertEquals(before, ThreadsParameters.PROCS.get(), "the machine size is restored after the run");
     }
 
     @Test
     void withoutProcsTheHeaderSaysMaxPIsTheMachineSizeAndWhereThatCameFrom() {
-        int machine = ThreadsEngine.PROCS.get();
+        int machine = ThreadsParameters.PROCS.get();
         String out = Cli.run("run", MaxPMain.class.getName()).expect(0).out();
         assertTrue(out.contains("MAX_P section of " + machine + " processes"), out);
         assertTrue(out.lines().anyMatch(l -> l.endsWith("p chosen by the program's main (Lpf.MAX_P = machine size "
-                + machine + ": lpf.engine.threads.procs from " + ThreadsEngine.PROCS.source().label() + ")")), out);
+                + machine + ": lpf.engine.threads.procs from " + ThreadsParameters.PROCS.source().label() + ")")), out);
     }
 
     @Test
@@ -120,7 +120,7 @@ class RunCommandTest {
         Cli.run("run", "-p", "2", "--engine", "threads", "--param", "lpf.engine.threads.spin=7",
                 ParamProbe.class.getName()).expect(0);
         assertEquals("threads/7", ParamProbe.seen);
-        assertEquals(Parameters.Source.DEFAULT, ThreadsEngine.SPIN.source());
+        assertEquals(Parameters.Source.DEFAULT, ThreadsParameters.SPIN.source());
         assertEquals("", org.lpf4j.spi.Engines.choice().get());
     }
 
@@ -134,7 +134,7 @@ class RunCommandTest {
 
         @Override
         public void run(Context ctx) {
-            if (ctx.pid() == 0) seen = org.lpf4j.spi.Engines.choice().get() + "/" + ThreadsEngine.SPIN.get();
+            if (ctx.pid() == 0) seen = org.lpf4j.spi.Engines.choice().get() + "/" + ThreadsParameters.SPIN.get();
         }
     }
 

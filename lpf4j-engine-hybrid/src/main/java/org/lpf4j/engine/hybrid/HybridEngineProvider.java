@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 
 /**
  * Engine module {@code hybrid}, found by {@link java.util.ServiceLoader}. It needs the engine
- * between its nodes ({@link HybridEngine#OVER}: any installed {@link NodeLevelEngine}, found by
+ * between its nodes ({@link HybridParameters#OVER}: any installed {@link NodeLevelEngine}, found by
  * name in the component registry; the MPI engine, with libmpi and a launcher, or the net engine)
  * and declines with that engine's reason otherwise. Selection:
  * <ul>
@@ -51,7 +51,7 @@ public final class HybridEngineProvider implements EngineProvider, LayeredEngine
 
     @Override
     public void open(ModuleParameters parameters) {
-        HybridEngine.parameters().forEach(parameters::adopt);
+        HybridParameters.parameters().forEach(parameters::adopt);
     }
 
     @Override
@@ -60,7 +60,7 @@ public final class HybridEngineProvider implements EngineProvider, LayeredEngine
         try {
             level = NodeLevel.provider();
         } catch (IllegalArgumentException e) {
-            return Query.decline("needs the " + HybridEngine.OVER.get() + " engine between its nodes (" + HybridEngine.OVER.key()
+            return Query.decline("needs the " + HybridParameters.OVER.get() + " engine between its nodes (" + HybridParameters.OVER.key()
                     + "): " + e.getMessage());
         }
         Query q = level.query();
@@ -83,7 +83,7 @@ public final class HybridEngineProvider implements EngineProvider, LayeredEngine
             return "chosen automatically: one MPI rank on this host of " + launchedRanks() + " ranks, "
                     + Runtime.getRuntime().availableProcessors() + " cores";
         }
-        if (!NodeLevel.overDefault()) return "not automatic: over the " + HybridEngine.OVER.get() + " engine, chosen by name only";
+        if (!NodeLevel.overDefault()) return "not automatic: over the " + HybridParameters.OVER.get() + " engine, chosen by name only";
         try {
             return launchedRanks() <= 1 ? "not automatic: no MPI launcher started this JVM as one of several ranks"
                     : "not automatic: " + NodeLevel.facts().ranksOnThisHost() + " MPI ranks share this host (one JVM per node is this engine's set-up)";

@@ -33,14 +33,14 @@ final class HybridLauncher implements ProcessLauncher {
     @Override
     public List<String> command(Launch launch) {
         int p = launch.processes();
-        int nodes = HybridEngine.LAUNCH_NODES.get();
+        int nodes = HybridParameters.LAUNCH_NODES.get();
         if (nodes == 0) nodes = Math.min(p, 2);
         if (nodes > p) throw new IllegalArgumentException("lpf run --engine hybrid: --nodes " + nodes + " exceeds -p " + p);
         int threads = (p + nodes - 1) / nodes;
         boolean cluster = level.onePerNode(launcher, nodes);
         List<String> jvm = new ArrayList<>();
         jvm.add("-Dlpf.engine=hybrid");
-        jvm.add("-D" + HybridEngine.OVER.key() + "=" + HybridEngine.OVER.get());
+        jvm.add("-D" + HybridParameters.OVER.key() + "=" + HybridParameters.OVER.get());
         jvm.add("-Dlpf.engine.hybrid.threads=" + threads);
         jvm.add("-Dlpf.engine.hybrid.procs=" + p); // nodes x threads may exceed p (5 on 3 nodes: 2 + 2 + 1)
         jvm.add("-Dlpf.engine.threads.procs=" + threads); // nested sections on the threads engine

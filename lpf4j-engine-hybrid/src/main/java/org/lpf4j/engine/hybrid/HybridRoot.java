@@ -85,6 +85,6 @@ final class HybridRoot extends ForwardingContext {
 
     @Override
     public String toString() {
-        return "HybridRoot[" + ranks + " nodes × " + settings.threads() + " threads, over " + HybridEngine.OVER.get() + "]";
+        return "HybridRoot[" + ranks + " nodes × " + settings.threads() + " threads, over " + HybridParameters.OVER.get() + "]";
     }
 }

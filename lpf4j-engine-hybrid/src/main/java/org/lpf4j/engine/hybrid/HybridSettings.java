@@ -37,10 +37,10 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
      * @return the current values of the engine's parameters, with that thread count
      */
     static HybridSettings resolve(int ranksOnThisHost, int threads) {
-        int t = threads > 0 ? threads : HybridEngine.THREADS.get();
+        int t = threads > 0 ? threads : HybridParameters.THREADS.get();
         if (t == 0) t = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, ranksOnThisHost));
-        return new HybridSettings(t, HybridEngine.NODES.get().equals("rank"), HybridEngine.SPIN.get(),
-                HybridEngine.YIELD.get(), HybridEngine.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost),
+        return new HybridSettings(t, HybridParameters.NODES.get().equals("rank"), HybridParameters.SPIN.get(),
+                HybridParameters.YIELD.get(), HybridParameters.PROBE_MILLIS.get(), Math.max(1, ranksOnThisHost),
                 CoreParameters.COPY.get());
     }
 
@@ -50,7 +50,7 @@ record HybridSettings(int threads, boolean perRank, int spin, int yield, int pro
      * @return the machine's processes: nodes × threads, or fewer if {@code lpf.engine.hybrid.procs} says so
      */
     static int machineSize(int nodes, int threads) {
-        int all = nodes * threads, procs = HybridEngine.PROCS.get();
+        int all = nodes * threads, procs = HybridParameters.PROCS.get();
         return procs > 0 ? Math.min(procs, all) : all;
     }
 

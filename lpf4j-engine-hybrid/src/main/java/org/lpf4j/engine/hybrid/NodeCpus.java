@@ -51,7 +51,7 @@ final class NodeCpus {
      * @return whether the node's processes will run on a share of their own
      */
     static boolean decide(int[] local, int threads) {
-        if (!HybridEngine.BIND.get().equals("auto") || local == null) return false;
+        if (!HybridParameters.BIND.get().equals("auto") || local == null) return false;
         int[] cpus = Cpus.allowedCpus();
         if (!shouldBind(local[1], threads, cpus.length, Cpus.online())) return false;
         share = shareOf(siblingsTogether(cpus), local[0], local[1]);

@@ -45,15 +45,15 @@ public final class MpiEngineProvider implements EngineProvider, NodeLevelEngine 
 
     @Override
     public void open(ModuleParameters parameters) {
-        MpiEngine.parameters().forEach(parameters::adopt);
+        MpiParameters.parameters().forEach(parameters::adopt);
     }
 
     @Override
     public Query query() {
-        String found = MpiLibrary.locate(MpiEngine.LIBRARY.get());
+        String found = MpiLibrary.locate(MpiParameters.LIBRARY.get());
         if (found == null) {
-            return Query.decline("no libmpi found (looked for " + (MpiEngine.LIBRARY.get().isBlank()
-                    ? String.join(", ", MpiLibrary.SONAMES) : MpiEngine.LIBRARY.get())
+            return Query.decline("no libmpi found (looked for " + (MpiParameters.LIBRARY.get().isBlank()
+                    ? String.join(", ", MpiLibrary.SONAMES) : MpiParameters.LIBRARY.get())
                     + " in LD_LIBRARY_PATH and the system library directories); install Open MPI or MPICH,"
                     + " or set lpf.engine.mpi.library");
         }
@@ -155,7 +155,7 @@ public final class MpiEngineProvider implements EngineProvider, NodeLevelEngine 
      */
     @Override
     public SequencedMap<String, String> details() {
-        SequencedMap<String, String> d = MpiDetails.of(MpiEngine.LIBRARY.get());
+        SequencedMap<String, String> d = MpiDetails.of(MpiParameters.LIBRARY.get());
         d.put("lpf run -p N starts", MpiLauncher.forThisMachine().describe());
         return d;
     }

@@ -57,7 +57,7 @@ public final class MpiLauncher implements ProcessLauncher {
 
     /** @return {@link #forLibrary} of the configured library ({@code lpf.engine.mpi.library}) */
     public static MpiLauncher forThisMachine() {
-        return forLibrary(MpiEngine.LIBRARY.get());
+        return forLibrary(MpiParameters.LIBRARY.get());
     }
 
     /**
@@ -79,7 +79,7 @@ public final class MpiLauncher implements ProcessLauncher {
         MpiAbi abi = file != null ? MpiAbi.byFileName(file) : configured != null ? MpiAbi.byFileName(configured) : null;
         Kind kind = abi == MpiAbi.MPICH ? Kind.MPICH : abi == MpiAbi.OPEN_MPI ? Kind.OPEN_MPI
                 : new MpiLauncher(Kind.OPEN_MPI).available() ? Kind.OPEN_MPI : Kind.MPICH;
-        boolean srun = switch (MpiEngine.LAUNCHER.get()) {
+        boolean srun = switch (MpiParameters.LAUNCHER.get()) {
             case "srun" -> true;
             case "mpirun" -> false;
             default -> (Slurm.allocation() || Slurm.singleTaskStep(System::getenv)) && onPath("srun");
@@ -92,8 +92,8 @@ public final class MpiLauncher implements ProcessLauncher {
      *         (the parameter's value, and whether this process is inside a Slurm allocation)
      */
     public String describe() {
-        String choice = MpiEngine.LAUNCHER.get();
-        String why = !choice.equals("auto") ? MpiEngine.LAUNCHER.key() + "=" + choice
+        String choice = MpiParameters.LAUNCHER.get();
+        String why = !choice.equals("auto") ? MpiParameters.LAUNCHER.key() + "=" + choice
                 : kind == Kind.SRUN ? "auto: inside Slurm allocation " + System.getenv(Slurm.JOB_ID)
                         + (Slurm.stepTask(System::getenv) ? ", the only task of step " + System.getenv(Slurm.STEP_ID) : "")
                 : Slurm.allocation() ? "auto: inside a Slurm allocation, but srun is not on the PATH"
@@ -259,7 +259,7 @@ public final class MpiLauncher implements ProcessLauncher {
             launcherOptions(List.of("-N", Integer.toString(n), "--ntasks-per-node=1"));
             return true;
         }
-        String hosts = MpiEngine.LAUNCHER_OPTIONS.get();
+        String hosts = MpiParameters.LAUNCHER_OPTIONS.get();
         if (hosts.isBlank()) return false;
         if (kind == Kind.OPEN_MPI && !hosts.contains("--map-by")) launcherOptions(List.of("--map-by", "ppr:1:node"));
         return true;
@@ -401,10 +401,10 @@ public final class MpiLauncher implements ProcessLauncher {
      */
     @Override
     public List<String> command(Launch launch) {
-        List<String> opts = MpiEngine.LAUNCHER_OPTIONS.get().isBlank() ? List.of()
-                : List.of(MpiEngine.LAUNCHER_OPTIONS.get().strip().split("\\s+"));
+        List<String> opts = MpiParameters.LAUNCHER_OPTIONS.get().isBlank() ? List.of()
+                : List.of(MpiParameters.LAUNCHER_OPTIONS.get().strip().split("\\s+"));
         launcherOptions(opts);
-        int nodes = MpiEngine.LAUNCH_NODES.get();
+        int nodes = MpiParameters.LAUNCH_NODES.get();
         if (nodes > 0) {
             if (kind != Kind.SRUN) {
                 throw new IllegalArgumentException("lpf run --engine mpi --nodes " + nodes + ": only srun places ranks on a number"

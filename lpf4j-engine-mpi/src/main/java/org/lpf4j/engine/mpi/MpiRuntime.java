@@ -48,7 +48,7 @@ final class MpiRuntime extends JobRuntime {
     private MpiRuntime() {
         super("mpi");
         RankGuard.start(); // before MPI_Init: no fork in an MPI process
-        mpi = Mpi.load(MpiEngine.LIBRARY.get());
+        mpi = Mpi.load(MpiParameters.LIBRARY.get());
         if (mpi.initialized()) {
             initializedHere = false;
             threadLevel = mpi.queryThread();

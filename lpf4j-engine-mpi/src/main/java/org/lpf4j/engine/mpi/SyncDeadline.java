@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The deadline on the wait in a sync of one section ({@link MpiEngine#SYNC_TIMEOUT}), and how the
+ * The deadline on the wait in a sync of one section ({@link MpiParameters#SYNC_TIMEOUT}), and how the
  * processes that did not arrive are found without asking them (a process stopped by a signal, or
  * stuck in an endless loop, cannot answer).
  *
@@ -74,7 +74,7 @@ final class SyncDeadline implements AutoCloseable {
     /**
      * Collective over {@code comm} when {@code millis > 0} and the section has more than one process.
      *
-     * @param millis the deadline ({@link MpiEngine#SYNC_TIMEOUT}), 0 for none
+     * @param millis the deadline ({@link MpiParameters#SYNC_TIMEOUT}), 0 for none
      */
     SyncDeadline(Mpi mpi, long comm, int me, int n, int millis) {
         this.mpi = mpi;
@@ -260,7 +260,7 @@ final class SyncDeadline implements AutoCloseable {
         StringBuilder b = new StringBuilder();
         b.append(who).append(" of ").append(n).append(" did not reach sync ").append(superstep)
                 .append(" within ").append(millis).append(" ms while ").append(name(finder)).append(" waited there (")
-                .append(MpiEngine.SYNC_TIMEOUT.key()).append('=').append(millis).append(')');
+                .append(MpiParameters.SYNC_TIMEOUT.key()).append('=').append(millis).append(')');
         for (int q : gone) b.append("; ").append(name(q)).append(' ').append(state(q));
         String reason = b.toString();
         synchronized (SyncDeadline.class) {

@@ -20,7 +20,7 @@ public final class AllreduceSizesBench {
     private static final int[] WORDS = {1, 2, 5, 17, 32, 33, 65};
 
     public static void main(String[] args) {
-        Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
+        Mpi mpi = Mpi.load(MpiParameters.LIBRARY.get());
         mpi.initThread(Mpi.THREAD_SERIALIZED);
         long world = MpiEngine.commWorld();
         int n = mpi.size(world), me = mpi.rank(world);

@@ -27,7 +27,7 @@ public final class CountExchangeBench {
             ctx.resizeMemoryRegister(2); ctx.resizeMessageQueue(2L * n + 2); ctx.sync();
             Memslot ss = ctx.registerLocal(src), ds = ctx.registerGlobal(dst);
             ctx.sync();
-            Mpi mpi = Mpi.load(MpiEngine.LIBRARY.get());
+            Mpi mpi = Mpi.load(MpiParameters.LIBRARY.get());
             long world = MpiEngine.commWorld();
             MemorySegment rb = arena.allocate(16L * n, 64);
             final int REPS = 7, K = n >= 16 ? 300 : 2000;

@@ -17,7 +17,7 @@ public final class HookSettingsMismatchMain {
         mpi.initThread(Mpi.THREAD_SERIALIZED);
         long world = mpi.commWorld();
         int rank = mpi.rank(world);
-        if (rank == 1) System.setProperty(MpiEngine.COUNT_EXCHANGE.key(), "sparse");
+        if (rank == 1) System.setProperty(MpiParameters.COUNT_EXCHANGE.key(), "sparse");
         try {
             Lpf.hook(MpiEngine.init(world), ctx -> { throw new AssertionError("must not start"); }, Args.NONE);
             System.out.println("STARTED " + rank);

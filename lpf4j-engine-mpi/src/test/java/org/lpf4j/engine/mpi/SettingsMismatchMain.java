@@ -14,8 +14,8 @@ public final class SettingsMismatchMain {
 
     public static void main(String[] args) {
         String rank = System.getenv().getOrDefault("OMPI_COMM_WORLD_RANK", System.getenv("PMI_RANK"));
-        if ("1".equals(rank)) System.setProperty(MpiEngine.PAIRS_IN_ROUND_UP_TO.key(), "0");
-        if ("2".equals(rank)) System.setProperty(MpiEngine.COUNT_EXCHANGE.key(), "sparse");
+        if ("1".equals(rank)) System.setProperty(MpiParameters.PAIRS_IN_ROUND_UP_TO.key(), "0");
+        if ("2".equals(rank)) System.setProperty(MpiParameters.COUNT_EXCHANGE.key(), "sparse");
         try {
             Lpf.root().exec(1, ctx -> { });
             System.out.println("STARTED");

@@ -43,10 +43,10 @@ final class Shortfall {
     static String message(int asked, int limit, boolean root) {
         return root
                 ? "exec(p=" + asked + ") on the threads engine's root runs " + limit + " processes: raise "
-                        + ThreadsEngine.MAX_PROCS.key() + " (now " + limit + ") for more"
+                        + ThreadsParameters.MAX_PROCS.key() + " (now " + limit + ") for more"
                 : "nested exec(p=" + asked + ") on the threads engine runs " + limit
                         + " processes (the processors assigned to the calling process): raise "
-                        + ThreadsEngine.PROCS.key() + " for more";
+                        + ThreadsParameters.PROCS.key() + " for more";
     }
 
     /** For tests: the next shortfall warns again. */

@@ -189,7 +189,7 @@ final class Team implements Participants {
         for (int q = 0; q < p; q++) if (members[q] == null) missing.add(q);
         if (missing.isEmpty()) return null;
         return "hook: pid" + (missing.size() > 1 ? "s " : " ") + joined(missing) + " of " + p + " did not arrive within "
-                + settings.hookTimeoutMillis() + " ms (" + ThreadsEngine.HOOK_TIMEOUT.key() + ")";
+                + settings.hookTimeoutMillis() + " ms (" + ThreadsParameters.HOOK_TIMEOUT.key() + ")";
     }
 
     /** The sync-timeout reason for {@code pid} waiting in {@code round}, or null (still in time). */
@@ -207,7 +207,7 @@ final class Team implements Participants {
         if (missing.isEmpty()) return null;
         return "pid" + (missing.size() > 1 ? "s " : " ") + joined(missing) + " of " + p + " did not reach sync " + mine
                 + " within " + settings.syncTimeoutMillis() + " ms while pid " + pid + " waits there ("
-                + ThreadsEngine.SYNC_TIMEOUT.key() + ")";
+                + ThreadsParameters.SYNC_TIMEOUT.key() + ")";
     }
 
     private static String joined(java.util.List<Integer> pids) {

@@ -37,9 +37,9 @@ public final class ThreadsEngineProvider implements EngineProvider {
     @Override
     public void open(ModuleParameters parameters) {
         List<Parameters.Parameter<?>> own = parameters.registry() == ParameterRegistry.global()
-                ? List.of(ThreadsEngine.PROCS, ThreadsEngine.SPIN, ThreadsEngine.YIELD, ThreadsEngine.PROBE_MILLIS,
-                        ThreadsEngine.BARRIER, ThreadsEngine.MAX_PROCS, ThreadsEngine.HOOK_TIMEOUT, ThreadsEngine.SYNC_TIMEOUT)
-                : ThreadsEngine.declare(parameters.registry());
+                ? List.of(ThreadsParameters.PROCS, ThreadsParameters.SPIN, ThreadsParameters.YIELD, ThreadsParameters.PROBE_MILLIS,
+                        ThreadsParameters.BARRIER, ThreadsParameters.MAX_PROCS, ThreadsParameters.HOOK_TIMEOUT, ThreadsParameters.SYNC_TIMEOUT)
+                : ThreadsParameters.declare(parameters.registry());
         own.forEach(parameters::adopt);
     }
 
@@ -48,7 +48,7 @@ public final class ThreadsEngineProvider implements EngineProvider {
     @Override public Context root() { return ThreadsEngine.root(); }
 
     /** @return {@code lpf.engine.threads.procs} */
-    @Override public int machineSize() { return ThreadsEngine.PROCS.get(); }
+    @Override public int machineSize() { return ThreadsParameters.PROCS.get(); }
 
     /**
      * Sets {@code lpf.engine.threads.procs} to exactly {@code n}, raising or lowering it (more
@@ -58,6 +58,6 @@ public final class ThreadsEngineProvider implements EngineProvider {
      */
     @Override
     public Map<String, String> settingsForProcesses(int n) {
-        return n == machineSize() ? Map.of() : Map.of(ThreadsEngine.PROCS.key(), Integer.toString(n));
+        return n == machineSize() ? Map.of() : Map.of(ThreadsParameters.PROCS.key(), Integer.toString(n));
     }
 }

@@ -27,9 +27,9 @@ record ThreadsSettings(int procs, int spin, int yield, int probeMillis, String b
 
     /** @return the current values of the engine's parameters */
     static ThreadsSettings resolve() {
-        return new ThreadsSettings(ThreadsEngine.PROCS.get(), ThreadsEngine.SPIN.get(), ThreadsEngine.YIELD.get(),
-                ThreadsEngine.PROBE_MILLIS.get(), ThreadsEngine.BARRIER.get(), ThreadsEngine.MAX_PROCS.get(),
-                ThreadsEngine.HOOK_TIMEOUT.get(), ThreadsEngine.SYNC_TIMEOUT.get(), ThreadsEngine.SPREAD.get(),
+        return new ThreadsSettings(ThreadsParameters.PROCS.get(), ThreadsParameters.SPIN.get(), ThreadsParameters.YIELD.get(),
+                ThreadsParameters.PROBE_MILLIS.get(), ThreadsParameters.BARRIER.get(), ThreadsParameters.MAX_PROCS.get(),
+                ThreadsParameters.HOOK_TIMEOUT.get(), ThreadsParameters.SYNC_TIMEOUT.get(), ThreadsParameters.SPREAD.get(),
                 BulkCopy.resolve());
     }
 

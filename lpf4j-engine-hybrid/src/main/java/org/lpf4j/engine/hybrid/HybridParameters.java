@@ -7,7 +7,7 @@ import org.lpf4j.spi.Parameters;
 import java.util.List;
 
 /**
- * The hybrid engine: one JVM per node, {@code t} LPF processes (threads) in each, {@code p = nodes
+ * The hybrid engine's parameters, and what the engine is: one JVM per node, {@code t} LPF processes (threads) in each, {@code p = nodes
  * × t} processes in all, pids numbered node by node. Between the nodes runs any engine with one
  * process per JVM ({@link org.lpf4j.spi.kit.NodeLevelEngine}), chosen by name with
  * {@link #OVER}: the MPI engine (libmpi and an MPI launcher; the default) or the net engine (TCP,
@@ -38,8 +38,8 @@ import java.util.List;
  * {@code MpiHybrid.init(comm, t)} and {@link org.lpf4j.Lpf#hook}: its communicator's ranks are the
  * nodes (the MPI engine finds this engine by name, as a {@link org.lpf4j.spi.kit.LayeredEngine}).
  */
-public final class HybridEngine {
-    private HybridEngine() {}
+public final class HybridParameters {
+    private HybridParameters() {}
 
     private static final String PREFIX = "lpf.engine.hybrid.";
 
