@@ -10,8 +10,10 @@ import java.lang.reflect.Modifier;
 
 /**
  * A program {@code lpf run} can start, found by class name: either an {@link Spmd} class with a
- * public no-argument constructor, or a class with {@code public static void main(String[])}
- * (an SPMD class that also has a {@code main} runs as SPMD).
+ * public no-argument constructor, or a class with a {@code main} method as the {@code java}
+ * launcher of JDK 25 finds it (JEP 512: {@code static} or instance, with {@code String[]} or no
+ * parameter, not private; so a compact source file's {@code void main()} runs too). An SPMD
+ * class that also has a {@code main} runs as SPMD.
  */
 sealed interface Program {
 
@@ -68,21 +70,61 @@ sealed interface Program {
         }
     }
 
-    /** A class with {@code public static void main(String[])}. */
-    record MainProgram(Method main) implements Program {
+    /**
+     * A class with a {@code main} method: {@code main} is {@code static} or, for an instance
+     * {@code main}, {@code type} is instantiated by its non-private no-argument constructor first.
+     */
+    record MainProgram(Class<?> type, Method main) implements Program {
         /**
-         * Calls {@code main(args)} on this thread.
+         * Calls {@code main} (with {@code args} if it takes them) on this thread.
          *
-         * @throws ProgramFailure carrying whatever {@code main} threw
+         * @throws ProgramFailure carrying whatever {@code main} or the constructor threw
          */
         void run(String[] args) {
             try {
-                main.invoke(null, (Object) args);
-            } catch (IllegalAccessException e) {
+                Object target = null;
+                if (!Modifier.isStatic(main.getModifiers())) {
+                    Constructor<?> constructor = type.getDeclaredConstructor();
+                    constructor.setAccessible(true);
+                    target = constructor.newInstance();
+                }
+                main.setAccessible(true);
+                if (main.getParameterCount() == 0) main.invoke(target);
+                else main.invoke(target, (Object) args);
+            } catch (NoSuchMethodException | InstantiationException e) {
+                throw new UsageException("lpf run: " + type.getName() + " has an instance main but no usable no-argument"
+                        + " constructor: " + e);
+            } catch (IllegalAccessException | RuntimeException e) {
                 throw new UsageException("lpf run: cannot call " + main + ": " + e.getMessage());
             } catch (InvocationTargetException e) {
-                throw new ProgramFailure(main.getDeclaringClass().getName() + ".main threw " + e.getCause(), e.getCause());
+                throw new ProgramFailure(type.getName() + "." + main.getName() + " threw " + e.getCause(), e.getCause());
             }
+        }
+
+        /**
+         * The launch protocol of JDK 25 (JEP 512): a non-private {@code main(String[])} declared
+         * in {@code type} or inherited from a superclass, else a non-private {@code main()}; either
+         * must return void.
+         *
+         * @return the method, or null if {@code type} has none
+         */
+        static Method of(Class<?> type) {
+            Method m = find(type, String[].class);
+            return m != null ? m : find(type);
+        }
+
+        private static Method find(Class<?> type, Class<?>... parameters) {
+            for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                try {
+                    Method m = c.getDeclaredMethod("main", parameters);
+                    if (Modifier.isPrivate(m.getModifiers()) || m.getReturnType() != void.class) return null;
+                    if (!Modifier.isStatic(m.getModifiers()) && Modifier.isAbstract(type.getModifiers())) return null;
+                    return m;
+                } catch (NoSuchMethodException e) {
+                    // look in the superclass
+                }
+            }
+            return null;
         }
     }
 
@@ -113,15 +155,10 @@ sealed interface Program {
             }
             return new SpmdProgram(type.asSubclass(Spmd.class));
         }
-        try {
-            Method main = type.getMethod("main", String[].class);
-            if (Modifier.isStatic(main.getModifiers()) && main.getReturnType() == void.class) {
-                return new MainProgram(main);
-            }
-        } catch (NoSuchMethodException e) {
-            // reported below
-        }
+        Method main = MainProgram.of(type);
+        if (main != null) return new MainProgram(type, main);
         throw new UsageException("lpf run: " + className + " neither implements org.lpf4j.Spmd (with a public "
-                + "no-argument constructor) nor has public static void main(String[])");
+                + "no-argument constructor) nor has a main method (static or instance, with String[] or no parameter,"
+                + " not private)");
     }
 }

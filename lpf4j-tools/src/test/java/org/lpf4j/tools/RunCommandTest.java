@@ -226,6 +226,41 @@ class RunCommandTest {
         Cli.run("run", "Hello").expectError(2, "class 'Hello' not found");
     }
 
+    /**
+     * The JDK 25 launch protocol (JEP 512): a compact source file's instance {@code void main()},
+     * compiled elsewhere, runs under {@code lpf run --class-path} as under {@code java}; so does a
+     * class whose only main is a package-private {@code static void main(String[])}.
+     */
+    @Test
+    void instanceAndNonPublicMainsRunAsTheJavaLauncherRunsThem(@TempDir Path dir) throws IOException {
+        Path compact = dir.resolve("Compact.java"), quiet = dir.resolve("Quiet.java");
+        Path outCompact = dir.resolve("compact.txt"), outQuiet = dir.resolve("quiet.txt");
+        Files.writeString(compact, """
+                import org.lpf4j.Args;
+                import org.lpf4j.Lpf;
+
+                void main() throws Exception {
+                    int[] p = new int[1];
+                    Lpf.root().exec(3, ctx -> { ctx.sync(); if (ctx.pid() == 0) p[0] = ctx.nprocs(); }, Args.NONE);
+                    java.nio.file.Files.writeString(java.nio.file.Path.of("%s"), "compact main on " + p[0]);
+                }
+                """.formatted(outCompact));
+        Files.writeString(quiet, """
+                class Quiet {
+                    static void main(String[] args) throws Exception {
+                        java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), "static main got " + args.length);
+                    }
+                }
+                """);
+        ToolProvider javac = ToolProvider.findFirst("javac").orElseThrow();
+        assertEquals(0, javac.run(System.out, System.err, "-cp", System.getProperty("java.class.path"),
+                "-d", dir.toString(), compact.toString(), quiet.toString()), "compiles");
+        Cli.run("run", "--class-path", dir.toString(), "Compact").expect(0);
+        assertEquals("compact main on 3", Files.readString(outCompact));
+        Cli.run("run", "--class-path", dir.toString(), "Quiet", outQuiet.toString()).expect(0);
+        assertEquals("static main got 1", Files.readString(outQuiet));
+    }
+
     @Test
     void badProgramsAreUsageErrors() {
         String ip = "org.lpf4j.examples.InnerProduct";
