@@ -63,11 +63,42 @@ class ReadmeSparkExampleTest {
 
     static List<String> words(String text) { return Arrays.asList(text.strip().split("\\s+")); }
 
+    /** The options of Spark's list that make JDK 25 print a WARNING line at every start. */
+    static final List<String> WARN_ON_JDK_25 = List.of("--add-modules=jdk.incubator.vector",
+            "--add-opens=java.base/sun.security.action=ALL-UNNAMED");
+
+    /** A JVM started with the README's options prints no warning; with each option left out, it prints one. */
+    @Test
+    void theDriverOptionsListedMakeTheJvmPrintNoWarning() throws Exception {
+        assertEquals("", warnings(jvmOptions()), "the README's options");
+        for (String option : WARN_ON_JDK_25) {
+            List<String> with = new java.util.ArrayList<>(jvmOptions());
+            with.add(option);
+            assertTrue(warnings(with).contains("WARNING"), "JDK " + Runtime.version().feature() + " warns about " + option);
+        }
+    }
+
+    /** @return the WARNING lines of {@code java OPTIONS -version} on this JDK */
+    private static String warnings(List<String> options) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(options);
+        command.add("-version");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "java -version ended");
+            return out.lines().filter(l -> l.contains("WARNING")).collect(java.util.stream.Collectors.joining("\n"));
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void theDriverOptionsListedAreSparksOwnAndTheTestsOnes() throws IOException {
         List<String> readme = jvmOptions();
-        assertEquals(words(org.apache.spark.launcher.JavaModuleOptions.defaultModuleOptions()), readme,
-                "the README lists what Spark's launcher gives its JVMs");
+        List<String> spark = new java.util.ArrayList<>(words(org.apache.spark.launcher.JavaModuleOptions.defaultModuleOptions()));
+        assertTrue(spark.removeAll(WARN_ON_JDK_25), "Spark's list has " + WARN_ON_JDK_25 + ": " + spark);
+        assertEquals(spark, readme, "the README lists what Spark's launcher gives its JVMs, but the options JDK 25 warns about");
         assertEquals(words(System.getProperty("lpf4j.spark.jvmOptions")), readme, "the tests run with the README's options");
         List<String> mine = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
         for (String option : readme) assertTrue(mine.contains(option), "this JVM runs with " + option + ": " + mine);
