@@ -295,6 +295,37 @@ final class Mesh implements AutoCloseable {
         return m;
     }
 
+    /**
+     * Collective over the whole mesh: a dissemination barrier (⌈log2 p⌉ steps, each process
+     * sending to the rank 2<sup>k</sup> after it), so that a process that cannot join (it failed
+     * to start, or belongs to another job and cannot prove the key) fails every process's start
+     * rather than its first sync, while only the connections a sync's rounds need are made.
+     *
+     * @param setupMillis how long the barrier may take
+     * @throws IOException naming a process not heard from in time, or one that died
+     */
+    void join(long setupMillis) throws IOException {
+        activate(0, size);
+        long start = System.nanoTime(), deadline = start + setupMillis * 1_000_000L;
+        int[] pending = new int[1];
+        try {
+            for (int d = 1; d < size; d <<= 1) {
+                int from = (rank - d + size) % size;
+                receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, from, pending, 0);
+                send(Frame.COLLECTIVE, 0, MemorySegment.NULL, 0, 0, (rank + d) % size, pending, 0);
+                while (pending[0] > 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IOException("rank " + rank + ": rank " + from + " did not join within " + setupMillis
+                                + " ms (it did not start, or it cannot prove the job key)");
+                    }
+                    progress(start, "the start-up barrier", from);
+                }
+            }
+        } catch (Transport.Stopped e) {
+            throw new IOException("rank " + rank + ": " + e.getMessage(), e);
+        }
+    }
+
     static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();

@@ -22,7 +22,8 @@ import java.util.List;
  * the protocol's settings); the job's secret (key and job id) is either one every member was given
  * from outside (a host framework's closure) or one rank 0 makes and publishes in the same fence.
  * Then the mesh starts with no connection: they are made on first use, every one proving the key,
- * and the listening socket stays open (the mesh's) until the mesh closes.
+ * and the listening socket stays open (the mesh's) until the mesh closes. A barrier over the
+ * mesh ({@link Mesh#join}) ends the start: the connections a sync's rounds need, no others.
  */
 final class Rendezvous {
     private Rendezvous() {}
@@ -81,8 +82,15 @@ final class Rendezvous {
                 agreements.add(new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8));
             }
             StartupAgreement.check(agreements, "net job", "libraries");
-            return Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
+            Mesh mesh = Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
                     NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
+            try {
+                mesh.join(NetEngine.SETUP_MILLIS.get());
+            } catch (IOException | RuntimeException e) {
+                mesh.close();
+                throw e;
+            }
+            return mesh;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
