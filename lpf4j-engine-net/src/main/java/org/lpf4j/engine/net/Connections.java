@@ -111,7 +111,7 @@ final class Connections implements AutoCloseable {
     void dialLarge(int peer) { dial(peer, Handshake.LARGE); }
 
     /** The acceptor's rule for a connection's role (see the class comment). */
-    private synchronized int role(int from, int intent) throws Handshake.Refused {
+    synchronized int role(int from, int intent) throws Handshake.Refused {
         if (intent == Handshake.LARGE) {
             if (from < rank) throw new Handshake.Refused("rank " + from + " dialled a large-payload connection to a higher rank");
             return Handshake.LARGE;

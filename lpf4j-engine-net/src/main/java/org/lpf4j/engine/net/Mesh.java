@@ -397,16 +397,28 @@ final class Mesh implements AutoCloseable {
         interest(c);
     }
 
+    /** Makes the main connection to {@code r} now, unless it is made or being made: a process that waits for {@code r} sees it die. */
+    void connect(int r) {
+        Peer p = peer(r);
+        if (p.shared.channel == null) want(p.shared);
+    }
+
     /** @return connections this process dialled that were made (for tests and counts) */
     int connectionsDialled() { return connections.dialled(); }
 
     /** @return connections this process accepted (for tests and counts) */
     int connectionsAccepted() { return connections.accepted(); }
 
+    /** @return whether this process holds a connection with rank {@code r} */
+    boolean connectedTo(int r) {
+        Peer p = peers[r];
+        return p != null && (p.shared.channel != null || p.large.channel != null);
+    }
+
     /** @return the ranks this process holds a connection with */
     int peersConnected() {
         int n = 0;
-        for (Peer p : peers) if (p != null && (p.shared.channel != null || p.large.channel != null)) n++;
+        for (int r = 0; r < size; r++) if (connectedTo(r)) n++;
         return n;
     }
 
