@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
@@ -15,11 +14,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -69,7 +63,7 @@ import java.util.function.Consumer;
 final class Mesh implements AutoCloseable {
     /** How long one connection may take to prove the key. */
     static final int HANDSHAKE_MILLIS = 5_000;
-    /** Handshakes under way at once while the mesh is set up; more connections are refused at once. */
+    /** Handshakes under way at once; more connections are refused at once. */
     static final int MAX_HANDSHAKES = 64;
     /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
     static final int IN_BYTES = 64 * 1024;
@@ -343,7 +337,9 @@ final class Mesh implements AutoCloseable {
         if (c == p.shared) {
             // No dial when the peer's main connection was accepted or is being dialled already.
             if (!p.dialsMain) p.dialsMain = connections.dialMain(p.rank);
-        } else if (p.shared.channel != null && !p.dialsMain && !p.dialsLarge) {
+        } else if (p.shared.channel == null) {
+            want(p.shared); // the large connection comes after the main one (attach asks for it then)
+        } else if (!p.dialsMain && !p.dialsLarge) {
             // The large connection is dialled once the main one is in place and no dial of this rank's
             // could still become it (a main connection both dialled at once: the higher rank's is the large one).
             p.dialsLarge = true;
