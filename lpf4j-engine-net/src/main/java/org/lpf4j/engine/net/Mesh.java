@@ -55,8 +55,9 @@ import java.util.function.Consumer;
  * the dead one, the news spreads: the process that saw the death sends a {@link Frame#FAIL} naming
  * it over every connection it holds, each process that learns it first does the same, and a
  * connection made later gets it too. The sync's rounds connect every process with its partners
- * at distance 2<sup>k</sup>, so the news reaches every process that waits in ⌈log2 p⌉ hops. With a deadline ({@code syncTimeoutMillis}) a wait that sees no frame it
- * needs for that long throws the same, naming the peers it waited for.
+ * at distance 2<sup>k</sup>, so the news reaches every process that waits in about ⌈log2 p⌉
+ * hops. With a deadline ({@code syncTimeoutMillis}) a wait that sees no frame it needs for that
+ * long throws the same, naming the peers it waited for.
  *
  * <p>Used by one thread at a time.
  */
@@ -303,6 +304,7 @@ final class Mesh implements AutoCloseable {
         long start = System.nanoTime(), deadline = start + setupMillis * 1_000_000L;
         int[] pending = new int[1];
         try {
+            for (int d = 1; d < size; d <<= 1) connect((rank + d) % size); // the dials at once, not one per step
             for (int d = 1; d < size; d <<= 1) {
                 int from = (rank - d + size) % size;
                 receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, from, pending, 0);
