@@ -7,7 +7,7 @@ package org.lpf4j.engine.net;
  * offset  size  field
  *      0     1  channel: 0..3 the protocol's ({@link org.lpf4j.superstep.Transport.Channel} ordinal),
  *               {@link #COLLECTIVE}, {@link #MESSAGE}, {@link #CONTROL}, {@link #BYE}, {@link #NOTE},
- *               {@link #NOTE_ACK}
+ *               {@link #NOTE_ACK}, {@link #FAIL}
  *      1     3  zero
  *      4     4  section: which section of the mesh the frame belongs to
  *      8     8  length: payload bytes, 0 ≤ length ≤ {@link #MAX_LENGTH}
@@ -34,7 +34,9 @@ final class Frame {
     static final int NOTE = 8;
     /** The receipt of a {@link #NOTE}, which its sender waits for before it enters the consensus's barrier. */
     static final int NOTE_ACK = 9;
-    static final int CHANNELS = 10;
+    /** A death notice: a 4-byte rank (little-endian) that died, then why, in UTF-8; passed on by each process that learns it first. */
+    static final int FAIL = 10;
+    static final int CHANNELS = 11;
     /** The longest payload of one frame: the protocol's messages are far smaller; a larger length is a broken peer. */
     static final long MAX_LENGTH = 1L << 40;
 }

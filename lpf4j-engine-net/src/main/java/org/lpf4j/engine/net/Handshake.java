@@ -12,10 +12,15 @@ import java.nio.channels.SocketChannel;
  *
  * <pre>
  * acceptor  → connector  CHALLENGE: magic, version, nonce sn (32 bytes)
- * connector → acceptor   HELLO:     magic, version, job id, rank, size, nonce cn,
- *                                   HMAC(key, "lpf4j-net hello" ‖ sn ‖ cn ‖ job id ‖ rank ‖ size)
- * acceptor  → connector  WELCOME:   HMAC(key, "lpf4j-net welcome" ‖ cn ‖ sn ‖ acceptor's rank)
+ * connector → acceptor   HELLO:     magic, version, job id, rank, size, intent, nonce cn,
+ *                                   HMAC(key, "lpf4j-net hello" ‖ sn ‖ cn ‖ job id ‖ rank ‖ size ‖ intent)
+ * acceptor  → connector  WELCOME:   role,
+ *                                   HMAC(key, "lpf4j-net welcome" ‖ cn ‖ sn ‖ acceptor's rank ‖ role)
  * </pre>
+ * The intent is the role the connector dials the connection for ({@link #MAIN} or {@link #LARGE});
+ * the role is the one the acceptor gives it, which both then use: connections are made on first
+ * use by either side, and when both sides of a pair dial their main connection at once the
+ * acceptor's answer settles which one is which ({@link Connections}).
  * Every message has a fixed length, so an unauthenticated peer can make the acceptor read at most
  * {@link #HELLO_BYTES} bytes; a wrong magic, version, job, rank, size or MAC closes the connection
  * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The nonces and
@@ -26,12 +31,16 @@ final class Handshake {
     private Handshake() {}
 
     static final int MAGIC = 0x4C50464E; // "LPFN"
-    static final int VERSION = 2; // 2: a connection per direction
+    static final int VERSION = 3; // 2: a connection per direction; 3: the roles, for connections made on first use
+    /** A pair's main connection: every frame both ways except the higher rank's large payloads. */
+    static final int MAIN = 0;
+    /** The higher rank's connection for its large payloads only. */
+    static final int LARGE = 1;
     static final int NONCE = JobHandshake.NONCE, MAC = JobHandshake.PROOF;
     private static final JobHandshake PROOFS = new JobHandshake("lpf4j-net", JobHandshake.Order.CLAIMS_AFTER_NONCES);
     static final int CHALLENGE_BYTES = 4 + 4 + NONCE;
-    static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + NONCE + MAC;
-    static final int WELCOME_BYTES = MAC;
+    static final int HELLO_BYTES = 4 + 4 + 8 + 4 + 4 + 4 + NONCE + MAC;
+    static final int WELCOME_BYTES = 4 + MAC;
 
     /** A refused handshake: the connection is closed and the reason logged by the acceptor. */
     static final class Refused extends IOException {
@@ -40,8 +49,19 @@ final class Handshake {
         Refused(String message) { super(message); }
     }
 
-    /** Who connected: its rank in the mesh. */
-    record Peer(int rank) {}
+    /** Who connected: its rank in the mesh, and the role the acceptor gave the connection. */
+    record Peer(int rank, int role) {}
+
+    /** The acceptor's choice of a connection's role, once the connector has proved the key. */
+    interface Roles {
+        /**
+         * @param rank   the connector's rank
+         * @param intent the role it dialled the connection for
+         * @return the connection's role
+         * @throws Refused if the connection has no place in the mesh
+         */
+        int role(int rank, int intent) throws Refused;
+    }
 
     /**
      * The acceptor's side.
@@ -51,10 +71,11 @@ final class Handshake {
      * @param jobId the job's id (both sides must agree)
      * @param me    this process's rank
      * @param size  the mesh's size
-     * @return the connector's rank
+     * @param roles the role the connection takes
+     * @return the connector's rank and the connection's role
      * @throws Refused if the connector does not prove the key or does not belong to this job
      */
-    static Peer accept(SocketChannel ch, byte[] key, long jobId, int me, int size) throws IOException {
+    static Peer accept(SocketChannel ch, byte[] key, long jobId, int me, int size, Roles roles) throws IOException {
         byte[] sn = nonce();
         ByteBuffer challenge = ByteBuffer.allocate(CHALLENGE_BYTES).order(ByteOrder.BIG_ENDIAN);
         challenge.putInt(MAGIC).putInt(VERSION).put(sn).flip();
@@ -64,16 +85,22 @@ final class Handshake {
         int version = hello.getInt();
         if (version != VERSION) throw new Refused("protocol version " + version + " (this process: " + VERSION + ")");
         long job = hello.getLong();
-        int rank = hello.getInt(), theirSize = hello.getInt();
+        int rank = hello.getInt(), theirSize = hello.getInt(), intent = hello.getInt();
         byte[] cn = new byte[NONCE], mac = new byte[MAC];
         hello.get(cn).get(mac);
-        if (!PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(job, rank, theirSize))) throw new Refused("the connection does not prove the job key");
+        if (!PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(job, rank, theirSize, intent))) {
+            throw new Refused("the connection does not prove the job key");
+        }
         if (job != jobId) throw new Refused("it belongs to job " + Long.toHexString(job) + ", not " + Long.toHexString(jobId));
         if (theirSize != size || rank < 0 || rank >= size || rank == me) {
             throw new Refused("rank " + rank + " of " + theirSize + " does not fit this mesh (rank " + me + " of " + size + ")");
         }
-        Io.writeFully(ch, ByteBuffer.wrap(PROOFS.welcome(key, cn, sn, JobHandshake.claims(me))));
-        return new Peer(rank);
+        if (intent != MAIN && intent != LARGE) throw new Refused("rank " + rank + " asks for role " + intent);
+        int role = roles.role(rank, intent);
+        ByteBuffer welcome = ByteBuffer.allocate(WELCOME_BYTES).order(ByteOrder.BIG_ENDIAN);
+        welcome.putInt(role).put(PROOFS.welcome(key, cn, sn, JobHandshake.claims(me, role))).flip();
+        Io.writeFully(ch, welcome);
+        return new Peer(rank, role);
     }
 
     /**
@@ -88,6 +115,17 @@ final class Handshake {
      * @throws Refused if the acceptor does not prove the key
      */
     static void connect(SocketChannel ch, byte[] key, long jobId, int me, int size, int to) throws IOException {
+        connect(ch, key, jobId, me, size, to, MAIN);
+    }
+
+    /**
+     * The connector's side, dialling for a role.
+     *
+     * @param intent the role this process dials the connection for ({@link #MAIN} or {@link #LARGE})
+     * @return the role the acceptor gave it
+     * @throws Refused if the acceptor does not prove the key
+     */
+    static int connect(SocketChannel ch, byte[] key, long jobId, int me, int size, int to, int intent) throws IOException {
         ByteBuffer challenge = Io.readFully(ch, CHALLENGE_BYTES);
         if (challenge.getInt() != MAGIC) throw new Refused("rank " + to + " did not answer as an lpf4j net process");
         int version = challenge.getInt();
@@ -96,14 +134,18 @@ final class Handshake {
         challenge.get(sn);
         byte[] cn = nonce();
         ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).order(ByteOrder.BIG_ENDIAN);
-        hello.putInt(MAGIC).putInt(VERSION).putLong(jobId).putInt(me).putInt(size).put(cn)
-                .put(PROOFS.hello(key, sn, cn, JobHandshake.claims(jobId, me, size))).flip();
+        hello.putInt(MAGIC).putInt(VERSION).putLong(jobId).putInt(me).putInt(size).putInt(intent).put(cn)
+                .put(PROOFS.hello(key, sn, cn, JobHandshake.claims(jobId, me, size, intent))).flip();
         Io.writeFully(ch, hello);
         byte[] welcome = new byte[MAC];
-        Io.readFully(ch, WELCOME_BYTES).get(welcome);
-        if (!PROOFS.provesWelcome(welcome, key, cn, sn, JobHandshake.claims(to))) {
+        ByteBuffer answer = Io.readFully(ch, WELCOME_BYTES);
+        int role = answer.getInt();
+        answer.get(welcome);
+        if (!PROOFS.provesWelcome(welcome, key, cn, sn, JobHandshake.claims(to, role))) {
             throw new Refused("rank " + to + " does not prove the job key");
         }
+        if (role != MAIN && role != LARGE) throw new Refused("rank " + to + " gave the connection role " + role);
+        return role;
     }
 
     /** @return 32 random bytes: a fresh job key */

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
@@ -15,17 +14,13 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * The TCP connections of one job's processes: a full mesh (two connections per pair, made when
- * the job starts, each authenticated by {@link Handshake}), and the progress engine that moves
- * frames ({@link Frame}) over it. No thread of its own: the thread that waits (a sync, a collective, the
+ * The TCP connections of one job's processes: made on first use by either side, each
+ * authenticated by {@link Handshake} ({@link Connections}: a pair that talks holds one or two,
+ * a pair that never talks none), and the progress engine that moves frames ({@link Frame}) over
+ * them. No thread of its own: the thread that waits (a sync, a collective, the
  * runtime's loop) makes the progress, reading and writing every connection through one
  * {@link Selector} with nonblocking channels, so progress does not depend on a thread per peer.
  *
@@ -43,25 +38,33 @@ import java.util.function.Consumer;
  * and the socket without a copy (its segment as a direct buffer), after the staged bytes in one
  * gathering write, at most {@link #WRITE_CHUNK} bytes per call.
  *
- * <p><b>Two connections per pair.</b> Each process of a pair dials the other. Large payloads
- * ({@code Transport.Channel.LARGE}) go on the connection their sender dialled; every other frame,
- * both ways, on the one the lower rank dialled. Over one connection, two processes that write
+ * <p><b>Two connections per pair.</b> Of a pair that talks, the main connection carries every
+ * frame both ways except the higher rank's large payloads ({@code Transport.Channel.LARGE}),
+ * which go on a connection of their own that the higher rank dials when it first sends one
+ * ({@link Connections}: who dials which, and what happens when both dial at once). A send to a
+ * peer whose connection is being made is staged as usual and written once it is ready. Over one
+ * connection, two processes that write
  * large payloads to each other at once slow each other down (each one's data reaches a socket its
  * owner holds locked while it writes, and waits in that socket's backlog); over a connection per
  * direction, a small frame's answer no longer carries the acknowledgement of the frame it answers
  * (docs/performance.md: the large transfers gain, the small exchanges keep their latency).
  *
- * <p><b>Failure.</b> A connection that ends without the peer's goodbye frame, or breaks, marks the
- * peer dead; every wait of a section that peer belongs to then throws {@link Transport.Stopped}
- * naming it, at once. With a deadline ({@code syncTimeoutMillis}) a wait that sees no frame it
- * needs for that long throws the same, naming the peers it waited for.
+ * <p><b>Failure.</b> A connection that ends without the peer's goodbye frame, or breaks, or a dial
+ * the peer does not answer, marks the peer dead; every wait of a section that peer belongs to then
+ * throws {@link Transport.Stopped} naming it, at once. Since a process may hold no connection to
+ * the dead one, the news spreads: the process that saw the death sends a {@link Frame#FAIL} naming
+ * it over every connection it holds, each process that learns it first does the same, and a
+ * connection made later gets it too. The sync's rounds connect every process with its partners
+ * at distance 2<sup>k</sup>, so the news reaches every process that waits in about ⌈log2 p⌉
+ * hops. With a deadline ({@code syncTimeoutMillis}) a wait that sees no frame it needs for that
+ * long throws the same, naming the peers it waited for.
  *
  * <p>Used by one thread at a time.
  */
 final class Mesh implements AutoCloseable {
     /** How long one connection may take to prove the key. */
     static final int HANDSHAKE_MILLIS = 5_000;
-    /** Handshakes under way at once while the mesh is set up; more connections are refused at once. */
+    /** Handshakes under way at once; more connections are refused at once. */
     static final int MAX_HANDSHAKES = 64;
     /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
     static final int IN_BYTES = 64 * 1024;
@@ -101,10 +104,15 @@ final class Mesh implements AutoCloseable {
     private long lastMoved;
     private final long timeoutNanos;
     private final int rank, size;
+    /** Per rank, made when this process first sends to, receives from or is dialled by it. */
     private final Peer[] peers;
-    /** Every connection, both of every peer. */
-    private final Conn[] conns;
+    /** Every connection ready for frames, of every peer. */
+    private Conn[] conns = new Conn[0];
     private final Selector selector;
+    /** How connections are made: dials, the listening socket, handshakes. */
+    private final Connections connections;
+    /** For tests: the connections were dropped as a killed JVM's would be; nothing more is said. */
+    private boolean dropped;
     private final Consumer<String> log;
     /** The section whose frames receives match, and its members (ranks 0 .. members - 1). */
     private int activeSection, activeMembers;
@@ -149,23 +157,25 @@ final class Mesh implements AutoCloseable {
         boolean complete() { return done == length; }
     }
 
-    /** One peer: its two connections, and whether it died. */
+    /** One peer: its two connections (each without a channel until it is made), and whether it died. */
     private static final class Peer {
         final int rank;
-        /** The connection the lower rank dialled: both ways' frames except the higher rank's large payloads. */
+        /** The main connection: both ways' frames except the higher rank's large payloads. */
         final Conn shared;
         /** The connection the higher rank dialled: the higher rank's large payloads only. */
         final Conn large;
         /** Where this process writes its large payloads to the peer, and where it reads the peer's. */
         final Conn largeOut, largeIn;
+        /** Whether this process dials the main connection, or its large one, and has not heard back. */
+        boolean dialsMain, dialsLarge;
         boolean dead;
         String death;
 
-        Peer(int me, int rank, SocketChannel dialled, SocketChannel accepted) {
+        Peer(int me, int rank) {
             this.rank = rank;
             boolean lower = me < rank;
-            this.shared = new Conn(this, lower ? dialled : accepted);
-            this.large = new Conn(this, lower ? accepted : dialled);
+            this.shared = new Conn(this);
+            this.large = new Conn(this);
             this.largeOut = lower ? shared : large;
             this.largeIn = lower ? large : shared;
         }
@@ -173,8 +183,8 @@ final class Mesh implements AutoCloseable {
         boolean writing() { return shared.writing() || large.writing(); }
 
         void cancelKeys() {
-            shared.key.cancel();
-            large.key.cancel();
+            if (shared.key != null) shared.key.cancel();
+            if (large.key != null) large.key.cancel();
         }
 
         void closeChannels() {
@@ -188,7 +198,8 @@ final class Mesh implements AutoCloseable {
         final Peer peer;
         /** The peer's rank. */
         final int rank;
-        final SocketChannel channel;
+        /** Null until the connection is made (frames sent before are staged and written then). */
+        SocketChannel channel;
         SelectionKey key;
         /** Bytes read from the socket and not parsed yet: [inStart, inEnd) of {@link #in}. */
         final ByteBuffer inBuffer = ByteBuffer.allocateDirect(IN_BYTES);
@@ -219,19 +230,18 @@ final class Mesh implements AutoCloseable {
         boolean dirty;
         boolean saidBye;
 
-        Conn(Peer peer, SocketChannel channel) {
+        Conn(Peer peer) {
             this.peer = peer;
             this.rank = peer.rank;
-            this.channel = channel;
         }
 
         boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }
 
-        void close() { closeQuietly(channel); }
+        void close() { if (channel != null) closeQuietly(channel); }
     }
 
-    private Mesh(int rank, int size, SocketChannel[] outs, SocketChannel[] ins, long spinNanos, long timeoutNanos,
-                 Consumer<String> log) throws IOException {
+    private Mesh(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
+                 long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
         this.rank = rank;
         this.size = size;
         this.timeoutNanos = timeoutNanos;
@@ -243,27 +253,16 @@ final class Mesh implements AutoCloseable {
         this.stashHead = new Stash[Frame.CHANNELS * size];
         this.stashTail = new Stash[Frame.CHANNELS * size];
         int local = 1;
-        for (int r = 0; r < size; r++) {
-            if (r == rank) continue;
-            Peer p = new Peer(rank, r, outs[r], ins[r]);
-            for (Conn c : new Conn[] {p.shared, p.large}) {
-                c.channel.configureBlocking(false);
-                c.key = c.channel.register(selector, SelectionKey.OP_READ, c);
-            }
-            peers[r] = p;
-            if (isLocal(ins[r])) local++;
-        }
+        for (int r = 0; r < size; r++) if (r != rank && isLocal(all.get(r))) local++;
         this.crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
         this.spinNanos = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
-        List<Conn> all = new ArrayList<>();
-        for (Peer p : peers) if (p != null) all.addAll(List.of(p.shared, p.large));
-        this.conns = all.toArray(new Conn[0]);
+        this.connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector);
     }
 
-    /** @return whether the peer of {@code ch} runs on this machine (its address is one of this machine's) */
-    private static boolean isLocal(SocketChannel ch) {
+    /** @return whether the process at {@code a} runs on this machine (its address is one of this machine's) */
+    private static boolean isLocal(InetSocketAddress a) {
         try {
-            if (!(ch.getRemoteAddress() instanceof InetSocketAddress a) || a.getAddress() == null) return false;
+            if (a.getAddress() == null) return false;
             java.net.InetAddress ip = a.getAddress();
             return ip.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(ip) != null;
         } catch (IOException e) {
@@ -272,139 +271,58 @@ final class Mesh implements AutoCloseable {
     }
 
     /**
-     * Connects the mesh: dials every other rank at its address in {@code all} while it accepts
-     * every other rank's connection on {@code server} (bound by the caller, whose address
-     * {@code all} holds at this rank), each connection authenticated; of a pair's two connections,
-     * the one the lower rank dialled carries both ways' frames and the other the higher rank's
-     * large payloads. A connection that does not prove the key is logged and dropped while the
-     * set-up goes on. The caller closes {@code server} afterwards: nothing listens while the job
-     * runs.
+     * Makes the mesh of rank {@code rank}: no connection yet. It accepts the others' connections
+     * on {@code server} (bound by the caller, whose address {@code all} holds at this rank) for as
+     * long as it lives, and dials a peer at its address in {@code all} when it first sends to it
+     * ({@link Connections}); each connection is authenticated, and one that does not prove the key
+     * is logged and dropped. The mesh closes {@code server} when it closes.
      *
-     * @param setupMillis the longest the whole set-up may take
+     * @param setupMillis the longest one connection may take to be made
      * @param spinNanos   how long a wait polls before it blocks; negative: chosen by whether the
      *                    job's processes on this machine outnumber its cores
-     * @throws IOException naming the ranks that could not be reached in time
+     * @throws IOException if the listening socket cannot be used
      */
     static Mesh connect(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                         long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
-        SocketChannel[] outs = new SocketChannel[size], ins = new SocketChannel[size];
-        long deadline = System.nanoTime() + setupMillis * 1_000_000L;
-        // Dials and handshakes run on virtual threads, each bounded in time, so that every process
-        // answers the others' dials while its own are under way, and silent or slow connections
-        // (an attack, a port scan) cannot hold up the real ones. What they produce after a failed
-        // set-up is closed by them (abandoned) or here (still queued).
-        BlockingQueue<Object[]> dialed = new LinkedBlockingQueue<>();
-        BlockingQueue<Object[]> accepted = new LinkedBlockingQueue<>();
-        AtomicBoolean abandoned = new AtomicBoolean();
+        if (all.size() != size) throw new IOException("the boot exchange gave " + all.size() + " addresses for " + size + " processes");
+        Mesh m = new Mesh(rank, size, key, jobId, server, all, setupMillis, spinNanos, timeoutNanos, log);
+        m.connections.start();
+        return m;
+    }
+
+    /**
+     * Collective over the whole mesh: a dissemination barrier (⌈log2 p⌉ steps, each process
+     * sending to the rank 2<sup>k</sup> after it), so that a process that cannot join (it failed
+     * to start, or belongs to another job and cannot prove the key) fails every process's start
+     * rather than its first sync, while only the connections a sync's rounds need are made.
+     *
+     * @param setupMillis how long the barrier may take
+     * @throws IOException naming a process not heard from in time, or one that died
+     */
+    void join(long setupMillis) throws IOException {
+        activate(0, size);
+        long start = System.nanoTime(), deadline = start + setupMillis * 1_000_000L;
+        int[] pending = new int[1];
         try {
-            if (all.size() != size) throw new IOException("the boot exchange gave " + all.size() + " addresses for " + size + " processes");
-            for (int to = 0; to < size; to++) {
-                if (to == rank) continue;
-                int peer = to;
-                Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
-                    Object result;
-                    try {
-                        result = dial(all.get(peer), key, jobId, rank, size, peer, deadline, abandoned);
-                    } catch (IOException | RuntimeException e) {
-                        result = e;
+            for (int d = 1; d < size; d <<= 1) connect((rank + d) % size); // the dials at once, not one per step
+            for (int d = 1; d < size; d <<= 1) {
+                int from = (rank - d + size) % size;
+                receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, from, pending, 0);
+                send(Frame.COLLECTIVE, 0, MemorySegment.NULL, 0, 0, (rank + d) % size, pending, 0);
+                while (pending[0] > 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IOException("rank " + rank + ": rank " + from + " did not join within " + setupMillis
+                                + " ms (it did not start, or it cannot prove the job key)");
                     }
-                    hand(dialed, new Object[] {peer, result}, abandoned);
-                });
-            }
-            server.configureBlocking(true);
-            server.socket().setSoTimeout(20);
-            AtomicInteger handshaking = new AtomicInteger();
-            int toAccept = size - 1, toDial = size - 1;
-            while (toAccept > 0 || toDial > 0) {
-                if (deadline - System.nanoTime() <= 0) {
-                    throw new IOException("rank " + rank + ": " + (toAccept > 0 ? missing(ins, rank) + " did not connect"
-                            : "could not connect to " + missing(outs, rank)) + " within " + setupMillis + " ms");
-                }
-                SocketChannel ch = null;
-                if (toAccept > 0) {
-                    try {
-                        ch = server.socket().accept().getChannel();
-                    } catch (java.net.SocketTimeoutException e) {
-                        // no one new: look at the finished handshakes
-                    }
-                }
-                if (ch != null) {
-                    if (handshaking.get() >= MAX_HANDSHAKES) {
-                        log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": "
-                                + MAX_HANDSHAKES + " handshakes already under way");
-                        ch.close();
-                    } else {
-                        SocketChannel c = ch;
-                        handshaking.incrementAndGet();
-                        Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
-                            try {
-                                tune(c, HANDSHAKE_MILLIS);
-                                hand(accepted, new Object[] {c, Handshake.accept(c, key, jobId, rank, size).rank()}, abandoned);
-                            } catch (IOException | RuntimeException e) {
-                                log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(c) + ": "
-                                        + e.getMessage());
-                                closeQuietly(c);
-                            } finally {
-                                handshaking.decrementAndGet();
-                            }
-                        });
-                    }
-                }
-                for (Object[] a; (a = accepted.poll()) != null; ) {
-                    SocketChannel c = (SocketChannel) a[0];
-                    int from = (Integer) a[1];
-                    if (ins[from] != null) {
-                        log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(c) + ": rank " + from
-                                + " connected twice");
-                        c.close();
-                        continue;
-                    }
-                    ins[from] = c;
-                    toAccept--;
-                }
-                // With every connection accepted, the wait is here instead of in accept.
-                Object[] firstDialed = toAccept > 0 ? dialed.poll() : dialed.poll(20, TimeUnit.MILLISECONDS);
-                for (Object[] d = firstDialed; d != null; d = dialed.poll()) {
-                    if (d[1] instanceof IOException e) throw e;
-                    if (d[1] instanceof RuntimeException e) throw e;
-                    outs[(Integer) d[0]] = (SocketChannel) d[1];
-                    toDial--;
+                    progress(start, "the start-up barrier", from);
                 }
             }
-            return new Mesh(rank, size, outs, ins, spinNanos, timeoutNanos, log);
-        } catch (InterruptedException e) {
-            abandon(abandoned, dialed, accepted, outs, ins);
-            Thread.currentThread().interrupt();
-            throw new IOException("rank " + rank + " was interrupted while the mesh was set up", e);
-        } catch (IOException | RuntimeException e) {
-            abandon(abandoned, dialed, accepted, outs, ins);
-            throw e;
+        } catch (Transport.Stopped e) {
+            throw new IOException("rank " + rank + ": " + e.getMessage(), e);
         }
     }
 
-    /** After a failed set-up: closes every connection made so far, and makes the set-up threads close theirs. */
-    private static void abandon(AtomicBoolean abandoned, BlockingQueue<Object[]> dialed,
-                                BlockingQueue<Object[]> accepted, SocketChannel[] outs, SocketChannel[] ins) {
-        abandoned.set(true);
-        for (BlockingQueue<Object[]> q : List.of(dialed, accepted)) {
-            for (Object[] a; (a = q.poll()) != null; ) {
-                for (Object o : a) if (o instanceof SocketChannel c) closeQuietly(c);
-            }
-        }
-        for (SocketChannel c : outs) if (c != null) closeQuietly(c);
-        for (SocketChannel c : ins) if (c != null) closeQuietly(c);
-    }
-
-    /** Hands a set-up thread's result to the loop, or closes its connection if the set-up has been abandoned. */
-    private static void hand(BlockingQueue<Object[]> to, Object[] result,
-                             AtomicBoolean abandoned) {
-        to.add(result);
-        if (abandoned.get() && to.remove(result)) {
-            for (Object o : result) if (o instanceof SocketChannel c) closeQuietly(c);
-        }
-    }
-
-    private static void closeQuietly(SocketChannel c) {
+    static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();
         } catch (IOException ignored) {
@@ -412,54 +330,94 @@ final class Mesh implements AutoCloseable {
         }
     }
 
-    /** Connects to rank {@code to} and proves the key, retrying until {@code deadline} unless the set-up is {@code abandoned}. */
-    private static SocketChannel dial(InetSocketAddress at, byte[] key, long jobId, int rank, int size, int to, long deadline,
-                                      AtomicBoolean abandoned) throws IOException {
-        IOException last = null;
-        while (System.nanoTime() < deadline && !abandoned.get()) {
-            SocketChannel ch = SocketChannel.open();
-            try {
-                ch.socket().connect(at, (int) Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000)));
-                tune(ch, 10_000);
-                Handshake.connect(ch, key, jobId, rank, size, to);
-                return ch;
-            } catch (Handshake.Refused e) {
-                ch.close();
-                throw e;
-            } catch (IOException e) {
-                ch.close();
-                last = e;
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while connecting to rank " + to, ie);
-                }
+    // ---- connections ----
+
+    /** A send needs {@code c}, which has no channel yet: dials it, or waits for the connection that makes it. */
+    private void want(Conn c) {
+        Peer p = c.peer;
+        if (p.dead || dropped) return;
+        if (c == p.shared) {
+            // No dial when the peer's main connection was accepted or is being dialled already.
+            if (!p.dialsMain) p.dialsMain = connections.dialMain(p.rank);
+        } else if (p.shared.channel == null) {
+            want(p.shared); // the large connection comes after the main one (attach asks for it then)
+        } else if (!p.dialsMain && !p.dialsLarge) {
+            // The large connection is dialled once the main one is in place and no dial of this rank's
+            // could still become it (a main connection both dialled at once: the higher rank's is the large one).
+            p.dialsLarge = true;
+            connections.dialLarge(p.rank);
+        }
+    }
+
+    /** Takes the connections made (and dials that failed) since the last call into the mesh. */
+    private void admit() {
+        for (Connections.Ready r; (r = connections.poll()) != null; ) {
+            Peer p = peerOf(r.rank());
+            if (r.intent() == Handshake.MAIN) p.dialsMain = false;
+            else if (r.intent() == Handshake.LARGE) p.dialsLarge = false;
+            if (r.failure() != null) {
+                died(p.shared, r.failure());
+                continue;
             }
+            Conn c = r.role() == Handshake.MAIN ? p.shared : p.large;
+            if (p.dead || dropped || c.channel != null) {
+                if (c.channel != null) log.accept("lpf4j net: rank " + rank + " dropped a second connection of role " + r.role() + " from rank " + r.rank());
+                closeQuietly(r.channel());
+                continue;
+            }
+            attach(c, r.channel());
         }
-        throw new IOException("rank " + rank + " could not connect to rank " + to + " at " + at
-                + (last != null ? ": " + last.getMessage() : ""), last);
     }
 
-    private static void tune(SocketChannel ch, int readTimeoutMillis) throws IOException {
-        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-        ch.socket().setSoTimeout(readTimeoutMillis);
-    }
-
-    private static String remote(SocketChannel ch) {
+    private void attach(Conn c, SocketChannel ch) {
         try {
-            return String.valueOf(ch.getRemoteAddress());
+            ch.configureBlocking(false);
+            c.channel = ch;
+            c.key = ch.register(selector, SelectionKey.OP_READ, c);
         } catch (IOException e) {
-            return "?";
+            closeQuietly(ch);
+            c.channel = null;
+            died(c, "the connection to pid " + c.rank + " broke as it was made (" + e.getMessage() + ")");
+            return;
         }
+        conns = java.util.Arrays.copyOf(conns, conns.length + 1);
+        conns[conns.length - 1] = c;
+        Peer p = c.peer;
+        if (c == p.shared) {
+            // News of deaths reaches a process that connects later, too.
+            for (Peer q : peers) if (q != null && q.dead && q != p) stageFail(c, q.rank, q.death);
+            if (p.large.writing() && p.large.channel == null) want(p.large);
+        }
+        if (c.writing()) {
+            c.dirty = true;
+            anyDirty = true;
+        }
+        interest(c);
     }
 
-    /** @return e.g. "ranks 2, 5": the ranks other than {@code me} without a connection in {@code channels} */
-    private static String missing(SocketChannel[] channels, int me) {
-        List<String> m = new ArrayList<>();
-        for (int r = 0; r < channels.length; r++) if (r != me && channels[r] == null) m.add(Integer.toString(r));
-        return "rank" + (m.size() == 1 ? " " : "s ") + String.join(", ", m);
+    /** Makes the main connection to {@code r} now, unless it is made or being made: a process that waits for {@code r} sees it die. */
+    void connect(int r) {
+        Peer p = peer(r);
+        if (p.shared.channel == null) want(p.shared);
+    }
+
+    /** @return connections this process dialled that were made (for tests and counts) */
+    int connectionsDialled() { return connections.dialled(); }
+
+    /** @return connections this process accepted (for tests and counts) */
+    int connectionsAccepted() { return connections.accepted(); }
+
+    /** @return whether this process holds a connection with rank {@code r} */
+    boolean connectedTo(int r) {
+        Peer p = peers[r];
+        return p != null && (p.shared.channel != null || p.large.channel != null);
+    }
+
+    /** @return the ranks this process holds a connection with */
+    int peersConnected() {
+        int n = 0;
+        for (int r = 0; r < size; r++) if (connectedTo(r)) n++;
+        return n;
     }
 
     /** @return this process's rank */
@@ -535,6 +493,7 @@ final class Mesh implements AutoCloseable {
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
         Conn p = channel == LARGE ? peer(to).largeOut : peer(to).shared;
+        if (p.channel == null) want(p);
         if (p.sendHead == null && p.largeOp == null && length <= COPY_MAX && room(p, Frame.HEADER + length)) {
             stageHeader(p, channel, section, length);
             MemorySegment.copy(from, offset, p.out, p.outEnd, length);
@@ -696,7 +655,15 @@ final class Mesh implements AutoCloseable {
 
     private Peer peer(int r) {
         if (r < 0 || r >= size || r == rank) throw new IllegalArgumentException("rank " + r + " of a mesh of " + size + " at rank " + rank);
-        return peers[r];
+        Peer p = peers[r];
+        return p != null ? p : peerOf(r);
+    }
+
+    /** @return rank {@code r}'s peer, made on first use (its connections are made when a send needs them) */
+    private Peer peerOf(int r) {
+        Peer p = peers[r];
+        if (p == null) peers[r] = p = new Peer(rank, r);
+        return p;
     }
 
     // ---- progress ----
@@ -727,6 +694,7 @@ final class Mesh implements AutoCloseable {
      * the active section died or the deadline passed.
      */
     void progress(long waitStart, String waitingFor, int waitedPeer) {
+        admit();
         flush();
         checkAlive();
         try {
@@ -771,7 +739,7 @@ final class Mesh implements AutoCloseable {
                 if (r == rank) continue;
                 boolean waits = false;
                 for (int c = 0; c < Frame.CHANNELS && !waits; c++) waits = postedHead[c * size + r] != null;
-                if (waits || peers[r].writing()) quiet.add(Integer.toString(r));
+                if (waits || peers[r] != null && peers[r].writing()) quiet.add(Integer.toString(r));
             }
         }
         return "pid " + (quiet.isEmpty() ? "?" : String.join(", ", quiet)) + " sent nothing this process waited for within "
@@ -819,6 +787,7 @@ final class Mesh implements AutoCloseable {
 
     /** Sets what the selector watches on a connection: reading unless a frame is parked, writing while frames wait. */
     private void interest(Conn c) {
+        if (c.key == null) return;
         int want = (c.parked ? 0 : SelectionKey.OP_READ) | (c.writing() ? SelectionKey.OP_WRITE : 0);
         if (c.key.isValid() && c.key.interestOps() != want) c.key.interestOps(want);
     }
@@ -828,6 +797,7 @@ final class Mesh implements AutoCloseable {
      * stages the sends queued behind them, until all are written or the socket takes no more.
      */
     private void write(Conn p) {
+        if (p.channel == null) return; // written once the connection is made
         p.dirty = false;
         try {
             writeSome(p);
@@ -960,6 +930,7 @@ final class Mesh implements AutoCloseable {
             p.saidBye = true;
             return;
         }
+        if (channel == Frame.FAIL && length > FAIL_MAX) throw broken(p, "a death notice of " + length + " bytes");
         // The connection the higher rank dialled carries its large payloads and nothing else.
         if (p == p.peer.large && (channel != LARGE || p != p.peer.largeIn)) {
             throw broken(p, "a frame on channel " + channel + " over the connection of its large payloads");
@@ -1023,7 +994,8 @@ final class Mesh implements AutoCloseable {
             Stash s = p.readStash;
             p.readStash = null;
             s.done = s.length;
-            if (s.waiter != null) take(s.channel * size + p.rank, s, s.waiter);
+            if (s.channel == Frame.FAIL) heard(p, s);
+            else if (s.waiter != null) take(s.channel * size + p.rank, s, s.waiter);
         }
     }
 
@@ -1034,14 +1006,56 @@ final class Mesh implements AutoCloseable {
                 + (p.inFrame ? " half-way through a frame" : "") + ": it died or was killed");
     }
 
-    /** Marks the peer of {@code c} dead, for {@code why}, and closes both its connections. */
+    /** Marks the peer of {@code c} dead, for {@code why}, closes both its connections and tells the others. */
     private void died(Conn c, String why) {
-        Peer p = c.peer;
-        if (p.dead) return;
+        if (markDead(c.peer, why + " (seen by pid " + rank + ")")) spread(c.rank, c.peer.death);
+    }
+
+    /** @return whether {@code p} was not known dead before */
+    private static boolean markDead(Peer p, String why) {
+        if (p.dead) return false;
         p.dead = true;
         p.death = why;
         p.cancelKeys();
         p.closeChannels();
+        return true;
+    }
+
+    /** The longest death notice ({@link Frame#FAIL}) a peer may send. */
+    private static final int FAIL_MAX = 4096;
+    /** What sends of death notices count (nothing waits for them). */
+    private final int[] failSends = new int[1];
+
+    /** Sends a death notice of {@code dead} to every peer this process holds a main connection with (the dead one aside). */
+    private void spread(int dead, String why) {
+        if (dropped) return;
+        for (Peer q : peers) {
+            if (q == null || q.dead || q.shared.channel == null) continue;
+            stageFail(q.shared, dead, why);
+            write(q.shared);
+        }
+    }
+
+    /** Stages a death notice of {@code dead} on {@code c}, behind what is staged there. */
+    private void stageFail(Conn c, int dead, String why) {
+        byte[] text = why.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] notice = new byte[4 + Math.min(text.length, FAIL_MAX - 4)];
+        MemorySegment n = MemorySegment.ofArray(notice);
+        n.set(INT, 0, dead);
+        System.arraycopy(text, 0, notice, 4, notice.length - 4);
+        send(Frame.FAIL, activeSection, n, 0, notice.length, c.rank, failSends, 0);
+    }
+
+    /** A death notice came from the peer of {@code c}: the process it names died; this one passes the news on. */
+    private void heard(Conn c, Stash s) {
+        int dead = s.length >= 4 ? s.bytes.get(INT, 0) : -1;
+        String why = s.length >= 4 ? new String(s.bytes.asSlice(4, s.length - 4).toArray(ValueLayout.JAVA_BYTE),
+                java.nio.charset.StandardCharsets.UTF_8) : "";
+        unstash(Frame.FAIL * size + c.rank, s);
+        if (dead < 0 || dead >= size) throw broken(c, "a death notice of rank " + dead);
+        if (dead == rank || dropped) return; // a peer that lost its connections to this one: it will be told otherwise
+        Peer p = peerOf(dead);
+        if (markDead(p, why)) spread(dead, why);
     }
 
     private Transport.Stopped broken(Conn c, String what) {
@@ -1052,19 +1066,29 @@ final class Mesh implements AutoCloseable {
 
     /**
      * For tests: writes an empty frame on {@code channel} over the connection that carries this
-     * process's large payloads to {@code to}, as a broken peer would when {@code channel} is not
-     * theirs and this process is the higher rank.
+     * process's large payloads to {@code to} (made first), as a broken peer would when
+     * {@code channel} is not theirs and this process is the higher rank.
      */
     void sendOnLargeConnectionForTest(int to, int channel) {
-        Conn c = peer(to).largeOut;
+        Peer p = peer(to);
+        long start = System.nanoTime();
+        for (Conn need : new Conn[] {p.shared, p.largeOut}) {
+            while (need.channel == null) {
+                want(need);
+                progress(start, "a connection for the test", to);
+            }
+        }
+        Conn c = p.largeOut;
         stageHeader(c, channel, activeSection, 0);
         c.dirty = true;
         anyDirty = true;
         flush();
     }
 
-    /** For tests: closes every connection without a goodbye, as the death of this JVM would. */
+    /** For tests: closes every connection and the listening socket without a goodbye, as the death of this JVM would. */
     void dropConnectionsForTest() {
+        dropped = true;
+        connections.close();
         for (Peer p : peers) if (p != null) p.closeChannels();
     }
 
@@ -1073,6 +1097,7 @@ final class Mesh implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        admit(); // a connection made just now gets its goodbye too
         // A goodbye on both connections of every peer: each side reads both, and a connection that
         // ends without one means a dead process.
         for (Conn c : conns) {
@@ -1091,6 +1116,7 @@ final class Mesh implements AutoCloseable {
             }
         }
         for (Peer p : peers) if (p != null) p.closeChannels();
+        connections.close();
         try {
             selector.close();
         } catch (IOException ignored) {

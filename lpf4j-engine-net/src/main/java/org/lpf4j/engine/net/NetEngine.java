@@ -19,12 +19,12 @@ public final class NetEngine {
 
     private static final String PREFIX = "lpf.engine.net.";
 
-    /** {@code lpf.engine.net.bind}: the address the mesh listens on while it is set up. */
+    /** {@code lpf.engine.net.bind}: the address the mesh listens on (connections are made on first use, while the job runs). */
     public static final Parameters.Parameter<String> BIND = ParameterRegistry.global().string(PREFIX + "bind", "127.0.0.1",
-            "address the mesh listens on while the job starts (loopback unless told otherwise, e.g. 0.0.0.0 or a host's address)");
-    /** {@code lpf.engine.net.setupMillis}: how long the mesh may take to connect. */
+            "address the mesh listens on while the job runs (loopback unless told otherwise, e.g. 0.0.0.0 or a host's address)");
+    /** {@code lpf.engine.net.setupMillis}: how long the processes may take to meet at the start, and one connection to be made. */
     public static final Parameters.Parameter<Integer> SETUP_MILLIS = ParameterRegistry.global().integer(PREFIX + "setupMillis",
-            60_000, 100, 3_600_000, "ms the job's processes may take to connect to each other");
+            60_000, 100, 3_600_000, "ms the job's processes may take to meet at the start, and one connection to be made");
     /** {@code lpf.engine.net.syncTimeout}: the deadline on every wait of a sync. */
     public static final Parameters.Parameter<Integer> SYNC_TIMEOUT = ParameterRegistry.global().integer(PREFIX + "syncTimeout",
             0, 0, Integer.MAX_VALUE, "ms a process waits for another in a sync before it names it as stopped and the section fails (0: forever)");

@@ -22,15 +22,19 @@ import java.net.InetAddress;
  * boot module's session (rank, size, and a PMIx-style exchange), binds the mesh's listening
  * socket ({@link NetEngine#BIND}), and in one fence publishes its address and the start-up
  * agreement (the modules chosen, the protocol's settings); rank 0 also publishes a fresh random
- * key and job id, which every connection of the mesh then proves. Then the mesh connects and the
- * listening socket closes.
+ * key and job id, which every connection of the mesh then proves. Connections are made on first
+ * use ({@link Connections}); a barrier over the mesh ends the start ({@link Mesh#join}).
  *
  * <p>Rank 0 returns the root context: its {@code exec(p)} sends every other member of the section
  * an {@code EXEC} command (the serialized SPMD function and symbols, and the section's number) and
- * runs pid 0 itself. The other ranks stay inside {@code Lpf.root()}, waiting for commands on the
+ * runs pid 0 itself. A command travels down a binomial tree over the ranks it is for (rank r's
+ * parent is r less its highest bit; each rank passes it on to its children before it acts on
+ * it), so that rank 0 connects to ⌈log2 p⌉ ranks, not p − 1, and a command reaches the last rank
+ * in ⌈log2 p⌉ hops. The other ranks stay inside {@code Lpf.root()}, waiting for commands on the
  * mesh (blocking in {@code select}: idle ranks leave the cores free) until {@code STOP}, when rank
- * 0's JVM ends; then they close the mesh and exit with status 0. If rank 0's JVM dies, they see
- * its connection end and exit with status 1.
+ * 0's JVM ends; then they close the mesh and exit with status 0. A waiting rank holds a connection
+ * to its parent: if its parent's JVM dies (or any other, whose death notice reaches it), it exits
+ * with status 1.
  */
 final class NetRuntime extends JobRuntime {
     /** The runtime of this JVM, joining the job on first use. */
@@ -94,21 +98,43 @@ final class NetRuntime extends JobRuntime {
         return sections.run(mesh, section, n, spmd, args, "exec(p=" + n + ")", share);
     }
 
-    /** One frame on the control channel (section 0, the runtime's own traffic). */
+    /**
+     * One frame on the control channel (section 0, the runtime's own traffic), to {@code dest} if
+     * it is a child of rank 0 in the command's tree; its parent passes it on to the others.
+     */
     @Override
     protected void sendCommand(int dest, byte[] command) {
+        if (Integer.bitCount(dest) == 1) send(dest, command);
+    }
+
+    private void send(int dest, byte[] command) {
         mesh.activate(0, size);
         int[] pending = new int[1];
         mesh.send(Frame.CONTROL, 0, MemorySegment.ofArray(command), 0, command.length, dest, pending, 0);
         mesh.await(pending, 0, "a command to rank " + dest);
     }
 
-    /** If rank 0's JVM died, its connections end: this rank then leaves with status 1. */
+    /** @return the ranks a command is for, 0 .. n - 1: a section's for {@code EXEC}, every rank's otherwise */
+    private int commandRanks(byte[] command) {
+        MemorySegment c = MemorySegment.ofArray(command);
+        return c.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) == EXEC
+                ? (int) c.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : size;
+    }
+
+    /**
+     * The next command, from this rank's parent in the tree, passed on to this rank's children.
+     * If a JVM died (its parent's, or one whose death notice came), this rank leaves with status 1.
+     */
     @Override
     protected byte[] receiveCommand() {
         try {
             mesh.activate(0, size);
-            return mesh.receiveWhole(Frame.CONTROL, 0, "a command of rank 0");
+            int high = Integer.highestOneBit(rank), parent = rank - high;
+            mesh.connect(parent);
+            byte[] c = mesh.receiveWhole(Frame.CONTROL, parent, "a command of rank " + parent);
+            int ranks = commandRanks(c);
+            for (long child = rank + 2L * high; child < ranks; child += child - rank) send((int) child, c);
+            return c;
         } catch (Transport.Stopped e) {
             System.err.println("lpf4j net: rank " + rank + " leaves the job: " + e.getMessage());
             mesh.close();

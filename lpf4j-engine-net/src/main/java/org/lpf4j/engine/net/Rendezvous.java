@@ -21,7 +21,9 @@ import java.util.List;
  * one collect-data fence publishes its address and its start-up agreement (the modules chosen,
  * the protocol's settings); the job's secret (key and job id) is either one every member was given
  * from outside (a host framework's closure) or one rank 0 makes and publishes in the same fence.
- * Then the mesh connects, every connection proving the key, and the listening socket closes.
+ * Then the mesh starts with no connection: they are made on first use, every one proving the key,
+ * and the listening socket stays open (the mesh's) until the mesh closes. A barrier over the
+ * mesh ({@link Mesh#join}) ends the start: the connections a sync's rounds need, no others.
  */
 final class Rendezvous {
     private Rendezvous() {}
@@ -42,14 +44,14 @@ final class Rendezvous {
     }
 
     /**
-     * Connects the session's members (collective over the session: one fence).
+     * Makes the session's members a mesh (collective over the session: one fence); connections are made on first use.
      *
      * @param session   the boot session, of more than one member
      * @param agreement this member's {@link #agreement}
      * @param bindHost  the address to listen on (the wildcard address advertises this host's address)
      * @param secret    the job's secret ({@link #SECRET_BYTES}) given to every member alike, or null:
      *                  rank 0 makes one and publishes it in the fence
-     * @return the connected mesh
+     * @return the mesh, which owns the listening socket
      * @throws IOException           if the members cannot connect
      * @throws IllegalStateException if the members disagree on modules or settings
      */
@@ -58,7 +60,8 @@ final class Rendezvous {
         if (secret != null && secret.length != SECRET_BYTES) {
             throw new IllegalArgumentException("the job secret has " + secret.length + " bytes, not " + SECRET_BYTES);
         }
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(bindHost, 0), n)) {
+        ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(bindHost, 0), n);
+        try {
             InetSocketAddress mine = (InetSocketAddress) server.getLocalAddress();
             String advertised = mine.getAddress().isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress()
                     : mine.getAddress().getHostAddress();
@@ -79,8 +82,18 @@ final class Rendezvous {
                 agreements.add(new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8));
             }
             StartupAgreement.check(agreements, "net job", "libraries");
-            return Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
+            Mesh mesh = Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
                     NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
+            try {
+                mesh.join(NetEngine.SETUP_MILLIS.get());
+            } catch (IOException | RuntimeException e) {
+                mesh.close();
+                throw e;
+            }
+            return mesh;
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
         }
     }
 }

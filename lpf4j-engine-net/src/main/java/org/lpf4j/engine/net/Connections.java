@@ -1,0 +1,249 @@
+package org.lpf4j.engine.net;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * How a {@link Mesh}'s connections are made: on first use, by either side, each authenticated by
+ * {@link Handshake}. The listening socket stays open while the mesh lives; a thread of its own
+ * accepts, and every dial and handshake runs on a virtual thread, bounded in time, so that the
+ * mesh's thread never blocks on a peer that is slow to answer. A connection that is ready (or a
+ * dial that failed) is handed to the mesh's thread ({@link #poll}), and its selector woken.
+ *
+ * <p><b>Roles.</b> A pair (a &lt; b) that talks has a <em>main</em> connection, which carries
+ * every frame both ways except b's large payloads, and, once b sends one, b's <em>large</em>
+ * connection, which carries those only (the performance design of two connections per pair, see
+ * {@link Mesh}). Whoever first needs the main connection dials it; b dials its large connection
+ * only when its main one is in place. <b>When both dial the main connection at once</b>, a's
+ * wins: a, accepting b's dial while its own is under way, gives b's connection the large role
+ * (a pair then holds the two connections it held before connections were made on first use),
+ * and b, accepting a's, gives it the main role. The acceptor's answer is part of the handshake,
+ * so both sides agree before either writes a frame.
+ *
+ * <p>Costs: a connection costs a dial and a handshake (three messages, two HMACs) the first time
+ * a pair talks; nothing afterwards. The mesh counts the connections it dialled and accepted
+ * ({@link #dialled}, {@link #accepted}).
+ */
+final class Connections implements AutoCloseable {
+    /**
+     * What the mesh's thread receives: a connection ready for its role, or a dial that failed.
+     *
+     * @param intent the role this process dialled it for; -1 for a connection it accepted
+     */
+    record Ready(int rank, int intent, int role, SocketChannel channel, String failure) {}
+
+    private static final int NONE = 0, DIALLING = 1, SET = 2;
+    private final int rank, size;
+    private final byte[] key;
+    private final long jobId;
+    private final ServerSocketChannel server;
+    private final List<InetSocketAddress> addresses;
+    private final long dialMillis;
+    private final Consumer<String> log;
+    private final Selector wake;
+    /** Per peer, guarded by this: whether this process dials, or has, the pair's main connection. */
+    private final byte[] main;
+    private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger handshaking = new AtomicInteger();
+    private final AtomicInteger dialled = new AtomicInteger(), accepted = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param server     the listening socket (bound; its address is this rank's in {@code addresses}); closed by {@link #close}
+     * @param dialMillis the longest one dial and handshake may take, retries included
+     * @param wake       the mesh's selector, woken when a connection is ready
+     */
+    Connections(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> addresses,
+                long dialMillis, Consumer<String> log, Selector wake) {
+        this.rank = rank;
+        this.size = size;
+        this.key = key;
+        this.jobId = jobId;
+        this.server = server;
+        this.addresses = addresses;
+        this.dialMillis = dialMillis;
+        this.log = log;
+        this.wake = wake;
+        this.main = new byte[size];
+    }
+
+    /** Starts accepting. */
+    void start() throws IOException {
+        server.configureBlocking(true);
+        Thread.ofVirtual().name("lpf4j-net-accept-" + rank).start(this::acceptLoop);
+    }
+
+    /** @return connections this process dialled that were made */
+    int dialled() { return dialled.get(); }
+
+    /** @return connections this process accepted that were made */
+    int accepted() { return accepted.get(); }
+
+    /** @return the next connection ready (or failed dial), or null */
+    Ready poll() { return ready.poll(); }
+
+    /**
+     * Dials the pair's main connection to {@code peer} unless this process dials or has it, or
+     * accepted it.
+     *
+     * @return whether a dial started
+     */
+    boolean dialMain(int peer) {
+        synchronized (this) {
+            if (main[peer] != NONE) return false;
+            main[peer] = DIALLING;
+        }
+        dial(peer, Handshake.MAIN);
+        return true;
+    }
+
+    /** Dials this (higher) rank's large-payload connection to {@code peer}. */
+    void dialLarge(int peer) { dial(peer, Handshake.LARGE); }
+
+    /** The acceptor's rule for a connection's role (see the class comment). */
+    synchronized int role(int from, int intent) throws Handshake.Refused {
+        if (intent == Handshake.LARGE) {
+            if (from < rank) throw new Handshake.Refused("rank " + from + " dialled a large-payload connection to a higher rank");
+            return Handshake.LARGE;
+        }
+        if (from < rank || main[from] == NONE) {
+            main[from] = SET;
+            return Handshake.MAIN;
+        }
+        return Handshake.LARGE; // this (lower) rank dials the main connection itself: its dial wins
+    }
+
+    private void dial(int peer, int intent) {
+        Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
+            Ready r;
+            try {
+                Made m = connect(peer, intent);
+                if (intent == Handshake.MAIN) {
+                    synchronized (this) {
+                        main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
+                    }
+                }
+                dialled.incrementAndGet();
+                r = new Ready(peer, intent, m.role(), m.channel(), null);
+            } catch (IOException | RuntimeException e) {
+                r = new Ready(peer, intent, intent, null, "pid " + peer + " took no connection from pid " + rank + " ("
+                        + e.getMessage() + "): its JVM died or was killed");
+            }
+            hand(r);
+        });
+    }
+
+    /** A connection this process dialled, and the role the acceptor gave it. */
+    private record Made(SocketChannel channel, int role) {}
+
+    /**
+     * Connects to {@code to} and proves the key, retrying a connection that could not be made
+     * until the dial's time is up; a refused connection (nothing listens: the process ended) is
+     * retried briefly only.
+     */
+    private Made connect(int to, int intent) throws IOException {
+        InetSocketAddress at = addresses.get(to);
+        long deadline = System.nanoTime() + dialMillis * 1_000_000L;
+        int refused = 0;
+        IOException last = null;
+        while (System.nanoTime() < deadline && !closed) {
+            SocketChannel ch = SocketChannel.open();
+            try {
+                ch.socket().connect(at, (int) Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000)));
+                tune(ch, 10_000);
+                return new Made(ch, Handshake.connect(ch, key, jobId, rank, size, to, intent));
+            } catch (Handshake.Refused e) {
+                ch.close();
+                throw e;
+            } catch (IOException e) {
+                ch.close();
+                last = e;
+                if (e instanceof ConnectException && ++refused >= 3) break;
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while connecting to rank " + to, ie);
+                }
+            }
+        }
+        throw new IOException("could not connect to " + at + (last != null ? ": " + last.getMessage() : ""), last);
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closed) log.accept("lpf4j net: rank " + rank + " could not accept a connection: " + e.getMessage());
+                return;
+            }
+            if (handshaking.get() >= Mesh.MAX_HANDSHAKES) {
+                log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": "
+                        + Mesh.MAX_HANDSHAKES + " handshakes already under way");
+                Mesh.closeQuietly(ch);
+                continue;
+            }
+            handshaking.incrementAndGet();
+            Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
+                try {
+                    tune(ch, Mesh.HANDSHAKE_MILLIS);
+                    Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this::role);
+                    accepted.incrementAndGet();
+                    hand(new Ready(p.rank(), -1, p.role(), ch, null));
+                } catch (IOException | RuntimeException e) {
+                    log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": " + e.getMessage());
+                    Mesh.closeQuietly(ch);
+                } finally {
+                    handshaking.decrementAndGet();
+                }
+            });
+        }
+    }
+
+    /** Hands a result to the mesh's thread, or closes its connection if the mesh has closed. */
+    private void hand(Ready r) {
+        ready.add(r);
+        if (closed && ready.remove(r) && r.channel() != null) Mesh.closeQuietly(r.channel());
+        wake.wakeup();
+    }
+
+    static void tune(SocketChannel ch, int readTimeoutMillis) throws IOException {
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        ch.socket().setSoTimeout(readTimeoutMillis);
+    }
+
+    static String remote(SocketChannel ch) {
+        try {
+            return String.valueOf(ch.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** Stops accepting and closes the listening socket; connections still being made are closed as they finish. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // nothing more to release
+        }
+        for (Ready r; (r = ready.poll()) != null; ) if (r.channel() != null) Mesh.closeQuietly(r.channel());
+    }
+}
