@@ -230,6 +230,13 @@ final class Mesh implements AutoCloseable {
         void close() { closeQuietly(channel); }
     }
 
+    /** @return the connections of this mesh whose socket is open (two per live peer): for the engine's counts */
+    int openConnections() {
+        int n = 0;
+        for (Conn c : conns) if (c.channel.isOpen()) n++;
+        return n;
+    }
+
     private Mesh(int rank, int size, SocketChannel[] outs, SocketChannel[] ins, long spinNanos, long timeoutNanos,
                  Consumer<String> log) throws IOException {
         this.rank = rank;
