@@ -5,6 +5,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -125,6 +126,31 @@ class WireCountsTest {
                 for (int q = 0; q < p; q++) {
                     assertArrayEquals(want, got[q][kind], "p=" + p + ", " + WAYS[way] + ", " + KINDS[kind] + ", pid " + q + ": "
                             + Arrays.toString(got[q][kind]));
+                }
+            }
+        }
+    }
+
+    /**
+     * Behind a flag ({@code -Dlpf.test.counts.p=32,64}: p threads with a mesh each, 2(p − 1)
+     * connections apiece): the net engine's default settings at larger p, where {@code auto}
+     * takes the dense count exchange above 16 processes and, from 64 on, the sparse consensus for
+     * a superstep in which every process sends to at most a quarter of the others (the ring).
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "lpf.test.counts.p", matches = "[0-9]+(,[0-9]+)*")
+    void theNetEnginesDefaultsAtLargerP() {
+        for (String v : System.getProperty("lpf.test.counts.p").split(",")) {
+            int p = Integer.parseInt(v);
+            long[][][] got = measure(p, PAIRS); // the net engine's defaults: pairsInRoundUpTo 16, auto, sparseFrom 64
+            for (int kind = 0; kind < 3; kind++) {
+                int way = p <= 16 ? 0 : kind == 1 && p >= 64 ? 2 : 1;
+                long[] want = expected(p, way, kind);
+                System.out.println("net p=" + p + " defaults (" + WAYS[way] + "), " + KINDS[kind] + ": " + Arrays.toString(want)
+                        + "; target 2*ceil(log2 p) = " + 2 * log2(p) + " other msgs, 2 + ceil(log2 p) = " + (2 + log2(p))
+                        + " connections");
+                for (int q = 0; q < p; q++) {
+                    assertArrayEquals(want, got[q][kind], "p=" + p + ", " + KINDS[kind] + ", pid " + q + ": " + Arrays.toString(got[q][kind]));
                 }
             }
         }
