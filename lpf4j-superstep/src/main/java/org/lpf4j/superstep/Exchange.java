@@ -123,6 +123,7 @@ final class Exchange implements AutoCloseable {
      * @param me    this rank
      * @param ranks the ranks of the section
      * @param copier how payloads are copied
+     * @param wire   where the messages this rank sends are counted (the transport's counts)
      */
     Exchange(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier, WireCounts wire) {
         this.transport = transport;
