@@ -5,6 +5,7 @@ import org.lpf4j.spi.kit.BulkCopy;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.WireCounts;
 import org.lpf4j.superstep.Transport.Channel;
 
 import java.lang.foreign.MemorySegment;
@@ -69,6 +70,8 @@ final class Exchange implements AutoCloseable {
     private static final long PREFIX = 8;
 
     private final Transport transport;
+    /** Counts this rank's messages: each stream, large put and reply stream it sends, and the count exchanges. */
+    private final WireCounts wire;
     private final CombinerTable combiners;
     private final BulkCopy copier;
     private final int me, ranks;
@@ -82,6 +85,8 @@ final class Exchange implements AutoCloseable {
     private long heapLarge;
     /** The first put whose source {@link #pack} could not read (its memory was freed), or null. */
     private IllegalStateException packFailure;
+    /** Per destination rank: the put data in its packed stream (the rest of the stream is headers), for {@link #wire}. */
+    private final long[] inlineOut;
     private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
     /** Areas this rank sends from in place during the sync: [start, end) addresses. */
     private long[] sendingStart = new long[16], sendingEnd = new long[16];
@@ -118,9 +123,11 @@ final class Exchange implements AutoCloseable {
      * @param me    this rank
      * @param ranks the ranks of the section
      * @param copier how payloads are copied
+     * @param wire   where the messages this rank sends are counted (the transport's counts)
      */
-    Exchange(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier) {
+    Exchange(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier, WireCounts wire) {
         this.transport = transport;
+        this.wire = wire;
         this.earlyChunk = transport.eagerBytes();
         this.copier = copier;
         this.combiners = combiners;
@@ -131,6 +138,7 @@ final class Exchange implements AutoCloseable {
         replyInBytes = new long[ranks]; replyInAt = new long[ranks]; replyOutBytes = new long[ranks];
         replyOutAt = new long[ranks]; cursor = new long[ranks];
         longIn = new boolean[ranks];
+        inlineOut = new long[ranks];
     }
 
     /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
@@ -195,6 +203,7 @@ final class Exchange implements AutoCloseable {
      * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
      */
     RuntimeException run(NodeRequests r, boolean sparse) {
+        wire.collective();
         if (sparse) {
             transport.exchangeNonzero(outBytes, inBytes);
             return move(r);
@@ -384,6 +393,7 @@ final class Exchange implements AutoCloseable {
         long[] at = cursor, replyAt = replyOutAt; // replyOutAt: scratch until serveGets
         for (int d = 0; d < ranks; d++) at[d] = outAt[d] + PREFIX;
         Arrays.fill(replyAt, 0);
+        Arrays.fill(inlineOut, 0);
         heapLarge = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
             RequestList q = r.requests(l);
@@ -407,6 +417,7 @@ final class Exchange implements AutoCloseable {
                 if (large) {
                     if (!q.putSource[i].isNative()) heapLarge += size;
                 } else {
+                    inlineOut[d] += size;
                     try {
                         copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
                     } catch (IllegalStateException e) { // its Arena was closed: the sync goes on, and throws this at its end
@@ -432,12 +443,14 @@ final class Exchange implements AutoCloseable {
             if (d == me || outBytes[d] == 0) continue;
             if (!early) {
                 transport.send(Transport.REST, Channel.PACKED, out, outAt[d] + PREFIX, outBytes[d], d);
+                wire.data(1, inlineOut[d], outBytes[d] - inlineOut[d]);
                 continue;
             }
             long total = PREFIX + outBytes[d], first = Math.min(total, earlyChunk);
             out.set(ValueLayout.JAVA_LONG, outAt[d], outBytes[d]);
             transport.send(Transport.REST, Channel.PACKED, out, outAt[d], first, d);
             if (total > first) transport.send(Transport.REST, Channel.PACKED_REST, out, outAt[d] + first, total - first, d);
+            wire.data(total > first ? 2 : 1, inlineOut[d], total - inlineOut[d]);
         }
     }
 
@@ -462,6 +475,7 @@ final class Exchange implements AutoCloseable {
                     transport.send(Transport.REST, Channel.LARGE, stage, staged, size, d);
                     staged += size;
                 }
+                wire.data(1, size, 0);
             }
         }
     }
@@ -532,7 +546,10 @@ final class Exchange implements AutoCloseable {
                 }
                 reply += size;
             }
-            if (s != me) transport.send(Transport.REST, Channel.REPLY, replies, replyOutAt[s], replyOutBytes[s], s);
+            if (s != me) {
+                transport.send(Transport.REST, Channel.REPLY, replies, replyOutAt[s], replyOutBytes[s], s);
+                wire.data(1, replyOutBytes[s], 0);
+            }
         }
         return broken;
     }

@@ -17,6 +17,7 @@ import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
 import org.lpf4j.spi.kit.SuperstepRecorder;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -55,7 +56,7 @@ import java.util.function.Supplier;
  * protocol's buffers ({@link #closeEngine}). Not thread-safe (a context belongs to its
  * process's thread, as in every engine).
  */
-public abstract class SuperstepContext implements Context, NodeExchange {
+public abstract class SuperstepContext implements Context, NodeExchange, WireCounts.Source {
     /** Bits of the word every process contributes to a round. */
     static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
     /** A process's status in the end round. */
@@ -80,6 +81,9 @@ public abstract class SuperstepContext implements Context, NodeExchange {
     private long superstep;
     /** JFR superstep events; messages in are not counted here (-1). */
     private final SuperstepRecorder flight;
+    /** What this rank sent: the transport's collectives, the exchange's messages; and the counts at the start of a recorded sync. */
+    private final WireCounts counts;
+    private final long[] countsBefore = new long[WireCounts.COUNTERS];
     private boolean ended;
     /** Whether the section failed because processes did not reach a sync in time: its collectives can never complete. */
     private boolean deadlinePassed;
@@ -105,7 +109,8 @@ public abstract class SuperstepContext implements Context, NodeExchange {
         this.combiners = new CombinerTable(nprocs, objects);
         this.settings = settings;
         this.flight = new SuperstepRecorder(engine);
-        this.exchange = new Exchange(transport, pid, nprocs, combiners, settings.copy());
+        this.counts = transport.counts();
+        this.exchange = new Exchange(transport, pid, nprocs, combiners, settings.copy(), counts);
         this.pairsFit = settings.pairsInRound(nprocs);
         this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
         this.statuses = arena.allocate(16L * nprocs);
@@ -119,6 +124,9 @@ public abstract class SuperstepContext implements Context, NodeExchange {
     @Override public int nprocs() { return nprocs; }
     @Override public Args args() { return args; }
     @Override public long superstep() { return superstep; }
+
+    /** What this process sent to the others since the section started (its transport's and the exchange's counts). */
+    @Override public WireCounts wireCounts() { return counts; }
 
     // ---- registration and capacities: the kit ----
 
@@ -187,7 +195,10 @@ public abstract class SuperstepContext implements Context, NodeExchange {
     public void sync(SyncAttr attr) {
         long step = superstep;
         boolean recording = flight.begin();
-        if (recording) flight.out(queue.count(), SuperstepRecorder.bytes(queue));
+        if (recording) {
+            flight.out(queue.count(), SuperstepRecorder.bytes(queue));
+            counts.read(countsBefore);
+        }
         RuntimeException broken;
         try {
             broken = exchangeRound(own);
@@ -198,7 +209,10 @@ public abstract class SuperstepContext implements Context, NodeExchange {
         } finally {
             queue.clear();
         }
-        if (recording) flight.commit(pid, nprocs, step);
+        if (recording) {
+            flight.wire(countsBefore, counts);
+            flight.commit(pid, nprocs, step);
+        }
         if (broken != null) throw broken;
     }
 
@@ -315,6 +329,7 @@ public abstract class SuperstepContext implements Context, NodeExchange {
         MemorySegment buf = carried.atLeast(0);
         buf.set(ValueLayout.JAVA_LONG, 0, mine);
         if (pairsFit) exchange.writePairs(buf, 8, sent);
+        counts.collective();
         transport.allreduce(buf, n, Transport.Reduction.OR);
         return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
@@ -367,6 +382,7 @@ public abstract class SuperstepContext implements Context, NodeExchange {
         MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
         out.fill((byte) 0);
         out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
+        counts.collective();
         transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
         long[] status = in.toArray(ValueLayout.JAVA_LONG);
         if (late != null) {
@@ -384,6 +400,7 @@ public abstract class SuperstepContext implements Context, NodeExchange {
         MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
         out.fill((byte) 0);
         out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
+        counts.collective();
         transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
         long[] status = in.toArray(ValueLayout.JAVA_LONG);
         if (mine == THREW && threw != null) {

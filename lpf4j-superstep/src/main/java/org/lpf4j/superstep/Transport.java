@@ -1,5 +1,7 @@
 package org.lpf4j.superstep;
 
+import org.lpf4j.spi.kit.WireCounts;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -102,6 +104,16 @@ public interface Transport extends AutoCloseable {
 
     /** @return the next message {@link #sendMessage} sent this rank from {@code rank} (blocking) */
     byte[] receiveMessage(int rank);
+
+    /**
+     * The counts of what this rank sends: the transport counts its collectives' messages
+     * ({@link WireCounts#meta}) if it can see them, and states its connections; the protocol
+     * counts the rest. Called once, when the section's context is made; the default counts no
+     * collective message and no connection.
+     *
+     * @return the counts the transport increments, which the protocol increments too
+     */
+    default WireCounts counts() { return new WireCounts(false, null); }
 
     /** @return whether any thread may make the calls (one at a time), not only the one that started the section */
     default boolean anyThreadMayCall() { return true; }

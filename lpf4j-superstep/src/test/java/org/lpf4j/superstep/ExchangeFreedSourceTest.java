@@ -67,7 +67,7 @@ class ExchangeFreedSourceTest {
                 @Override public int pidOf(int rank, int local) { return rank; }
             };
             try (Exchange exchange = new Exchange(ALONE, 0, 1, new CombinerTable(1, CrossJvmObjects.forCurrentThread()),
-                    BulkCopy.JAVA)) {
+                    BulkCopy.JAVA, new org.lpf4j.spi.kit.WireCounts(false, null))) {
                 assertEquals(1, exchange.count(one));
                 RuntimeException broken;
                 if (early) {

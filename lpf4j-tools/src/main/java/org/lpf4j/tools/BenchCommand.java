@@ -129,6 +129,7 @@ public class BenchCommand implements Callable<Integer> {
                 if (runs > 1) out.printf("run %d of %d%n", run, runs);
                 BenchTable table;
                 LatencyTable latencies = new LatencyTable();
+                org.lpf4j.tools.bench.SentTable sent = new org.lpf4j.tools.bench.SentTable();
                 try {
                     table = SideBySide.run(root, Workloads.all(), Workloads.allRatios(), procs, settings,
                             cell -> {
@@ -136,7 +137,7 @@ public class BenchCommand implements Callable<Integer> {
                                     err.println("lpf bench: " + cell);
                                     err.flush();
                                 }
-                            }, latencies);
+                            }, latencies, sent);
                 } catch (FatalException e) {
                     throw new ProgramFailure("lpf bench: a benchmark section failed: " + e.getMessage(), e);
                 }
@@ -149,6 +150,13 @@ public class BenchCommand implements Callable<Integer> {
                 out.print(latencies.format(procs));
                 out.println("step latency = duration of each timed step (its superstep or supersteps) at process 0: "
                         + "median / 99th percentile / maximum over all steps of the cell, µs (HdrHistogram)");
+                out.print(sent.format(procs));
+                if (sent.counted()) {
+                    out.println("sent per step = what process 0 sent to other JVMs per timed step (mean): messages data+meta "
+                            + "(the exchange's streams, large puts, replies + the sync's collectives), bytes payload+meta "
+                            + "(put and reply data + headers and collectives), connections open; '?' = inside the MPI "
+                            + "library's collectives, not visible (docs/profiling.md)");
+                }
                 out.flush();
             }
             if (runs > 1) {

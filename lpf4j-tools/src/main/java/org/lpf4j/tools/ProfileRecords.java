@@ -1,6 +1,7 @@
 package org.lpf4j.tools;
 
 import org.lpf4j.Machine;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,13 +31,24 @@ import java.util.Locale;
  * of {@link Machine} at the superstep's mean message size (bytes over messages), or w for the last
  * superstep. The <em>imbalance</em> of a superstep is max / mean compute over the processes.
  *
- * <p>Immutable after {@link #read}. Memory: six longs per process and superstep.
+ * <p><em>Sent</em> ({@link #sent}) is what the engine itself sent to other JVMs in the sync: the
+ * messages and bytes of the exchange and of the sync's collectives, and the connections open
+ * ({@link WireCounts}); not counted on an engine in one JVM.
+ *
+ * <p>Immutable after {@link #read}. Memory: thirteen longs per process and superstep.
  */
 final class ProfileRecords {
     final int p;
     final int steps;
     /** [pid][superstep], nanoseconds / counts. */
     final long[][] compute, wait, messagesOut, bytesOut, messagesIn, bytesIn;
+    /**
+     * [pid][superstep][counter]: what the process sent to other JVMs in the superstep's sync,
+     * {@link SuperstepLog#WIDTH} counters ({@link WireCounts}'s, then the connections open after
+     * it); -1 where not counted (an engine in one JVM, the part after the last sync, or a meta
+     * counter the engine cannot see).
+     */
+    final long[][][] sent;
     /** Whether the superstep ends with a sync (every one but the last). */
     final boolean[] synced;
     /** Pids whose records did not arrive (their rows are zero). */
@@ -58,6 +70,8 @@ final class ProfileRecords {
         messagesIn = new long[p][steps];
         bytesIn = new long[p][steps];
         synced = new boolean[steps];
+        sent = new long[p][steps][SuperstepLog.WIDTH];
+        for (long[][] q : sent) for (long[] c : q) Arrays.fill(c, -1);
         this.missing = missing;
         this.machine = machine;
         h = new long[steps];
@@ -110,6 +124,10 @@ final class ProfileRecords {
                         r.compute[q][s] = Long.parseLong(f[2]);
                         r.wait[q][s] = Long.parseLong(f[3]);
                         qSteps = Math.max(qSteps, s + 1);
+                    }
+                    case "sent" -> {
+                        int s = Integer.parseInt(f[1]);
+                        if (s < steps) for (int c = 0; c < SuperstepLog.WIDTH; c++) r.sent[q][s][c] = Long.parseLong(f[2 + c]);
                     }
                     case "pair" -> r.addPair(q, Integer.parseInt(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3]),
                             Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]));
@@ -213,26 +231,59 @@ final class ProfileRecords {
      * {@code superstep, pid, sync} (1 if the superstep ends with a sync), {@code compute_ns,
      * wait_ns, messages_out, bytes_out, messages_in, bytes_in, h_bytes} (this process's),
      * {@code step_h_bytes, step_predicted_ns} (empty without g and l), {@code step_measured_ns}
-     * (the superstep's) and {@code slowest} (1 for the process of largest compute in the superstep).
+     * (the superstep's), {@code slowest} (1 for the process of largest compute in the superstep),
+     * and what the process sent in the sync ({@link WireCounts#csvHeader()}: {@code data_messages,
+     * payload_bytes, header_bytes, meta_messages, meta_bytes, collectives, connections}; empty where
+     * not counted).
      *
      * @throws UncheckedIOException if it cannot be written
      */
     void writeCsv(Path file) {
         try (Writer out = Files.newBufferedWriter(file)) {
             out.write("superstep,pid,sync,compute_ns,wait_ns,messages_out,bytes_out,messages_in,bytes_in,h_bytes,"
-                    + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest\n");
+                    + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest," + WireCounts.csvHeader() + "\n");
             for (int s = 0; s < steps; s++) {
                 for (int q = 0; q < p; q++) {
                     out.write(s + "," + q + "," + (synced[s] ? 1 : 0) + "," + compute[q][s] + "," + wait[q][s] + ","
                             + messagesOut[q][s] + "," + bytesOut[q][s] + "," + messagesIn[q][s] + "," + bytesIn[q][s] + ","
                             + Math.max(bytesOut[q][s], bytesIn[q][s]) + "," + h[s] + ","
                             + (predicted[s] < 0 ? "" : Long.toString(predicted[s])) + "," + measured[s] + ","
-                            + (slowest[s] == q ? 1 : 0) + "\n");
+                            + (slowest[s] == q ? 1 : 0) + sentColumns(sent[q][s]) + "\n");
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lpf run --profile: cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** @return {@code ,v,v,...} of the counters, an empty field for each one not counted */
+    private static String sentColumns(long[] counters) {
+        StringBuilder b = new StringBuilder();
+        for (long v : counters) b.append(',').append(v < 0 ? "" : Long.toString(v));
+        return b.toString();
+    }
+
+    /** @return whether any process's sync was counted (the engine counts what it sends) */
+    boolean sentCounted() {
+        for (long[][] q : sent) for (long[] c : q) if (c[WireCounts.DATA_MESSAGES] >= 0) return true;
+        return false;
+    }
+
+    /**
+     * @param s a superstep
+     * @param counter one of {@link WireCounts}'s counters, or {@link WireCounts#COUNTERS} for the connections
+     * @return the largest value over the processes that counted it, or -1 if none did
+     */
+    long maxSent(int s, int counter) {
+        long max = -1;
+        for (int q = 0; q < p; q++) max = Math.max(max, sent[q][s][counter]);
+        return max;
+    }
+
+    /** @return e.g. {@code 1+3}: the most data and meta messages any process sent in superstep s ("-" if not counted) */
+    private String sentMessages(int s) {
+        long data = maxSent(s, WireCounts.DATA_MESSAGES), meta = maxSent(s, WireCounts.META_MESSAGES);
+        return data < 0 ? "-" : data + "+" + (meta < 0 ? "?" : Long.toString(meta));
     }
 
     /**
@@ -259,12 +310,15 @@ final class ProfileRecords {
         }
         int[] order = slowestSteps(k);
         b.append(String.format(Locale.ROOT, "slowest %d of %d supersteps:%n", order.length, steps));
-        b.append(String.format(Locale.ROOT, "  %9s %12s %11s %11s %11s %9s %8s%n",
-                "superstep", "h (bytes)", "w", "predicted", "measured", "imbalance", "slowest"));
+        boolean counted = sentCounted();
+        b.append(String.format(Locale.ROOT, "  %9s %12s %11s %11s %11s %9s %8s%s%n",
+                "superstep", "h (bytes)", "w", "predicted", "measured", "imbalance", "slowest",
+                counted ? String.format(Locale.ROOT, " %10s", "sent msgs") : ""));
         for (int s : order) {
-            b.append(String.format(Locale.ROOT, "  %9s %12d %11s %11s %11s %9.2f %8s%n",
+            b.append(String.format(Locale.ROOT, "  %9s %12d %11s %11s %11s %9.2f %8s%s%n",
                     s + (synced[s] ? "" : " (end)"), h[s], time(w[s]), predicted[s] < 0 ? "-" : time(predicted[s]),
-                    time(measured[s]), imbalance(s), "pid " + slowest[s]));
+                    time(measured[s]), imbalance(s), "pid " + slowest[s],
+                    counted ? String.format(Locale.ROOT, " %10s", sentMessages(s)) : ""));
         }
         long total = 0, predictedTotal = 0;
         for (int s = 0; s < steps; s++) {
@@ -273,7 +327,39 @@ final class ProfileRecords {
         }
         b.append(String.format(Locale.ROOT, "all supersteps: measured %s, predicted %s; imbalance (max/mean compute) %.2f%n",
                 time(total), machine == null ? "-" : time(predictedTotal), overallImbalance()));
+        if (counted) b.append(sentSummary());
         return b.toString();
+    }
+
+    /**
+     * @return the line on what the processes sent to other JVMs: per process and sync, the mean
+     *         and the largest of data + meta messages and of payload + meta-data bytes, and the
+     *         most connections any process held open
+     */
+    private String sentSummary() {
+        long syncs = 0, maxMessages = 0, maxBytes = 0, connections = -1;
+        double messages = 0, bytes = 0;
+        boolean metaSeen = true;
+        for (int q = 0; q < p; q++) {
+            for (int s = 0; s < steps; s++) {
+                long[] c = sent[q][s];
+                if (c[WireCounts.DATA_MESSAGES] < 0) continue;
+                if (c[WireCounts.META_MESSAGES] < 0) metaSeen = false;
+                long m = c[WireCounts.DATA_MESSAGES] + Math.max(0, c[WireCounts.META_MESSAGES]);
+                long by = c[WireCounts.PAYLOAD_BYTES] + c[WireCounts.HEADER_BYTES] + Math.max(0, c[WireCounts.META_BYTES]);
+                syncs++;
+                messages += m;
+                bytes += by;
+                maxMessages = Math.max(maxMessages, m);
+                maxBytes = Math.max(maxBytes, by);
+                connections = Math.max(connections, c[WireCounts.COUNTERS]);
+            }
+        }
+        if (syncs == 0) return "";
+        return String.format(Locale.ROOT, "sent per process and sync: mean %.1f messages, %.0f bytes; largest %d messages, %d bytes%s;"
+                        + " connections open: %s (columns data_messages ... connections of the CSV)%n", messages / syncs, bytes / syncs,
+                maxMessages, maxBytes, metaSeen ? "" : " (without the messages inside the MPI library's collectives)",
+                connections < 0 ? "not applicable" : "at most " + connections);
     }
 
     /** @return e.g. {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.23 s} */

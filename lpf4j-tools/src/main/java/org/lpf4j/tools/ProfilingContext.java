@@ -4,11 +4,13 @@ import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.kit.WireCounts;
 
 /**
  * The {@link TimedContext} of {@code lpf run --profile}: besides counting syncs it records every
  * superstep of this process into a {@link SuperstepLog} (compute time before the sync, time in
- * it, the puts and gets queued per peer). Only made when profiling, so a run without
+ * it, the puts and gets queued per peer, and what its engine sent to other JVMs in the sync:
+ * {@link WireCounts}). Only made when profiling, so a run without
  * {@code --profile} pays nothing for it. Cost per put or get: one array increment per counter;
  * per sync: two more {@link System#nanoTime()} calls than {@link TimedContext}. Used by one
  * thread, like the context it wraps.
@@ -17,11 +19,16 @@ final class ProfilingContext extends TimedContext {
     private final SuperstepLog log;
     /** When the last sync returned (or the context was made: the section's start). */
     private long lastEnd;
+    /** The engine's counts of what this process sends (null when it counts none), and scratch for a sync's difference. */
+    private final WireCounts wire;
+    private final long[] before = new long[WireCounts.COUNTERS], after = new long[WireCounts.COUNTERS],
+            sent = new long[SuperstepLog.WIDTH];
 
     /** @param inner the context to forward to; the section's clock starts now */
     ProfilingContext(Context inner) {
         super(inner);
         log = new SuperstepLog(inner.pid(), inner.nprocs());
+        wire = WireCounts.of(inner);
         lastEnd = System.nanoTime();
     }
 
@@ -39,10 +46,16 @@ final class ProfilingContext extends TimedContext {
 
     @Override
     public void sync(SyncAttr attr) {
+        if (wire != null) wire.read(before);
         long t0 = System.nanoTime();
         super.sync(attr);
         long t1 = System.nanoTime();
-        log.endStep(t0 - lastEnd, t1 - t0);
+        if (wire != null) {
+            wire.read(after);
+            for (int i = 0; i < WireCounts.COUNTERS; i++) sent[i] = after[i] < 0 ? -1 : after[i] - before[i];
+            sent[WireCounts.COUNTERS] = wire.connections();
+        }
+        log.endStep(t0 - lastEnd, t1 - t0, wire == null ? null : sent);
         lastEnd = t1;
     }
 
@@ -53,7 +66,7 @@ final class ProfilingContext extends TimedContext {
      * @return the log, complete
      */
     SuperstepLog finish() {
-        log.endStep(System.nanoTime() - lastEnd, 0);
+        log.endStep(System.nanoTime() - lastEnd, 0, null); // no sync: nothing sent
         return log;
     }
 }

@@ -1,6 +1,7 @@
 package org.lpf4j.tools;
 
 import org.lpf4j.Machine;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +24,8 @@ import java.util.Arrays;
  *
  * <p>The file it writes ({@link #write}) is a private format read only by
  * {@link ProfileRecords#read}: lines {@code process,pid,nprocs}, {@code machine,size,g,l},
- * {@code step,s,computeNanos,waitNanos} and {@code pair,s,peer,putMsgs,putBytes,getMsgs,getBytes}.
+ * {@code step,s,computeNanos,waitNanos}, {@code pair,s,peer,putMsgs,putBytes,getMsgs,getBytes} and, where the
+ * engine counts what it sends, {@code sent,s,} then {@link WireCounts}'s counters and the connections.
  */
 final class SuperstepLog {
     private final int pid;
@@ -36,7 +38,11 @@ final class SuperstepLog {
 
     private long[] compute = new long[16];
     private long[] wait = new long[16];
+    /** Per superstep: what the process sent to other JVMs in its sync ({@link WireCounts}'s counters, then connections); -1: not counted. */
+    private long[][] sent = new long[WIDTH][16];
     private int steps;
+    /** Counters of {@link #sent}: {@link WireCounts#COUNTERS} and the connections. */
+    static final int WIDTH = WireCounts.COUNTERS + 1;
 
     /** Flushed pair records: superstep, peer, then the four counters. */
     private int[] pairStep = new int[16];
@@ -85,13 +91,22 @@ final class SuperstepLog {
      * @param computeNanos time from the end of the previous sync (or the section's start) to this sync
      * @param waitNanos    time inside this sync ({@code 0} for the part after the last sync)
      */
-    void endStep(long computeNanos, long waitNanos) {
+    void endStep(long computeNanos, long waitNanos) { endStep(computeNanos, waitNanos, null); }
+
+    /**
+     * {@link #endStep(long, long)}, with what the process sent in the sync.
+     *
+     * @param sentInSync {@link #WIDTH} counters (see {@link #sent}), or null when the engine counts none
+     */
+    void endStep(long computeNanos, long waitNanos, long[] sentInSync) {
         if (steps == compute.length) {
             compute = Arrays.copyOf(compute, 2 * steps);
             wait = Arrays.copyOf(wait, 2 * steps);
+            for (int c = 0; c < WIDTH; c++) sent[c] = Arrays.copyOf(sent[c], 2 * steps);
         }
         compute[steps] = computeNanos;
         wait[steps] = waitNanos;
+        for (int c = 0; c < WIDTH; c++) sent[c][steps] = sentInSync == null ? -1 : sentInSync[c];
         for (int i = 0; i < touchedCount; i++) {
             int peer = touched[i];
             if (pairs == pairStep.length) growPairs();
@@ -133,6 +148,12 @@ final class SuperstepLog {
                 for (long size : sizes) w.write("machine," + size + "," + machine.g(size) + "," + machine.l(size) + "\n");
             }
             for (int s = 0; s < steps; s++) w.write("step," + s + "," + compute[s] + "," + wait[s] + "\n");
+            for (int s = 0; s < steps; s++) {
+                if (sent[0][s] < 0) continue; // not counted
+                StringBuilder b = new StringBuilder("sent,").append(s);
+                for (int c = 0; c < WIDTH; c++) b.append(',').append(sent[c][s]);
+                w.write(b.append('\n').toString());
+            }
             for (int i = 0; i < pairs; i++) {
                 w.write("pair," + pairStep[i] + "," + pairPeer[i] + "," + pairCounts[0][i] + "," + pairCounts[1][i] + ","
                         + pairCounts[2][i] + "," + pairCounts[3][i] + "\n");

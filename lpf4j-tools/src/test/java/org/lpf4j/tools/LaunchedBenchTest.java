@@ -38,6 +38,18 @@ class LaunchedBenchTest {
             assertTrue(out.contains("(JIT in the foreground, -Xbatch)"), "the benchmark JVMs must compile in the foreground\n" + both);
             assertTrue(out.lines().anyMatch(l -> l.startsWith("p=2") && l.contains("ratio")), "no ratio row\n" + both);
             assertFalse(out.contains("NaN"), both);
+            // the counts are exact: at p = 2 one round of one frame (net: the word and the bits of who sends to whom),
+            // a stream of one 32-byte header after its length, a large put's own message; MPI hides its collectives' messages
+            String sent = switch (engine.name()) {
+                case "net" -> "p=2  sent per step by pid 0 (data+meta messages, payload+meta-data bytes): empty sync 0+1 msgs, 0+16 B;"
+                        + " 8-byte put 1+1 msgs, 8+56 B; 1 MiB put 2+1 msgs, 1048576+56 B; total exchange 2+1 msgs, 32768+56 B;"
+                        + " connections open 2";
+                case "mpi" -> "p=2  sent per step by pid 0 (data+meta messages, payload+meta-data bytes): empty sync 0+? msgs, 0+0+? B;"
+                        + " 8-byte put 1+? msgs, 8+40+? B; 1 MiB put 2+? msgs, 1048576+40+? B; total exchange 2+? msgs, 32768+40+? B;"
+                        + " connections open n/a";
+                default -> "p=2  sent per step by pid 0";
+            };
+            assertTrue(out.contains(sent), "expected: " + sent + "\n" + both);
             assertTrue(r.ghosts().isEmpty(), "processes of the run left behind: " + r.ghosts());
         }
     }

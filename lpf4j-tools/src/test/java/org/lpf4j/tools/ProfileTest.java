@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -57,7 +58,7 @@ class ProfileTest {
     void theThreadsEngineRecordsEverySuperstepOfEveryProcess(int p) throws Exception {
         Path dir = tmp.resolve("prof"); // missing: --profile makes it
         String out = Cli.run(args(dir, p, "--engine", "threads").toArray(String[]::new)).expect(0).out();
-        assertProfile(dir, p, out);
+        assertProfile(dir, p, out, "threads");
     }
 
     @Test
@@ -79,7 +80,17 @@ class ProfileTest {
         Path dir = tmp.resolve("mpi");
         LpfJvm r = LpfJvm.run(150, args(dir, 3, "--engine", "mpi").toArray(String[]::new));
         assertTrue(r.done() && r.exitCode() == 0, r::both);
-        assertProfile(dir, 3, r.out());
+        assertProfile(dir, 3, r.out(), "mpi");
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
+    @Test
+    void theNetEngineCountsWhatEachProcessSends() throws Exception {
+        Path dir = tmp.resolve("net");
+        LpfJvm r = LpfJvm.run(150, args(dir, 3, "--engine", "net").toArray(String[]::new));
+        assertTrue(r.done() && r.exitCode() == 0, r::both);
+        assertProfile(dir, 3, r.out(), "net");
+        assertTrue(r.out().contains("sent per process and sync: "), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
@@ -89,7 +100,7 @@ class ProfileTest {
         Path dir = tmp.resolve("hybrid");
         LpfJvm r = LpfJvm.run(150, args(dir, 4, "--engine", "hybrid", "--nodes", "2").toArray(String[]::new));
         assertTrue(r.done() && r.exitCode() == 0, r::both);
-        assertProfile(dir, 4, r.out());
+        assertProfile(dir, 4, r.out(), "hybrid");
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
@@ -139,12 +150,29 @@ class ProfileTest {
     }
 
 
-    /** Checks the CSV, the pictures and the summary of a run of {@link RingProfile} on p processes. */
-    private static void assertProfile(Path dir, int p, String out) throws Exception {
+    /**
+     * What process q sent in a sync of RingProfile (its stream of one put of N bytes in a ring
+     * superstep, and the round), as the CSV's last seven columns: nothing counted on the threads
+     * engine, after the last sync, or at a hybrid node's processes other than its first (the node
+     * is counted there); libmpi's collectives' messages are not seen (mpi, hybrid over it). The
+     * net engine at p = 3: the streams go before a round of ⌈log2 3⌉ = 2 frames of two longs (the
+     * word and the bits of who sends to whom), over two connections per peer.
+     */
+    private static List<String> sent(String engine, int p, int q, boolean ring, boolean synced) {
+        List<String> none = java.util.Collections.nCopies(7, "");
+        if (engine.equals("threads") || !synced || engine.equals("hybrid") && q % 2 != 0) return none;
+        String data = ring ? "1" : "0", payload = ring ? Integer.toString(N) : "0", header = ring ? "40" : "0";
+        if (engine.equals("net")) return List.of(data, payload, header, "2", "32", "1", Integer.toString(2 * (p - 1)));
+        return List.of(data, payload, header, "", "", "1", "");
+    }
+
+    /** Checks the CSV, the pictures and the summary of a run of {@link RingProfile} on p processes of {@code engine}. */
+    private static void assertProfile(Path dir, int p, String out, String engine) throws Exception {
         int steps = RingProfile.SETUP + ROUNDS + 1, slowStep = RingProfile.SETUP + SLOW_ROUND, slowPid = p - 1;
         List<String> lines = Files.readAllLines(dir.resolve("supersteps.csv"));
         assertEquals("superstep,pid,sync,compute_ns,wait_ns,messages_out,bytes_out,messages_in,bytes_in,h_bytes,"
-                + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest", lines.getFirst());
+                + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest,data_messages,payload_bytes,header_bytes,"
+                + "meta_messages,meta_bytes,collectives,connections", lines.getFirst());
         assertEquals(p * steps, lines.size() - 1, () -> "one row per process and superstep:\n" + String.join("\n", lines));
         int row = 1;
         for (int s = 0; s < steps; s++) {
@@ -162,6 +190,7 @@ class ProfileTest {
                         Stream.of(f[5], f[6], f[7], f[8], f[9], f[10]).map(Long::parseLong).toList(), where);
                 long predicted = Long.parseLong(f[11]), measured = Long.parseLong(f[12]);
                 assertTrue(predicted >= 0 && measured >= Long.parseLong(f[3]) + Long.parseLong(f[4]), where);
+                assertEquals(sent(engine, p, q, ring, s < steps - 1), Arrays.asList(f).subList(14, 21), where);
                 if (s == slowStep) {
                     assertEquals(q == slowPid ? 1 : 0, Integer.parseInt(f[13]), "the sleeping process is the slowest: " + where);
                     if (q == slowPid) assertTrue(Long.parseLong(f[3]) >= SLEEP_MS * 1_000_000L, where);
@@ -187,7 +216,16 @@ class ProfileTest {
         String[] first = table.get(2).trim().split("\\s+");
         assertEquals(Integer.toString(slowStep), first[0], out);
         assertEquals(Integer.toString(p > 1 ? N : 0), first[1], out);
-        assertEquals("pid " + slowPid, first[first.length - 2] + " " + first[first.length - 1], out);
+        int pidAt = Arrays.asList(first).indexOf("pid");
+        assertEquals("pid " + slowPid, first[pidAt] + " " + first[pidAt + 1], out);
+        // then, where the engine counts what it sends, the most data + meta messages a process sent in the sync
+        String sentMsgs = switch (engine) {
+            case "threads" -> null;
+            case "net" -> "1+2";
+            default -> "1+?";
+        };
+        assertEquals(sentMsgs == null ? pidAt + 2 : pidAt + 3, first.length, out);
+        if (sentMsgs != null) assertEquals(sentMsgs, first[pidAt + 2], out);
         assertTrue(out.contains("imbalance (max/mean compute)"), out);
     }
 }

@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  * override only what they observe or change. Costs one virtual call per forwarded call; holds
  * nothing but the delegate.
  */
-public abstract class ForwardingContext implements Context {
+public abstract class ForwardingContext implements Context, WireCounts.Source {
     /** The context every call goes to. */
     protected final Context delegate;
 
@@ -62,6 +62,9 @@ public abstract class ForwardingContext implements Context {
     @Override public void resizeMemoryRegister(long maxRegs) { delegate.resizeMemoryRegister(maxRegs); }
 
     @Override public void resizeMessageQueue(long maxMsgs) { delegate.resizeMessageQueue(maxMsgs); }
+
+    /** The wrapped context's message counts (null when its engine counts none). */
+    @Override public WireCounts wireCounts() { return WireCounts.of(delegate); }
 
     @Override public String toString() { return getClass().getSimpleName() + "[" + delegate + "]"; }
 }

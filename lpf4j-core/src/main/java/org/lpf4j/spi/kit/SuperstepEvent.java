@@ -53,4 +53,35 @@ public final class SuperstepEvent extends Event {
     @Description("Bytes those puts wrote into this process's memory; -1 if the engine does not count them")
     @DataAmount
     public long bytesIn;
+
+    @Label("Data Messages")
+    @Description("Point-to-point messages of the exchange this process sent to other JVMs in the sync (streams of requests, large puts, replies); -1 if the engine does not count them (threads)")
+    public long dataMessages;
+
+    @Label("Payload Bytes")
+    @Description("Put data and get replies in those messages; -1 if not counted")
+    @DataAmount
+    public long payloadBytes;
+
+    @Label("Header Bytes")
+    @Description("The rest of those messages: request headers, stream lengths, padding, operator definitions; -1 if not counted")
+    @DataAmount
+    public long headerBytes;
+
+    @Label("Meta Messages")
+    @Description("Messages of the sync's collectives (round, count exchange or consensus, barrier steps); -1 if not counted (mpi: inside libmpi)")
+    public long metaMessages;
+
+    @Label("Meta Bytes")
+    @Description("Bytes of those messages; -1 if not counted")
+    @DataAmount
+    public long metaBytes;
+
+    @Label("Collectives")
+    @Description("Collective operations the process entered in the sync (rounds, count exchanges); -1 if not counted")
+    public long collectives;
+
+    @Label("Connections")
+    @Description("Connections this process holds open at the end of the sync; -1 if not applicable (threads, mpi)")
+    public long connections;
 }

@@ -43,6 +43,8 @@ public final class SuperstepRecorder {
             e.begin();
             e.messagesIn = -1;
             e.bytesIn = -1;
+            e.dataMessages = e.payloadBytes = e.headerBytes = e.metaMessages = e.metaBytes = e.collectives = -1;
+            e.connections = -1;
         }
         return began;
     }
@@ -57,6 +59,22 @@ public final class SuperstepRecorder {
     public void in(long messages, long bytes) {
         event.messagesIn = messages;
         event.bytesIn = bytes;
+    }
+
+    /**
+     * Records what the process sent to other JVMs in the sync: {@code now} less {@code before}
+     * (what {@link WireCounts#read} gave at the sync's start), and the connections open now; only
+     * after {@link #begin()} returned true. Allocates nothing.
+     */
+    public void wire(long[] before, WireCounts now) {
+        SuperstepEvent e = event;
+        e.dataMessages = now.get(WireCounts.DATA_MESSAGES) - before[WireCounts.DATA_MESSAGES];
+        e.payloadBytes = now.get(WireCounts.PAYLOAD_BYTES) - before[WireCounts.PAYLOAD_BYTES];
+        e.headerBytes = now.get(WireCounts.HEADER_BYTES) - before[WireCounts.HEADER_BYTES];
+        e.metaMessages = now.metaCounted() ? now.get(WireCounts.META_MESSAGES) - before[WireCounts.META_MESSAGES] : -1;
+        e.metaBytes = now.metaCounted() ? now.get(WireCounts.META_BYTES) - before[WireCounts.META_BYTES] : -1;
+        e.collectives = now.get(WireCounts.COLLECTIVES) - before[WireCounts.COLLECTIVES];
+        e.connections = now.connections();
     }
 
     /**

@@ -29,6 +29,11 @@
  *     supplier that runs {@link org.lpf4j.spi.kit.ProbeHarness#cachedOrMeasured} (pid 0 reads the
  *     disk cache and decides for everyone) or {@link org.lpf4j.spi.kit.ProbeHarness#measure} on a
  *     fresh section when they span JVMs (every process must decide alike whether to measure).</li>
+ * <li>an engine whose processes span JVMs counts what each sends in a
+ *     {@link org.lpf4j.spi.kit.WireCounts} (messages and bytes, payload apart from meta-data, and
+ *     connections), which its context offers as a {@link org.lpf4j.spi.kit.WireCounts.Source}:
+ *     {@code lpf run --profile}, {@code lpf bench} and the JFR superstep event
+ *     ({@link org.lpf4j.spi.kit.SuperstepRecorder#wire}) read it;</li>
  * <li>small exchanges at the start of a section (pid 0's bytes to everyone, everyone's bytes to
  *     everyone): {@link org.lpf4j.spi.kit.StartCollectives}, over any engine's public context.</li>
  * </ul>

@@ -19,6 +19,7 @@ import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.StagedCapacity;
 import org.lpf4j.spi.kit.SuperstepRecorder;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -49,7 +50,7 @@ import java.util.Objects;
  * Nothing here allocates on put, get or sync (a combining attribute is serialized once per
  * attribute object and deserialized once per distinct form).
  */
-final class HybridContext implements Context {
+final class HybridContext implements Context, WireCounts.Source {
     static final int SYNC = 1, REHOOK = 2;
 
     final Node node;
@@ -69,6 +70,8 @@ final class HybridContext implements Context {
     private long syncs;
     /** JFR superstep events; puts from other nodes are not counted, so messages in are -1. */
     private final SuperstepRecorder flight = new SuperstepRecorder("hybrid");
+    /** What the node's JVM sent to the others at a recorded sync's start (local process 0 only). */
+    private final long[] wireBefore = new long[WireCounts.COUNTERS];
 
     HybridContext(Node node, int local, Args args) {
         this.node = node;
@@ -95,6 +98,14 @@ final class HybridContext implements Context {
     @Override public Args args() { return args; }
 
     @Override public long superstep() { return syncs; }
+
+    /**
+     * The counts of the node's JVM (the multi-JVM section between the nodes carries every local
+     * process's requests to other nodes), at local process 0, which leads the node's round; null at
+     * the others and in a node-local section, so that the node is counted once.
+     */
+    @Override
+    public WireCounts wireCounts() { return local == 0 && node.link != null ? WireCounts.of(node.link.nodes()) : null; }
 
     // ---- put / get ----
 
@@ -135,7 +146,9 @@ final class HybridContext implements Context {
         enter(SYNC);
         RequestQueue mine = queues.current(syncs);
         boolean recording = flight.begin();
+        WireCounts wire = recording ? wireCounts() : null;
         if (recording) flight.out(mine.count() + remote.count(), mine.queuedBytes() + SuperstepRecorder.bytes(remote));
+        if (wire != null) wire.read(wireBefore);
         int flags = (mine.count() > 0 ? SuperstepBarrier.QUEUED : 0) | (mine.unbuffered() > 0 ? SuperstepBarrier.UNBUFFERED : 0);
         int all;
         if (node.roundByLastArriver) {
@@ -157,6 +170,7 @@ final class HybridContext implements Context {
             if ((all & SuperstepBarrier.UNBUFFERED) != 0) node.barrier.await(local, 0);
             if (failure.failed()) throw node.fatal(local);
         }
+        if (wire != null) flight.wire(wireBefore, wire);
         if (recording) flight.commit(pid, nprocs, syncs);
         syncs++;
         queues.advance(syncs);

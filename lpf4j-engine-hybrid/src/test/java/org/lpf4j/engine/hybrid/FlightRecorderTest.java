@@ -50,6 +50,13 @@ class FlightRecorderTest {
                 assertEquals(3, e.getLong("messagesOut"), e::toString);
                 assertEquals(24, e.getLong("bytesOut"), e::toString);
                 assertEquals(-1, e.getLong("messagesIn"), e::toString);
+                // the node's JVM's counts, at its local process 0 only: one stream to the other node (the three puts
+                // of the node's process that sends across), the round; libmpi's collectives hide their messages
+                boolean leader = e.getInt("pid") % 2 == 0;
+                assertEquals(leader ? 1 : -1, e.getLong("dataMessages"), e::toString);
+                assertEquals(leader ? 24 : -1, e.getLong("payloadBytes"), e::toString);
+                assertEquals(leader ? 1 : -1, e.getLong("collectives"), e::toString);
+                assertEquals(-1, e.getLong("metaMessages"), e::toString);
             }
             List<RecordedEvent> sections = events.stream().filter(e -> e.getEventType().getName().equals("org.lpf4j.Section")
                     && e.getString("call").equals("exec") && e.getInt("nprocs") == 4).toList();

@@ -92,6 +92,14 @@ final class MpiTransport implements Transport {
         }
     }
 
+    /**
+     * Counts the exchange's messages (the protocol does) and its collectives as operations, but
+     * not their messages: MPI_Allreduce, MPI_Alltoall and MPI_Ibarrier choose their algorithm
+     * inside libmpi and do not say what they send, so those counts read -1, not a guess. No
+     * connections either (-1): libmpi makes and keeps its own (shared memory has none).
+     */
+    @Override public org.lpf4j.spi.kit.WireCounts counts() { return new org.lpf4j.spi.kit.WireCounts(false, null); }
+
     @Override public int rank() { return me; }
 
     @Override public int ranks() { return ranks; }

@@ -50,6 +50,15 @@ class FlightRecorderTest {
                 assertEquals(s == 2 ? 3 : 0, e.getLong("messagesOut"), () -> f + ": " + e);
                 assertEquals(s == 2 ? 24 : 0, e.getLong("bytesOut"), () -> f + ": " + e);
                 assertEquals(-1, e.getLong("messagesIn"), () -> f + ": " + e);
+                // what left the JVM: at superstep 2 one stream (its length, three 32-byte headers, 24 bytes of puts);
+                // libmpi's collectives hide their messages (-1), the round is one collective; no connections of its own
+                assertEquals(s == 2 ? 1 : 0, e.getLong("dataMessages"), () -> f + ": " + e);
+                assertEquals(s == 2 ? 24 : 0, e.getLong("payloadBytes"), () -> f + ": " + e);
+                assertEquals(s == 2 ? 8 + 3 * 32 : 0, e.getLong("headerBytes"), () -> f + ": " + e);
+                assertEquals(-1, e.getLong("metaMessages"), () -> f + ": " + e);
+                assertEquals(-1, e.getLong("metaBytes"), () -> f + ": " + e);
+                assertEquals(1, e.getLong("collectives"), () -> f + ": " + e);
+                assertEquals(-1, e.getLong("connections"), () -> f + ": " + e);
             }
             List<RecordedEvent> sections = events.stream().filter(e -> e.getEventType().getName().equals("org.lpf4j.Section")
                     && e.getString("call").equals("exec") && e.getInt("nprocs") == 2).toList();

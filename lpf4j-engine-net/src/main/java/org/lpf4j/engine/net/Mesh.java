@@ -240,6 +240,13 @@ final class Mesh implements AutoCloseable {
         void close() { if (channel != null) closeQuietly(channel); }
     }
 
+    /** @return the connections of this mesh whose socket is open (made on first use): for the engine's counts */
+    int openConnections() {
+        int n = 0;
+        for (Conn c : conns) if (c.channel != null && c.channel.isOpen()) n++;
+        return n;
+    }
+
     private Mesh(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                  long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
         this.rank = rank;

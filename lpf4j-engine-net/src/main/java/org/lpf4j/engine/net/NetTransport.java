@@ -1,5 +1,6 @@
 package org.lpf4j.engine.net;
 
+import org.lpf4j.spi.kit.WireCounts;
 import org.lpf4j.superstep.NativeBuffer;
 import org.lpf4j.superstep.Transport;
 
@@ -27,6 +28,8 @@ final class NetTransport implements Transport {
     private final Mesh mesh;
     private final int section, me, ranks;
     private final int[] pending = new int[5];
+    /** The collectives' frames and causes this rank sends ({@link WireCounts#meta}); the protocol counts its own. */
+    private final WireCounts counts;
     private final NativeBuffer mine = new NativeBuffer(), theirs = new NativeBuffer(), longs = new NativeBuffer(), note = new NativeBuffer();
 
     /**
@@ -41,8 +44,11 @@ final class NetTransport implements Transport {
         this.section = section;
         this.me = mesh == null ? 0 : mesh.rank();
         this.ranks = ranks;
+        this.counts = new WireCounts(true, mesh == null ? () -> 0 : mesh::openConnections);
         if (mesh != null) mesh.activate(section, ranks);
     }
+
+    @Override public WireCounts counts() { return counts; }
 
     @Override public int rank() { return me; }
 
@@ -63,6 +69,7 @@ final class NetTransport implements Transport {
             MemorySegment.copy(buffer, bytes, out, 0, bytes);
             mesh.receive(Frame.COLLECTIVE, in, 0, bytes, from, pending, COLLECTIVE);
             mesh.send(Frame.COLLECTIVE, section, out, 0, bytes, to, pending, COLLECTIVE);
+            counts.meta(1, bytes);
             mesh.await(pending, COLLECTIVE, "the round");
             for (int i = 0; i < words; i++) {
                 long a = buffer.getAtIndex(ValueLayout.JAVA_LONG, words + i), b = in.getAtIndex(ValueLayout.JAVA_LONG, i);
@@ -85,6 +92,7 @@ final class NetTransport implements Transport {
             if (r == me) continue;
             mesh.send(Frame.COLLECTIVE, section, buffer, 8L * r, 8, r, pending, COLLECTIVE);
         }
+        counts.meta(ranks - 1, 8L * (ranks - 1));
         buffer.set(ValueLayout.JAVA_LONG, inAt + 8L * me, buffer.get(ValueLayout.JAVA_LONG, 8L * me));
         mesh.await(pending, COLLECTIVE, "the count exchange");
     }
@@ -108,6 +116,7 @@ final class NetTransport implements Transport {
             if (r == me || out[r] == 0) continue;
             values.setAtIndex(ValueLayout.JAVA_LONG, r, out[r]);
             mesh.send(Frame.NOTE, section, values, 8L * r, 8, r, pending, COLLECTIVE);
+            counts.meta(1, 8);
             mesh.receive(Frame.NOTE_ACK, one, 0, 0, r, pending, RECEIPTS);
         }
         long start = System.nanoTime();
@@ -117,6 +126,7 @@ final class NetTransport implements Transport {
             for (int from = mesh.takeAny(Frame.NOTE, one, 0, 8); from >= 0; from = mesh.takeAny(Frame.NOTE, one, 0, 8)) {
                 in[from] = one.get(ValueLayout.JAVA_LONG, 0);
                 mesh.send(Frame.NOTE_ACK, section, one, 0, 0, from, pending, COLLECTIVE);
+                counts.meta(1, 0);
                 progressed = true;
             }
             if (distance == 0 ? pending[RECEIPTS] == 0 : pending[BARRIER] == 0) {
@@ -124,6 +134,7 @@ final class NetTransport implements Transport {
                 if (distance >= ranks) break;
                 mesh.receive(Frame.COLLECTIVE, one, 0, 0, (me - distance + ranks) % ranks, pending, BARRIER);
                 mesh.send(Frame.COLLECTIVE, section, one, 0, 0, (me + distance) % ranks, pending, COLLECTIVE);
+                counts.meta(1, 0);
                 progressed = true;
             }
             if (!progressed) mesh.progress(start, "the count consensus", -1);
@@ -152,6 +163,7 @@ final class NetTransport implements Transport {
     @Override
     public void sendMessage(byte[] bytes, int rank) {
         mesh.send(Frame.MESSAGE, section, MemorySegment.ofArray(bytes), 0, bytes.length, rank, pending, COLLECTIVE);
+        counts.meta(1, bytes.length);
         mesh.await(pending, COLLECTIVE, "a cause's sending");
     }
 

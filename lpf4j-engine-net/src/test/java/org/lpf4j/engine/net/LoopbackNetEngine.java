@@ -67,11 +67,16 @@ public final class LoopbackNetEngine implements EngineProvider {
      * @param syncTimeoutMillis the meshes' deadline (0: none)
      */
     static void run(int p, Spmd spmd, Args args, long syncTimeoutMillis) {
+        run(p, spmd, args, syncTimeoutMillis, PROTOCOL);
+    }
+
+    /** {@link #run(int, Spmd, Args, long)} with the protocol's settings {@code protocol}. */
+    static void run(int p, Spmd spmd, Args args, long syncTimeoutMillis, ProtocolSettings protocol) {
         byte[] key = Handshake.newKey();
         long job = ThreadLocalRandom.current().nextLong();
         InetSocketAddress[] addresses = new InetSocketAddress[p];
         CyclicBarrier published = new CyclicBarrier(p);
-        NetSections sections = new NetSections(PROTOCOL, "netloop/" + p, 20_000_000L);
+        NetSections sections = new NetSections(protocol, "netloop/" + p, 20_000_000L);
         FatalException[] outcome = new FatalException[p];
         Throwable[] broken = new Throwable[p];
         List<Thread> threads = new ArrayList<>();

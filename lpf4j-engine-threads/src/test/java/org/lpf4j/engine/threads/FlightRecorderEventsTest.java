@@ -65,6 +65,10 @@ class FlightRecorderEventsTest {
                 assertEquals(expected[1], e.getLong("bytesOut"), "bytes out, pid " + pid + " superstep " + s);
                 assertEquals(expected[2], e.getLong("messagesIn"), "messages in, pid " + pid + " superstep " + s);
                 assertEquals(expected[3], e.getLong("bytesIn"), "bytes in, pid " + pid + " superstep " + s);
+                for (String f : new String[] {"dataMessages", "payloadBytes", "headerBytes", "metaMessages", "metaBytes", "collectives",
+                        "connections"}) {
+                    assertEquals(-1, e.getLong(f), f + ": one JVM sends no messages, so the threads engine counts none");
+                }
                 assertFalse(e.getDuration().isNegative());
             }
         }

@@ -6,6 +6,7 @@ import org.lpf4j.Spmd;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Engines;
 import org.lpf4j.spi.RawBaseline;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,6 +39,8 @@ public final class LaunchedBench {
     static final class Cells implements Spmd {
         private static final long serialVersionUID = 1L;
         static volatile double[] last;
+        /** Pid 0's counts of one step of each engine row (empty sync, 8-byte put, 1 MiB put, total exchange), or null if not counted. */
+        static volatile long[][] lastSent;
         private final String engine;
         private final int reps, divisor;
 
@@ -89,13 +92,51 @@ public final class LaunchedBench {
                     ctx.sync();
                 });
                 r[6] = p;
+                // One more step of each engine row, counted: counts are exact, so one step says what every step sends.
+                WireCounts wire = WireCounts.of(ctx);
+                long[][] sent = wire == null ? null : new long[][] {
+                        sentBy(wire, ctx::sync),
+                        sentBy(wire, () -> {
+                            ctx.put(srcSlot, 0, next, dstSlot, 0, 8);
+                            ctx.sync();
+                        }),
+                        sentBy(wire, () -> {
+                            ctx.put(srcSlot, 0, next, dstSlot, MIB * s, MIB);
+                            ctx.sync();
+                        }),
+                        sentBy(wire, () -> {
+                            for (int q = 0; q < p; q++) ctx.put(exSlot, chunk * q, q, exInSlot, chunk * s, chunk);
+                            ctx.sync();
+                        })};
                 ctx.deregister(srcSlot);
                 ctx.deregister(dstSlot);
                 ctx.deregister(exSlot);
                 ctx.deregister(exInSlot);
-                if (s == 0) last = r;
+                if (s == 0) {
+                    last = r;
+                    lastSent = sent;
+                }
             }
         }
+    }
+
+    /** @return what {@code step} sent ({@link WireCounts}'s counters, -1 where not counted), then the connections open */
+    static long[] sentBy(WireCounts wire, Runnable step) {
+        long[] before = new long[WireCounts.COUNTERS], after = new long[WireCounts.COUNTERS + 1];
+        wire.read(before);
+        step.run();
+        wire.read(after);
+        for (int i = 0; i < WireCounts.COUNTERS; i++) if (after[i] >= 0) after[i] -= before[i];
+        after[WireCounts.COUNTERS] = wire.connections();
+        return after;
+    }
+
+    /** @return e.g. {@code 1+2 msgs, 8+72 B}: data + meta messages and payload + meta-data bytes ({@code ?}: not visible) */
+    static String sentText(long[] c) {
+        String meta = c[WireCounts.META_MESSAGES] < 0 ? "?" : Long.toString(c[WireCounts.META_MESSAGES]);
+        String metaBytes = c[WireCounts.META_BYTES] < 0 ? c[WireCounts.HEADER_BYTES] + "+?"
+                : Long.toString(c[WireCounts.HEADER_BYTES] + c[WireCounts.META_BYTES]);
+        return c[WireCounts.DATA_MESSAGES] + "+" + meta + " msgs, " + c[WireCounts.PAYLOAD_BYTES] + "+" + metaBytes + " B";
     }
 
     /**
@@ -295,7 +336,15 @@ public final class LaunchedBench {
                     p, r[2] * 1e6, MIB / r[2] / 1e9, names.put(), r[5] * 1e6, MIB / r[5] / 1e9, r[5] / r[2]);
             System.out.printf("p=%d  (raw %s of 1 MiB: %.1f us = %.2f GB/s)%n", p, names.sendReceive(), r[7] * 1e6, MIB / r[7] / 1e9);
             System.out.printf("p=%d  64 KiB total exchange + sync %.1f us%n", p, r[3] * 1e6);
+            long[][] sent = Cells.lastSent;
+            if (sent != null) {
+                System.out.printf("p=%d  sent per step by pid 0 (data+meta messages, payload+meta-data bytes): empty sync %s; 8-byte put %s;"
+                        + " 1 MiB put %s; total exchange %s; connections open %s%n", p, sentText(sent[0]), sentText(sent[1]),
+                        sentText(sent[2]), sentText(sent[3]), sent[0][WireCounts.COUNTERS] < 0 ? "n/a" : sent[0][WireCounts.COUNTERS]);
+            }
         }
+        System.out.println("sent: what pid 0's engine sent to other JVMs in one step (docs/profiling.md); '?' = inside the MPI"
+                + " library's collectives, not visible");
         System.out.println("ratios: empty sync / " + names.barrier() + " time (target <= 2); 1 MiB put bandwidth / "
                 + names.put() + " bandwidth (target >= 0.9)");
         System.out.flush();

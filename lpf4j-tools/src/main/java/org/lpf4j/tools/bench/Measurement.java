@@ -2,6 +2,7 @@ package org.lpf4j.tools.bench;
 
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.WireCounts;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.Arena;
@@ -63,6 +64,23 @@ public final class Measurement {
      * @return this process's seconds per step for each repetition, in order
      */
     public static double[] measure(Context ctx, Workload workload, Settings settings, Histogram latencies) {
+        return measure(ctx, workload, settings, latencies, null);
+    }
+
+    /**
+     * {@link #measure(Context, Workload, Settings, Histogram)}, also giving what this process sent
+     * per timed step (its engine's {@link WireCounts}, if it counts) in {@code sentPerStep} (if
+     * not null, {@link WireCounts#COUNTERS} + 1 long): each counter's mean per step, then the
+     * connections open at the end; all -1 when the engine counts nothing (one JVM).
+     *
+     * @param ctx         this process's context
+     * @param workload    the row to time
+     * @param settings    warm-up and repetition lengths
+     * @param latencies   nanoseconds per step, or null to time whole repetitions only
+     * @param sentPerStep receives the counts per step, or null
+     * @return this process's seconds per step for each repetition, in order
+     */
+    public static double[] measure(Context ctx, Workload workload, Settings settings, Histogram latencies, double[] sentPerStep) {
         int p = ctx.nprocs();
         boolean leader = ctx.pid() == 0;
         try (Arena arena = Arena.ofShared()) {
@@ -91,6 +109,9 @@ public final class Measurement {
             }
 
             double[] samples = new double[settings.repetitions()];
+            WireCounts wire = sentPerStep == null ? null : WireCounts.of(ctx);
+            long[] before = new long[WireCounts.COUNTERS];
+            if (wire != null) wire.read(before);
             for (int r = 0; r < samples.length; r++) {
                 long t0 = System.nanoTime();
                 if (latencies == null) {
@@ -107,11 +128,23 @@ public final class Measurement {
                     samples[r] = (previous - t0) / 1e9 / stepsPerRepetition;
                 }
             }
+            if (sentPerStep != null) perStep(wire, before, (double) stepsPerRepetition * samples.length, sentPerStep);
             ctx.sync(); // nobody touches this process's memory any more: the arena may close
             step.release();
             ctx.deregister(controlSlot);
             return samples;
         }
+    }
+
+    /** Fills {@code into} with the counts since {@code before} per step and the connections now; -1 where not counted. */
+    private static void perStep(WireCounts wire, long[] before, double steps, double[] into) {
+        java.util.Arrays.fill(into, -1);
+        if (wire == null) return;
+        for (int i = 0; i < WireCounts.COUNTERS; i++) {
+            long now = wire.get(i);
+            if (now >= 0) into[i] = (now - before[i]) / steps;
+        }
+        into[WireCounts.COUNTERS] = wire.connections();
     }
 
     /**

@@ -60,15 +60,34 @@ public final class SideBySide {
      */
     public static BenchTable run(Context root, List<Workload> workloads, List<Ratio> ratios, int[] procs,
                                  Settings settings, Consumer<String> progress, LatencyTable latencies) {
+        return run(root, workloads, ratios, procs, settings, progress, latencies, null);
+    }
+
+    /**
+     * {@link #run(Context, List, List, int[], Settings, Consumer, LatencyTable)}, also recording
+     * what process 0 sent per timed step of every cell into {@code sent} (if not null).
+     *
+     * @param root      the context whose {@code exec} starts the sections
+     * @param workloads the measured rows, in order
+     * @param ratios    the derived rows, appended in order
+     * @param procs     the process counts (columns)
+     * @param settings  how long to measure each cell
+     * @param progress  told the name and p of each cell before it starts
+     * @param latencies receives each measured cell's step durations, or null
+     * @param sent      receives each measured cell's counts per step at process 0, or null
+     * @return the table
+     */
+    public static BenchTable run(Context root, List<Workload> workloads, List<Ratio> ratios, int[] procs,
+                                 Settings settings, Consumer<String> progress, LatencyTable latencies, SentTable sent) {
         if (settings.warmupNanos() >= JIT_WARM_UP_THRESHOLD_NANOS) {
             // One quick, discarded pass over every cell first: on 2 cores the JIT compiler holds
             // a core for long stretches early in a JVM's life, and a cell measured meanwhile runs
             // with its processes sharing the other core (seen: 8-byte put + sync at p = 2 about 3x
             // slower when the p = 2 column came first; docs/performance.md).
             progress.accept("JIT warm-up pass");
-            measureAll(root, workloads, procs, Settings.quick(1), name -> { }, null);
+            measureAll(root, workloads, procs, Settings.quick(1), name -> { }, null, null);
         }
-        List<BenchTable.Row> rows = measureAll(root, workloads, procs, settings, progress, latencies);
+        List<BenchTable.Row> rows = measureAll(root, workloads, procs, settings, progress, latencies, sent);
         for (Ratio r : ratios) rows.add(ratioRow(r, rows, procs));
         return new BenchTable(procs, rows);
     }
@@ -78,7 +97,7 @@ public final class SideBySide {
 
     private static List<BenchTable.Row> measureAll(Context root, List<Workload> workloads, int[] procs,
                                                    Settings settings, Consumer<String> progress,
-                                                   LatencyTable latencies) {
+                                                   LatencyTable latencies, SentTable sent) {
         List<BenchTable.Row> rows = new ArrayList<>();
         for (Workload w : workloads) {
             double[] values = new double[procs.length];
@@ -90,8 +109,10 @@ public final class SideBySide {
                 double[][] samples = new double[1][];
                 int[] ran = new int[1];
                 org.HdrHistogram.Histogram histogram = latencies == null ? null : LatencyTable.newHistogram();
+                double[] perStep = sent == null ? null : new double[org.lpf4j.spi.kit.WireCounts.COUNTERS + 1];
                 w.root(root).exec(p, ctx -> {
-                    double[] mine = Measurement.measure(ctx, w, settings, ctx.pid() == 0 ? histogram : null);
+                    double[] mine = Measurement.measure(ctx, w, settings, ctx.pid() == 0 ? histogram : null,
+                            ctx.pid() == 0 ? perStep : null);
                     if (ctx.pid() == 0) {
                         samples[0] = mine;
                         ran[0] = ctx.nprocs();
@@ -100,6 +121,7 @@ public final class SideBySide {
                 if (ran[0] == p) {
                     values[c] = w.metric().value(Measurement.median(samples[0]), w.amountPerStep(p));
                     if (latencies != null) latencies.add(w.name(), p, histogram);
+                    if (sent != null) sent.add(w.name(), p, perStep);
                 }
             }
             rows.add(new BenchTable.Row(w.name(), w.metric().unit(), values));

@@ -1,0 +1,206 @@
+package org.lpf4j.engine.net;
+
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lpf4j.Args;
+import org.lpf4j.Context;
+import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.BulkCopy;
+import org.lpf4j.spi.kit.WireCounts;
+import org.lpf4j.superstep.ProtocolSettings;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The net engine's counts ({@link WireCounts}) are exact: what every process sends in an empty
+ * sync, a ring superstep (8 bytes to the next pid) and a dense one (8 bytes to every other pid),
+ * at p = 2, 3, 4, 8 over real loopback meshes (threads as processes), in each of the protocol's
+ * three ways of moving meta-data: streams before the round (the net engine's way up to
+ * {@code pairsInRoundUpTo} = 16 processes), the dense count exchange and the sparse consensus
+ * (the ways above it). The expected figures are the design's: L = ⌈log2 p⌉ dissemination steps
+ * per round, one packed stream per destination (a 32-byte header per request, an 8-byte length
+ * in front when it goes before the round), p − 1 longs for the all-to-all, a note and its
+ * acknowledgement per destination plus L barrier steps for the consensus; two TCP connections per
+ * peer. Each case is printed, so the test's output is the table of figures. Also: a large put and
+ * a get split into payload and headers as they should, and the JFR event carries the same counts.
+ */
+@Timeout(120)
+class WireCountsTest {
+    /** Counters per pid and superstep, then connections: {@link WireCounts#COUNTERS} + 1 longs. */
+    private static final int WIDTH = WireCounts.COUNTERS + 1;
+
+    /** The three ways: before the round (p ≤ 16 on the net engine), dense and sparse counts. */
+    private static final ProtocolSettings PAIRS = new ProtocolSettings(16, "auto", 64, BulkCopy.JAVA),
+            DENSE = new ProtocolSettings(0, "dense", 64, BulkCopy.JAVA),
+            SPARSE = new ProtocolSettings(0, "sparse", 64, BulkCopy.JAVA);
+
+    /** Runs an empty, a ring and a dense superstep at p processes; returns [pid][superstep][counter]. */
+    private static long[][][] measure(int p, ProtocolSettings settings) {
+        long[][][] out = new long[p][3][];
+        LoopbackNetEngine.run(p, ctx -> {
+            int me = ctx.pid();
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment mem = a.allocate(8L * p);
+                ctx.resizeMemoryRegister(1);
+                ctx.resizeMessageQueue(p);
+                ctx.sync();
+                Memslot slot = ctx.registerGlobal(mem);
+                ctx.sync();
+                WireCounts w = WireCounts.of(ctx);
+                out[me][0] = step(ctx, w, () -> { });
+                out[me][1] = step(ctx, w, () -> ctx.put(slot, 8L * me, (me + 1) % p, slot, 8L * me, 8));
+                out[me][2] = step(ctx, w, () -> {
+                    for (int q = 0; q < p; q++) if (q != me) ctx.put(slot, 8L * me, q, slot, 8L * me, 8);
+                });
+                ctx.deregister(slot);
+            }
+        }, Args.NONE, 0, settings);
+        return out;
+    }
+
+    /** The counts of one superstep: {@code queue}, then a sync; the connections open after it. */
+    private static long[] step(Context ctx, WireCounts w, Runnable queue) {
+        long[] before = new long[WireCounts.COUNTERS], after = new long[WireCounts.COUNTERS];
+        w.read(before);
+        queue.run();
+        ctx.sync();
+        w.read(after);
+        long[] d = new long[WIDTH];
+        for (int i = 0; i < WireCounts.COUNTERS; i++) d[i] = after[i] - before[i];
+        d[WireCounts.COUNTERS] = w.connections();
+        return d;
+    }
+
+    private static int log2(int p) { return 32 - Integer.numberOfLeadingZeros(p - 1); }
+
+    /**
+     * @param way  0 pairs in the round, 1 dense, 2 sparse
+     * @param kind 0 empty, 1 ring, 2 dense superstep
+     * @return data messages, payload, headers, meta messages, meta bytes, collectives, connections
+     */
+    private static long[] expected(int p, int way, int kind) {
+        int l = log2(p), d = kind == 0 ? 0 : kind == 1 ? 1 : p - 1;
+        long words = way == 0 ? 1 + ((long) p * p + 63) / 64 : 1; // the round carries who sends to whom
+        long stream = way == 0 ? 8 + 32 : 32; // header per request (+ the stream's length before the round)
+        long meta = l, metaBytes = 8L * words * l, collectives = 1;
+        if (kind > 0 && way == 1) {
+            meta += p - 1;
+            metaBytes += 8L * (p - 1);
+            collectives = 2;
+        } else if (kind > 0 && way == 2) {
+            meta += 2L * d + l; // a note and an acknowledgement per destination (d in = d out here), the barrier
+            metaBytes += 8L * d;
+            collectives = 2;
+        }
+        return new long[] {d, 8L * d, stream * d, meta, metaBytes, collectives, 2L * (p - 1)};
+    }
+
+    private static final String[] WAYS = {"streams before the round", "dense counts", "sparse consensus"},
+            KINDS = {"empty sync", "ring put", "dense put"};
+
+    @ParameterizedTest(name = "p={0}")
+    @ValueSource(ints = {2, 3, 4, 8})
+    void countsAreExactInEachWayOfMovingMetaData(int p) {
+        ProtocolSettings[] ways = {PAIRS, DENSE, SPARSE};
+        for (int way = 0; way < 3; way++) {
+            long[][][] got = measure(p, ways[way]);
+            for (int kind = 0; kind < 3; kind++) {
+                long[] want = expected(p, way, kind);
+                System.out.println("net p=" + p + " " + WAYS[way] + ", " + KINDS[kind] + ": data msgs " + want[0] + ", payload B "
+                        + want[1] + ", header B " + want[2] + ", meta msgs " + want[3] + ", meta B " + want[4] + ", collectives "
+                        + want[5] + ", connections " + want[6] + "; target 2*ceil(log2 p) = " + 2 * log2(p) + " other msgs");
+                for (int q = 0; q < p; q++) {
+                    assertArrayEquals(want, got[q][kind], "p=" + p + ", " + WAYS[way] + ", " + KINDS[kind] + ", pid " + q + ": "
+                            + Arrays.toString(got[q][kind]));
+                }
+            }
+        }
+    }
+
+    /**
+     * Behind a flag ({@code -Dlpf.test.counts.p=32,64}: p threads with a mesh each, 2(p − 1)
+     * connections apiece): the net engine's default settings at larger p, where {@code auto}
+     * takes the dense count exchange above 16 processes and, from 64 on, the sparse consensus for
+     * a superstep in which every process sends to at most a quarter of the others (the ring).
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "lpf.test.counts.p", matches = "[0-9]+(,[0-9]+)*")
+    void theNetEnginesDefaultsAtLargerP() {
+        for (String v : System.getProperty("lpf.test.counts.p").split(",")) {
+            int p = Integer.parseInt(v);
+            long[][][] got = measure(p, PAIRS); // the net engine's defaults: pairsInRoundUpTo 16, auto, sparseFrom 64
+            for (int kind = 0; kind < 3; kind++) {
+                int way = p <= 16 ? 0 : kind == 1 && p >= 64 ? 2 : 1;
+                long[] want = expected(p, way, kind);
+                System.out.println("net p=" + p + " defaults (" + WAYS[way] + "), " + KINDS[kind] + ": " + Arrays.toString(want)
+                        + "; target 2*ceil(log2 p) = " + 2 * log2(p) + " other msgs, 2 + ceil(log2 p) = " + (2 + log2(p))
+                        + " connections");
+                for (int q = 0; q < p; q++) {
+                    assertArrayEquals(want, got[q][kind], "p=" + p + ", " + KINDS[kind] + ", pid " + q + ": " + Arrays.toString(got[q][kind]));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLargePutAndAGetSplitIntoPayloadAndHeaders() {
+        long[][] got = new long[2][];
+        LoopbackNetEngine.run(2, ctx -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment mem = a.allocate(64 * 1024);
+                ctx.resizeMemoryRegister(1);
+                ctx.resizeMessageQueue(2);
+                ctx.sync();
+                Memslot slot = ctx.registerGlobal(mem);
+                ctx.sync();
+                got[ctx.pid()] = step(ctx, WireCounts.of(ctx), () -> {
+                    if (ctx.pid() == 0) {
+                        ctx.put(slot, 0, 1, slot, 0, 20_000);          // large: a message of its own
+                        ctx.get(1, slot, 30_000, slot, 30_000, 16);    // its reply comes back from pid 1
+                    }
+                });
+                ctx.deregister(slot);
+            }
+        }, Args.NONE, 0, PAIRS);
+        // pid 0: one stream (its length, two 32-byte headers) and the large put's payload
+        assertArrayEquals(new long[] {2, 20_000, 8 + 64, 1, 16, 1, 2}, got[0], Arrays.toString(got[0]));
+        // pid 1: the reply stream only
+        assertArrayEquals(new long[] {1, 16, 0, 1, 16, 1, 2}, got[1], Arrays.toString(got[1]));
+    }
+
+    @Test
+    void theSuperstepEventCarriesTheCounts(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("counts.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("org.lpf4j.Superstep");
+            recording.start();
+            measure(4, PAIRS);
+            recording.stop();
+            recording.dump(file);
+        }
+        List<RecordedEvent> ring = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("org.lpf4j.Superstep") && e.getInt("nprocs") == 4
+                        && e.getLong("superstep") == 3).toList();
+        assertEquals(4, ring.size(), ring::toString);
+        long[] want = expected(4, 0, 1);
+        String[] fields = {"dataMessages", "payloadBytes", "headerBytes", "metaMessages", "metaBytes", "collectives", "connections"};
+        for (RecordedEvent e : ring) {
+            assertEquals("net", e.getString("engine"));
+            for (int i = 0; i < fields.length; i++) assertEquals(want[i], e.getLong(fields[i]), fields[i] + ": " + e);
+        }
+    }
+}
