@@ -143,7 +143,8 @@ final class JvmRanks {
 
         @Override
         public CompletableFuture<Void> fenceAsync(FenceOptions options) {
-            return CompletableFuture.runAsync(() -> JvmRanks.this.fence(options));
+            // A thread of its own: the fence blocks until every local rank arrived.
+            return CompletableFuture.runAsync(() -> JvmRanks.this.fence(options), r -> Thread.ofPlatform().daemon().start(r));
         }
 
         @Override

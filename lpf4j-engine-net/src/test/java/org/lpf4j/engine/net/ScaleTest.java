@@ -26,12 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of 4 JVMs ({@code lpf.engine.net.perJvm=8}, every process its own mesh over loopback sockets)
  * runs the DRMA class of the conformance suite at p = 32; and 4 emulated
  * hosts ({@code bin/emulated-hosts}: network namespaces on a bridge, links shaped by tc), one JVM
- * each, booted by the tcp boot across them, run the spec's example at p = 4.
+ * each, booted by the tcp boot across them, run the DRMA class at p = 4.
  *
  * <p>With {@code -Dlpf.scale=true}, the long ones: the conformance, collectives and BSMP suites
  * with their process counts replaced by {@code lpf.test.procs} at p = 64 JVMs of small heaps,
  * at p = 256 threads of 8 JVMs, and at p = 64 on 8 emulated hosts of 8 JVMs each
- * ({@code lpf.scale.hosts}, {@code lpf.scale.perHost}). JUnit's per-test timeouts are off in those
+ * ({@code lpf.scale.hosts}, {@code lpf.scale.perHost}; {@code lpf.scale.perJvm} makes the p = 64 run
+ * one of threads, {@code lpf.scale.suites} picks suites). JUnit's per-test timeouts are off in those
  * jobs (a superstep at p = 256 on 2 cores is slow); each job has a deadline of its own.
  */
 class ScaleTest {
@@ -62,7 +63,7 @@ class ScaleTest {
     @Test
     @Timeout(180)
     void fourEmulatedHosts() throws Exception {
-        String out = onEmulatedHosts(4, 1, 4, 170, "org.lpf4j.conformance.SpecExampleTest");
+        String out = onEmulatedHosts(4, 1, 4, 170, "org.lpf4j.conformance.DrmaTest");
         NetJob.assertSuitePassed(out, 1);
     }
 
@@ -75,8 +76,9 @@ class ScaleTest {
         List<String> o = new ArrayList<>(SMALL_JVM);
         o.addAll(options(64, "-Djunit.jupiter.execution.timeout.mode=disabled"));
         long t0 = System.nanoTime();
-        String out = NetJob.run(64, 1, 7000, o, NetJob.CONFORMANCE_MAIN, suites());
-        System.out.println("ScaleTest p=64 JVMs: " + summary(out) + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        int perJvm = Integer.getInteger("lpf.scale.perJvm", 1);
+        String out = NetJob.run(64, perJvm, 7000, o, NetJob.CONFORMANCE_MAIN, suites());
+        System.out.println("ScaleTest p=64 (" + 64 / perJvm + " JVMs): " + summary(out) + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         NetJob.assertSuitePassed(out, 1);
     }
 
