@@ -41,6 +41,8 @@ class ScaleTest {
     /** The JVM options of the many-JVM jobs: small heaps, C1 only, CDS (docs/scale.md has the measurement). */
     static final List<String> SMALL_JVM = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
             "-XX:CICompilerCount=1");
+    /** Seconds each long job may take ({@code lpf.scale.timeout}, at most 7000: the tests' own limit). */
+    private static final int LONG = Math.min(7000, Integer.getInteger("lpf.scale.timeout", 7000));
     private static final String[] SUITES = {"package:org.lpf4j.conformance", "package:org.lpf4j.coll", "package:org.lpf4j.bsmp"};
 
     private static List<String> options(int p, String... more) {
@@ -73,11 +75,12 @@ class ScaleTest {
     @Timeout(7200)
     void theSuitesOnSixtyFourJvms() throws Exception {
         Assumptions.assumeTrue(SCALE, "-Dlpf.scale=true runs the scale suites");
-        List<String> o = new ArrayList<>(SMALL_JVM);
+        int perJvm = Integer.getInteger("lpf.scale.perJvm", 1);
+        // A process holds two connections per peer of 128 KiB of direct buffers each (Mesh): 256 KiB × (p - 1).
+        List<String> o = new ArrayList<>(perJvm == 1 ? SMALL_JVM : List.of("-Xmx512m", "-XX:MaxDirectMemorySize=1g"));
         o.addAll(options(64, "-Djunit.jupiter.execution.timeout.mode=disabled"));
         long t0 = System.nanoTime();
-        int perJvm = Integer.getInteger("lpf.scale.perJvm", 1);
-        String out = NetJob.run(64, perJvm, 7000, o, NetJob.CONFORMANCE_MAIN, suites());
+        String out = NetJob.run(64, perJvm, LONG, o, NetJob.CONFORMANCE_MAIN, suites());
         System.out.println("ScaleTest p=64 (" + 64 / perJvm + " JVMs): " + summary(out) + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         NetJob.assertSuitePassed(out, 1);
     }
@@ -87,7 +90,8 @@ class ScaleTest {
     void theSuitesOnTwoHundredFiftySixThreadsOfEightJvms() throws Exception {
         Assumptions.assumeTrue(SCALE, "-Dlpf.scale=true runs the scale suites");
         long t0 = System.nanoTime();
-        String out = NetJob.run(256, 32, 7000, options(256, "-Djunit.jupiter.execution.timeout.mode=disabled", "-Xmx1g"),
+        String out = NetJob.run(256, 32, LONG, options(256, "-Djunit.jupiter.execution.timeout.mode=disabled", "-Xmx1g",
+                "-XX:MaxDirectMemorySize=3g"),
                 NetJob.CONFORMANCE_MAIN, suites());
         System.out.println("ScaleTest p=256 (8 JVMs of 32): " + summary(out) + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         NetJob.assertSuitePassed(out, 1);
@@ -98,7 +102,7 @@ class ScaleTest {
     void theSuitesOnEmulatedHosts() throws Exception {
         Assumptions.assumeTrue(SCALE, "-Dlpf.scale=true runs the scale suites");
         int hosts = Integer.getInteger("lpf.scale.hosts", 8), perHost = Integer.getInteger("lpf.scale.perHost", 8);
-        String out = onEmulatedHosts(hosts, perHost, hosts * perHost, 7000, suites());
+        String out = onEmulatedHosts(hosts, perHost, hosts * perHost, LONG, suites());
         NetJob.assertSuitePassed(out, 1);
     }
 
