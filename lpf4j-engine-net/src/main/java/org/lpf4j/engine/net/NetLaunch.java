@@ -23,6 +23,11 @@ import java.util.concurrent.TimeUnit;
  * end) and exit on their own; whoever is left after a grace period is killed. Killed itself
  * (SIGTERM, {@code lpf run} interrupted), it kills every process it started.
  *
+ * <p>{@code NetLaunch --per-jvm K P <command>} ({@code lpf.engine.net.perJvm}) starts ⌈P / K⌉ JVMs
+ * instead, each hosting K of the P processes as threads ({@link JvmRanks}): the boot module then
+ * numbers the JVMs, {@code LPF_NET_SIZE} still says P, and the JVMs get the parameter through its
+ * environment variable.
+ *
  * <p>Across hosts there is no launcher: start the same program on each host with the tcp boot's
  * variables ({@code LPF_BOOT_TCP_ADDRESS}, {@code _KEY}, {@code _RANK}, {@code _SIZE}),
  * {@code -Dlpf.engine=net} and {@code -Dlpf.engine.net.bind=<this host's address>} (docs/engines.md, "The
