@@ -10,8 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 final class Sections {
     private Sections() {}
 
-    /** The process counts every multi-process test runs with. */
-    static final int[] PROCS = {1, 2, 3, 4, 5, 6, 7, 8};
+    /** The process counts every multi-process test runs with: 1 .. 8, or those the system property {@code lpf.test.procs} lists (the scale tests). */
+    static final int[] PROCS = System.getProperty("lpf.test.procs", "").isBlank() ? new int[] {1, 2, 3, 4, 5, 6, 7, 8}
+            : java.util.Arrays.stream(System.getProperty("lpf.test.procs").strip().split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
 
     /** Runs {@code spmd} on exactly {@code p} processes of the threads engine. */
     static void run(int p, Spmd spmd) {

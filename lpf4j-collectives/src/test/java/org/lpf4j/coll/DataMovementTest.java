@@ -36,7 +36,7 @@ class DataMovementTest {
     private static final long SLACK = 8;
 
     static Stream<Arguments> variantsAndP() {
-        return Stream.of(Harness.VARIANTS).flatMap(a -> IntStream.rangeClosed(1, 8).mapToObj(p -> Arguments.of(a, p)));
+        return Stream.of(Harness.VARIANTS).flatMap(a -> IntStream.of(Harness.PROCS).mapToObj(p -> Arguments.of(a, p)));
     }
 
     @ParameterizedTest(name = "{0} p={1}")

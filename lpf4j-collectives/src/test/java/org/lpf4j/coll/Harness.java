@@ -14,6 +14,9 @@ final class Harness {
     private Harness() {}
 
     static final Algorithm[] VARIANTS = {Algorithm.DIRECT, Algorithm.TWO_PHASE, Algorithm.TREE};
+    /** The process counts of the every-variant tests: 1 .. 8, or those the system property {@code lpf.test.procs} lists (the scale tests). */
+    static final int[] PROCS = System.getProperty("lpf.test.procs", "").isBlank() ? new int[] {1, 2, 3, 4, 5, 6, 7, 8}
+            : java.util.Arrays.stream(System.getProperty("lpf.test.procs").strip().split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
 
     /** Runs {@code spmd} on {@code p} processes of the default engine. */
     static void run(int p, Spmd spmd) {

@@ -20,12 +20,22 @@ import java.util.stream.Stream;
  * {@link org.lpf4j.conformance.simple.SimpleEngine} (written only against the engine kit), so
  * every test runs on it too: the proof that the kit is enough to write an engine. The system property
  * {@code lpf.conformance.engines} (a comma-separated list) limits the engines, e.g. to {@code mpi}
- * when the suite runs inside an MPI job, and {@code lpf.conformance.maxP} the process counts.
+ * when the suite runs inside an MPI job, and {@code lpf.conformance.maxP} the process counts;
+ * {@code lpf.test.procs} replaces them (the scale tests: {@code 64}).
  */
 final class Matrix {
     private Matrix() {}
 
-    static final int[] PROCS = {1, 2, 3, 4, 5, 8};
+    static final int[] PROCS = procs("lpf.test.procs", new int[] {1, 2, 3, 4, 5, 8});
+
+    /**
+     * @return the process counts a system property lists (comma-separated; {@code lpf.test.procs=64}
+     *         runs the matrix at p = 64 only, as the scale tests do), else {@code defaults}
+     */
+    static int[] procs(String property, int[] defaults) {
+        String s = System.getProperty(property, "").strip();
+        return s.isEmpty() ? defaults : java.util.Arrays.stream(s.split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
+    }
 
     /** @return (engine name, p) for every engine and every p */
     static Stream<Arguments> engineAndP() {

@@ -41,6 +41,17 @@ public final class NetJob {
     }
 
     /**
+     * {@link #run} of {@code processes} processes, {@code perJvm} of them as threads of each JVM
+     * ({@code lpf.engine.net.perJvm}; NetLaunch's {@code --per-jvm}), within {@code timeoutSeconds}.
+     *
+     * @return the job's output (both streams)
+     */
+    public static String run(int processes, int perJvm, int timeoutSeconds, List<String> options, String mainClass, String... args)
+            throws Exception {
+        return launch(List.of(), processes, perJvm, timeoutSeconds, options, mainClass, args);
+    }
+
+    /**
      * {@link #run} with the test class path less the named modules' entries (their
      * {@code target/classes} or jar): a job that must run without an engine, say. Asserts that
      * each of them was on the class path, so that leaving it out is real.
@@ -49,6 +60,11 @@ public final class NetJob {
      */
     public static String runWithout(List<String> artifacts, int jvms, List<String> options, String mainClass, String... args)
             throws Exception {
+        return launch(artifacts, jvms, 1, 600, options, mainClass, args);
+    }
+
+    private static String launch(List<String> artifacts, int processes, int perJvm, int timeoutSeconds, List<String> options,
+            String mainClass, String... args) throws Exception {
         String marker = "lpf.test.marker=" + UUID.randomUUID();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         for (String artifact : artifacts) {
@@ -67,8 +83,9 @@ public final class NetJob {
         rank.addAll(options);
         rank.addAll(List.of("-cp", cp, mainClass));
         rank.addAll(List.of(args));
-        List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, "org.lpf4j.engine.net.NetLaunch",
-                Integer.toString(jvms)));
+        List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, "org.lpf4j.engine.net.NetLaunch"));
+        if (perJvm > 1) command.addAll(List.of("--per-jvm", Integer.toString(perJvm)));
+        command.add(Integer.toString(processes));
         command.addAll(rank);
         Process launch = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
@@ -79,7 +96,7 @@ public final class NetJob {
             }
         });
         try {
-            assertTrue(launch.waitFor(600, TimeUnit.SECONDS), "the job did not end in 600 s");
+            assertTrue(launch.waitFor(timeoutSeconds, TimeUnit.SECONDS), "the job did not end in " + timeoutSeconds + " s");
             String text = out.get(30, TimeUnit.SECONDS);
             assertEquals(0, launch.exitValue(), text);
             return text;

@@ -120,7 +120,9 @@ public final class TcpCoordinator implements AutoCloseable {
         DataInputStream in;
         try {
             s.setTcpNoDelay(true);
-            s.setSoTimeout(10_000);
+            // Generous: a JVM of a job of 64 on 2 busy cores took more than 10 s from its connect to its
+            // HELLO (loading the HMAC classes); the wait holds only this connection's virtual thread.
+            s.setSoTimeout(60_000);
             in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
             OutputStream out = s.getOutputStream();
             byte[] sn = JobHandshake.nonce();

@@ -55,9 +55,19 @@ public final class NetEngine {
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("net",
             "srun -N inside a Slurm allocation; 0: as srun places them; outside Slurm all JVMs run on this machine");
 
+    /**
+     * {@code lpf.engine.net.perJvm}: how many of the job's processes each JVM hosts, as threads with
+     * a mesh each over real sockets ({@link JvmRanks}); {@code lpf run --engine net -p N} then starts
+     * ⌈N / k⌉ JVMs. For scale tests of many processes on one machine (issue 41); programs see no
+     * difference but shared statics.
+     */
+    public static final Parameters.Parameter<Integer> PER_JVM = ParameterRegistry.global().integer(PREFIX + "perJvm", 1, 1, 4096,
+            "processes per JVM: lpf run -p N starts ceil(N / perJvm) JVMs, each hosting perJvm of the job's processes as threads, "
+                    + "each with its own connections (for many processes on one machine)");
+
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES);
+                LAUNCH_NODES, PER_JVM);
     }
 }

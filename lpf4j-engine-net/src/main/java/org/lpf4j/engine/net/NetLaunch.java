@@ -23,6 +23,11 @@ import java.util.concurrent.TimeUnit;
  * end) and exit on their own; whoever is left after a grace period is killed. Killed itself
  * (SIGTERM, {@code lpf run} interrupted), it kills every process it started.
  *
+ * <p>{@code NetLaunch --per-jvm K P <command>} ({@code lpf.engine.net.perJvm}) starts ⌈P / K⌉ JVMs
+ * instead, each hosting K of the P processes as threads ({@link JvmRanks}): the boot module then
+ * numbers the JVMs, {@code LPF_NET_SIZE} still says P, and the JVMs get the parameter through its
+ * environment variable.
+ *
  * <p>Across hosts there is no launcher: start the same program on each host with the tcp boot's
  * variables ({@code LPF_BOOT_TCP_ADDRESS}, {@code _KEY}, {@code _RANK}, {@code _SIZE}),
  * {@code -Dlpf.engine=net} and {@code -Dlpf.engine.net.bind=<this host's address>} (docs/engines.md, "The
@@ -52,41 +57,54 @@ public final class NetLaunch {
             c.add("-cp");
             c.add(launch.classPath());
             c.add(NetLaunch.class.getName());
+            int perJvm = NetEngine.PER_JVM.get();
+            if (perJvm > 1) c.addAll(List.of(PER_JVM_OPTION, Integer.toString(perJvm)));
             c.add(Integer.toString(launch.processes()));
             c.addAll(launch.javaCommandLine());
             return c;
         }
     }
 
+    /** The option before P that makes each JVM host K of the P processes ({@code lpf.engine.net.perJvm}). */
+    static final String PER_JVM_OPTION = "--per-jvm";
+
     /**
-     * @param args P, then the command every process runs
+     * @param args {@code [--per-jvm K] P}, then the command every JVM runs
      */
     public static void main(String[] args) throws Exception {
-        if (args.length < 2 || !args[0].matches("\\d{1,5}") || Integer.parseInt(args[0]) < 1) {
-            System.err.println("usage: NetLaunch P <command...>: starts P processes of the command as one net job on this machine");
+        int perJvm = 1, at = 0;
+        if (args.length > 1 && args[0].equals(PER_JVM_OPTION) && args[1].matches("\\d{1,4}") && Integer.parseInt(args[1]) >= 1) {
+            perJvm = Integer.parseInt(args[1]);
+            at = 2;
+        }
+        if (args.length < at + 2 || !args[at].matches("\\d{1,5}") || Integer.parseInt(args[at]) < 1) {
+            System.err.println("usage: NetLaunch [--per-jvm K] P <command...>: starts P processes of the command as one net job on"
+                    + " this machine, K of them in each JVM (default 1)");
             System.exit(2);
         }
-        int p = Integer.parseInt(args[0]);
-        List<String> command = List.of(args).subList(1, args.length);
-        System.exit(run(p, command));
+        int p = Integer.parseInt(args[at]);
+        List<String> command = List.of(args).subList(at + 1, args.length);
+        System.exit(run(p, perJvm, command));
     }
 
-    /** Starts the job and waits for it; @return its exit status */
-    static int run(int p, List<String> command) throws IOException, InterruptedException {
+    /** Starts the job of {@code p} processes, {@code perJvm} in each JVM, and waits for it; @return its exit status */
+    static int run(int p, int perJvm, List<String> command) throws IOException, InterruptedException {
+        int jvms = (p + perJvm - 1) / perJvm;
         String key = HexFormat.of().formatHex(randomBytes(32));
         int port = freeLoopbackPort();
         List<Process> processes = new ArrayList<>();
         Thread killer = new Thread(() -> processes.forEach(NetLaunch::kill), "lpf-net-launch-kill");
         Runtime.getRuntime().addShutdownHook(killer);
-        for (int r = 0; r < p; r++) {
+        for (int r = 0; r < jvms; r++) {
             ProcessBuilder b = new ProcessBuilder(command).inheritIO();
             Map<String, String> env = b.environment();
             env.put("LPF_BOOT", "tcp");
             env.put(BootEnvironment.TCP_ADDRESS, "127.0.0.1:" + port);
             env.put(BootEnvironment.TCP_KEY, key);
             env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
-            env.put(BootEnvironment.TCP_SIZE, Integer.toString(p));
+            env.put(BootEnvironment.TCP_SIZE, Integer.toString(jvms));
             env.put(SIZE_VARIABLE, Integer.toString(p));
+            if (perJvm > 1) env.put(NetEngine.PER_JVM.environmentVariable(), Integer.toString(perJvm));
             env.put(RANK_VARIABLE, Integer.toString(r));
             processes.add(b.start());
         }
@@ -94,7 +112,7 @@ public final class NetLaunch {
         long failedAt = 0;
         while (true) {
             boolean alive = false;
-            for (int r = 0; r < p; r++) {
+            for (int r = 0; r < jvms; r++) {
                 Process proc = processes.get(r);
                 if (proc.isAlive()) {
                     alive = true;
@@ -102,7 +120,7 @@ public final class NetLaunch {
                     failed = r;
                     status = proc.exitValue();
                     failedAt = System.nanoTime();
-                    System.err.println("lpf4j net: rank " + r + " (pid " + proc.pid() + ") exited with status " + status
+                    System.err.println("lpf4j net: " + (perJvm > 1 ? "JVM " : "rank ") + r + " (pid " + proc.pid() + ") exited with status " + status
                             + (status > 128 ? " (signal " + (status - 128) + ")" : "") + "; the others end at their next sync");
                 }
             }

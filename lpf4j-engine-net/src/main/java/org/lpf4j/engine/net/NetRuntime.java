@@ -16,6 +16,8 @@ import org.lpf4j.superstep.Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The net engine in one JVM of a job: started once by {@code Lpf.root()}. It opens the selected
@@ -35,27 +37,73 @@ import java.net.InetAddress;
  * 0's JVM ends; then they close the mesh and exit with status 0. A waiting rank holds a connection
  * to its parent: if its parent's JVM dies (or any other, whose death notice reaches it), it exits
  * with status 1.
+ *
+ * <p>With {@code lpf.engine.net.perJvm} = k a JVM holds k runtimes (ranks), each with its own mesh:
+ * the JVM's first rank is the one {@code Lpf.root()} joins as, the others serve on daemon threads.
  */
 final class NetRuntime extends JobRuntime {
     /** The runtime of this JVM, joining the job on first use. */
-    static final Instance<NetRuntime> INSTANCE = new Instance<>(NetRuntime::new);
+    static final Instance<NetRuntime> INSTANCE = new Instance<>(NetRuntime::start);
 
     final int rank, size;
     private final Mesh mesh;
     private final NetSections sections;
     private final String bootModule;
+    /** With several ranks per JVM: counts this JVM's serving ranks down as they leave; null otherwise. */
+    private final CountDownLatch leaving;
 
-    private NetRuntime() {
-        super("net");
+    /**
+     * Joins the job: this JVM's rank, or with {@code lpf.engine.net.perJvm} = k its first of k ranks,
+     * the others started on daemon threads of their own that serve rank 0's sections ({@link JvmRanks}).
+     */
+    private static NetRuntime start() {
         BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
-        this.bootModule = boot.name();
+        int perJvm = NetEngine.PER_JVM.get();
+        if (perJvm == 1) {
+            try (BootSession session = boot.openSession()) {
+                return new NetRuntime(boot.name(), session, null);
+            }
+        }
+        BootSession jvm = boot.openSession();
+        int launched = NetEngineProvider.launchedSize();
+        JvmRanks ranks;
+        try {
+            ranks = new JvmRanks(jvm, perJvm, launched > 0 ? launched : jvm.size() * perJvm);
+        } catch (RuntimeException e) {
+            jvm.close();
+            throw e;
+        }
+        CountDownLatch leaving = new CountDownLatch(ranks.rank(0) == 0 ? ranks.count() - 1 : ranks.count());
+        for (int i = 1; i < ranks.count(); i++) {
+            BootSession session = ranks.session(i);
+            Thread t = new Thread(() -> {
+                NetRuntime runtime;
+                try (session) {
+                    runtime = new NetRuntime(boot.name(), session, leaving);
+                } catch (RuntimeException e) {
+                    System.err.println("lpf4j net: rank " + session.rank() + " could not join the job: " + e.getMessage());
+                    System.exit(1);
+                    return;
+                }
+                runtime.root(); // serves until STOP, then ends the JVM
+            }, "lpf-net-rank-" + ranks.rank(i));
+            t.setDaemon(true);
+            t.start();
+        }
+        try (BootSession session = ranks.session(0)) {
+            return new NetRuntime(boot.name(), session, leaving);
+        }
+    }
+
+    private NetRuntime(String bootModule, BootSession session, CountDownLatch leaving) {
+        super("net");
+        this.bootModule = bootModule;
+        this.leaving = leaving;
         ProtocolSettings protocol = NetEngine.PROTOCOL.resolve();
         String agreement = Rendezvous.agreement(protocol);
         Mesh connected = null;
-        int r, n;
-        try (BootSession session = boot.openSession()) {
-            r = session.rank();
-            n = session.size();
+        int r = session.rank(), n = session.size();
+        try {
             if (n > 1) connected = Rendezvous.connect(session, agreement, InetAddress.getByName(NetEngine.BIND.get().strip()), null);
         } catch (IOException e) {
             throw new IllegalStateException("lpf4j net: the job's processes could not connect (boot module " + bootModule
@@ -148,6 +196,20 @@ final class NetRuntime extends JobRuntime {
         if (mesh != null) mesh.close();
     }
 
+    /**
+     * STOP came. A JVM of several ranks exits (when this returns) only after each of its serving
+     * ranks got its STOP: one leaving early would cut the others' connections to rank 0.
+     */
     @Override
-    protected void leave() { mesh.close(); }
+    protected void leave() {
+        if (leaving != null) {
+            leaving.countDown();
+            try {
+                leaving.await(NetEngine.SETUP_MILLIS.get(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        mesh.close();
+    }
 }
