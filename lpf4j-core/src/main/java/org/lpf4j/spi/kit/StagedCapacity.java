@@ -15,8 +15,8 @@ import org.lpf4j.spi.CoreParameters;
  * <p>Under {@code lpf.capacity=grow} ({@link #grows()}, read once when the object is made) a
  * request beyond {@link #current()} does not fail: the engine reserves {@link #grownFor} entries
  * on the spot and calls {@link #grow}, which puts them in force at once. The engine tests
- * {@code used >= current()} before it calls either, so the normal path costs one comparison it
- * makes anyway. Not thread-safe (one process's state); O(1), no allocation.
+ * {@code used >= current()} first, so the normal path costs one comparison and allocates
+ * nothing. Not thread-safe (one process's state); O(1), no allocation.
  */
 public final class StagedCapacity {
     private final String call;
@@ -48,7 +48,8 @@ public final class StagedCapacity {
 
     /**
      * Puts {@code entries} (already reserved by the engine) in force now, under
-     * {@code lpf.capacity=grow}; a larger capacity staged for the next sync stays staged.
+     * {@code lpf.capacity=grow}; a larger capacity staged for the next sync stays staged, a
+     * smaller one (a shrink) gives way to the grown one, which the program evidently needs.
      *
      * @param entries the grown capacity
      * @param staged  {@link #pending()} as it was before the engine reserved the entries
