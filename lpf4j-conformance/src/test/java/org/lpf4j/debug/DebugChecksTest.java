@@ -384,4 +384,48 @@ class DebugChecksTest {
             Parameters.clear("lpf.debug");
         }
     }
+
+    /**
+     * lpf.capacity=grow under the debug layer: nothing reserved, yet every registration and request
+     * goes through; each process reports its high-water marks at the end of the section, and a
+     * section that reserves those values runs without the mode.
+     */
+    @Test
+    void growingCapacitiesAreReportedAsHighWaterMarksThatSufficeAsFixedOnes() {
+        Spmd program = ctx -> {
+            int p = ctx.nprocs();
+            Memslot dst = ctx.registerGlobal(bytes(16L * p));
+            Memslot a = ctx.registerLocal(bytes(8)), b = ctx.registerLocal(bytes(8));
+            ctx.sync();
+            for (int q = 0; q < p; q++) {
+                ctx.put(a, 0, q, dst, 16L * ctx.pid(), 8);
+                ctx.put(b, 0, q, dst, 16L * ctx.pid() + 8, 8);
+            }
+            ctx.sync();
+            ctx.deregister(b);
+            ctx.deregister(a);
+            ctx.deregister(dst);
+        };
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        try {
+            Parameters.set("lpf.capacity", "grow");
+            System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+            Debug.wrap(ThreadsEngine.root()).exec(2, program);
+        } finally {
+            System.setErr(err);
+            Parameters.clear("lpf.capacity");
+        }
+        String text = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        for (int pid = 0; pid < 2; pid++) {
+            assertTrue(text.contains("lpf debug: pid " + pid + " of 2: high-water marks of the section (lpf.capacity=grow): 3"
+                    + " register slot(s) at once, 4 queue entries in one superstep"), text);
+        }
+        assertTrue(text.contains("Capacity.of(3, 4)"), text);
+        // The reported values, reserved, suffice with fixed capacities (the debug layer checks them).
+        Debug.wrap(ThreadsEngine.root()).exec(2, ctx -> {
+            org.lpf4j.Capacity.of(3, 4).reserve(ctx);
+            program.run(ctx);
+        });
+    }
 }

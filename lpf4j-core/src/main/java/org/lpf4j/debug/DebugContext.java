@@ -8,6 +8,7 @@ import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
 import org.lpf4j.SyncAttr;
+import org.lpf4j.spi.CoreParameters;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.SlotRegister;
@@ -43,6 +44,10 @@ final class DebugContext extends ForwardingContext {
     private long regUsed;
     private long queueCapacity;
     private long queuePending;
+    /** {@code lpf.capacity=grow}: capacities are not checked (the engine grows them); the high-water marks are reported at the end. */
+    private final boolean grows = "grow".equals(CoreParameters.CAPACITY.get());
+    /** The most slots registered at once, and the most requests issued by or aimed at this process in one superstep. */
+    private long regHigh, queueHigh;
     /** The engine's owner object of this process's slots, learnt from the first registration. */
     private Object slotOwner;
     /** Handles deregistered through this layer (weak: a dropped handle costs nothing). */
@@ -135,14 +140,16 @@ final class DebugContext extends ForwardingContext {
         enqueue(r);
     }
 
+    /** @return the queue capacity the checks hold this process to: none under {@code lpf.capacity=grow} */
+    private int queueLimit() { return grows ? Integer.MAX_VALUE : (int) Math.min(queueCapacity, Integer.MAX_VALUE); }
+
     private void enqueue(Request r) {
         failIfSectionFailed();
         RequestChecks.Violation v = r.put
                 ? RequestChecks.putViolation(slotView, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
-                        r.remoteOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE),
-                        combining)
+                        r.remoteOffset, r.size, r.attr, requests.size(), queueLimit(), combining)
                 : RequestChecks.getViolation(slotView, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
-                        r.localOffset, r.size, r.attr, requests.size(), (int) Math.min(queueCapacity, Integer.MAX_VALUE));
+                        r.localOffset, r.size, r.attr, requests.size(), queueLimit());
         if (v != null) {
             String problem = v.kind() == RequestChecks.Kind.OUT_OF_BOUNDS
                     ? (r.put ? "source" : "destination") + " area " + RequestChecks.area(v.offset(), v.size())
@@ -265,6 +272,7 @@ final class DebugContext extends ForwardingContext {
 
     /** After a sync: the next superstep starts with the capacities asked for and nothing held. */
     private void endSuperstep() {
+        queueHigh = Math.max(queueHigh, requests.size());
         step++;
         regCapacity = regPending;
         long held = queueCapacity;
@@ -283,6 +291,7 @@ final class DebugContext extends ForwardingContext {
      * be waiting in a sync this one never makes.
      */
     void end() {
+        if (grows) System.err.println(highWaterMarks());
         LpfProgrammingError local = null;
         if (!slots.isEmpty()) {
             List<String> left = new ArrayList<>();
@@ -302,6 +311,17 @@ final class DebugContext extends ForwardingContext {
             throw failed(e, local);
         }
         mailbox = null;
+    }
+
+    /**
+     * @return what {@code lpf.capacity=grow} reports at the end of a section: the capacities that
+     *         would have sufficed, counted as the debug layer checks them
+     */
+    String highWaterMarks() {
+        return "lpf debug: pid " + pid + " of " + nprocs + ": high-water marks of the section (lpf.capacity=grow): "
+                + regHigh + " register slot(s) at once, " + queueHigh + " queue entries in one superstep (the requests"
+                + " this process issued, or those aimed at it, whichever is more); for fixed capacities reserve at least"
+                + " Capacity.of(" + regHigh + ", " + queueHigh + ")";
     }
 
     /**
@@ -432,7 +452,8 @@ final class DebugContext extends ForwardingContext {
 
     /** The target's checks of the requests aimed at it, in the order they are reported; {@code null} if all pass. */
     private LpfProgrammingError checkIncoming(List<Incoming> incoming) {
-        return incomingChecks.check(incoming, step, queueCapacity);
+        queueHigh = Math.max(queueHigh, incoming.size());
+        return incomingChecks.check(incoming, step, grows ? Long.MAX_VALUE : queueCapacity);
     }
 
     private void layerSync() { engineSync(SyncAttr.DEFAULT); }
@@ -499,7 +520,7 @@ final class DebugContext extends ForwardingContext {
         failIfSectionFailed();
         String call = (global ? "registerGlobal(" : "registerLocal(") + segment + ")";
         if (segment == null) throw report(Check.BAD_ARGUMENT, call, site, "segment is null", null);
-        if (regUsed >= regCapacity) {
+        if (regUsed >= regCapacity && !grows) {
             throw report(Check.REGISTER_CAPACITY, call, site, RequestChecks.registerFull(regUsed, regCapacity), null);
         }
         Memslot slot;
@@ -515,6 +536,7 @@ final class DebugContext extends ForwardingContext {
         slots.put(slot, info);
         if (global) globalsById.put(slot.id(), info);
         regUsed++;
+        regHigh = Math.max(regHigh, regUsed);
         return slot;
     }
 

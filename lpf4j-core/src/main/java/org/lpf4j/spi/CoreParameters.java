@@ -12,6 +12,19 @@ public final class CoreParameters {
             "check for programming errors (slow): wrap every context in the debug layer");
 
     /**
+     * What a register or queue request beyond the capacity does, {@code lpf.capacity}:
+     * {@code fixed} (the default: a clear {@link IllegalStateException}, nothing changed, as the
+     * specification asks) or {@code grow} (the engine grows that capacity on the spot, an
+     * allocation only then, and the request succeeds; with {@code lpf.debug} each process reports
+     * its high-water marks at the end of the section, the values to reserve for fixed
+     * capacities). Read once per context, when it is made.
+     */
+    public static final Parameters.Parameter<String> CAPACITY = Parameters.choice("lpf.capacity", "fixed",
+            java.util.List.of("fixed", "grow"),
+            "a register or queue request beyond the capacity: fixed (an exception, the default) or grow (the engine"
+                    + " grows it then; with lpf.debug, the high-water marks are reported at the section's end)");
+
+    /**
      * Whether measured g and l are kept on disk, {@code lpf.probe.cache}: {@code on} (read them
      * when present, else measure and write them), {@code refresh} (always measure, then write:
      * what {@code lpf probe} sets), {@code off} (measure in every JVM, touch no file).

@@ -1,8 +1,10 @@
 package org.lpf4j.examples;
 
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.Spmd;
+import org.lpf4j.coll.Collectives;
 import org.lpf4j.cr.Checkpoints;
 
 import java.lang.foreign.MemorySegment;
@@ -18,9 +20,10 @@ import java.lang.foreign.MemorySegment;
  * ({@link Rmat.Csr}, built by every process from the seeded generator).
  *
  * <p><b>One iteration = one superstep.</b> Each process scales its ranks by the out-degrees into
- * its block of a registered length-N vector z and sums its dangling rank; it then <em>puts</em>
- * its block of z to every other process (the vector exchange, p−1 puts of N/p doubles) and its
- * dangling partial into every process's partials array (p−1 puts of one double); after the sync
+ * its block of a registered length-N vector z and sums its dangling rank; it then sends its block
+ * of z to every other process with the collectives' <b>allgatherv</b> (the blocks differ in size
+ * by one when p does not divide N: p−1 puts of N/p doubles) and its dangling partial with
+ * <b>allgather</b> (p−1 puts of one double), both in the same superstep; after the sync
  * every process sums the partials in pid order and computes its new ranks with a local CSR SpMV
  * that reads z. Blocks are exchanged whole: on an R-MAT graph with edge factor 16 almost every
  * vertex has an out-edge into every block at p ≤ 8 ({@link Instance#remoteFraction()} reports the
@@ -124,8 +127,12 @@ public final class PageRank implements Spmd {
         private final int scale, edgeFactor, iterations, p, s, nv, lo, hi;
         private final long seed;
         private final Rmat.Csr rows;
-        private final double[] rank, z, partials;
-        private final Memslot zSlot, partialsSlot;
+        private final double[] rank, z, partials, myDangling = new double[1];
+        /** The vector z (global), this process's block of it (local: allgatherv's source), the partials and this process's one. */
+        private final Memslot zSlot, zBlockSlot, partialsSlot, danglingSlot;
+        /** allgatherv's layout of z in bytes: block t is {@code [offsets[t], offsets[t] + counts[t])}. */
+        private final long[] counts, offsets;
+        private final Collectives coll;
         /** Whether the last run threw: close() must not sync then (the section is failing; a sync would meet other requests). */
         private boolean failed;
 
@@ -145,12 +152,20 @@ public final class PageRank implements Spmd {
             rank = new double[hi - lo];
             z = new double[nv];
             partials = new double[p];
-            // Room for a Checkpoints object too (run(Context) makes one).
-            ctx.resizeMemoryRegister(2 + Checkpoints.REGISTER_SLOTS);
-            ctx.resizeMessageQueue(4L * p + Checkpoints.queueEntries(p));
-            ctx.sync();
+            counts = new long[p];
+            offsets = new long[p];
+            for (int t = 0; t < p; t++) {
+                offsets[t] = 8L * (int) ((long) nv * t / p);
+                counts[t] = 8L * (int) ((long) nv * (t + 1) / p) - offsets[t];
+            }
+            // own: four slots, and digest()'s puts into pid 0 (p−1 there); the collectives object
+            // (allgatherv and allgather per superstep) and a Checkpoints object (run(Context) makes one)
+            Capacity.of(4, p).plus(Collectives.needs(p, 2, 0, 8)).plus(Checkpoints.needs(p)).reserve(ctx);
+            coll = Collectives.init(ctx, 2, 0, 8);
             zSlot = ctx.registerGlobal(MemorySegment.ofArray(z));
+            zBlockSlot = ctx.registerLocal(MemorySegment.ofArray(z).asSlice(8L * lo, 8L * (hi - lo)));
             partialsSlot = ctx.registerGlobal(MemorySegment.ofArray(partials));
+            danglingSlot = ctx.registerLocal(MemorySegment.ofArray(myDangling));
             ctx.sync();
         }
 
@@ -187,11 +202,9 @@ public final class PageRank implements Spmd {
                     if (d == 0) { dangling += rank[i]; z[lo + i] = 0; } else z[lo + i] = rank[i] / d;
                 }
                 partials[s] = dangling;
-                for (int t = 0; t < p; t++) {
-                    if (t == s) continue;
-                    if (n > 0) ctx.put(zSlot, 8L * lo, t, zSlot, 8L * lo, 8L * n);
-                    ctx.put(partialsSlot, 8L * s, t, partialsSlot, 8L * s, 8);
-                }
+                myDangling[0] = dangling;
+                coll.allgatherv(zBlockSlot, zSlot, counts, offsets, true);
+                coll.allgather(danglingSlot, partialsSlot, 8, true);
                 ctx.sync();
                 double total = 0;
                 for (int t = 0; t < p; t++) total += partials[t];
@@ -263,8 +276,11 @@ public final class PageRank implements Spmd {
         @Override
         public void close() {
             if (!failed) ctx.sync();
-            ctx.deregister(zSlot);
+            ctx.deregister(danglingSlot);
             ctx.deregister(partialsSlot);
+            ctx.deregister(zBlockSlot);
+            ctx.deregister(zSlot);
+            coll.close();
         }
     }
 }

@@ -48,7 +48,7 @@ class ProgramAllocationTest {
         });
         for (int q = 0; q < p; q++) {
             // Seen: 0 to a few KiB in all over hundreds of runs, sporadically, in programs that
-            // call the collectives or get (not in PageRank, which only puts) — far below one
+            // call the collectives or get — far below one
             // array of a run's data; any per-run buffer would exceed this bound at once.
             assertTrue(bytes.get(q) < perRun * MEASURED, name + ": pid " + q + " allocated " + bytes.get(q)
                     + " bytes in " + MEASURED + " runs");

@@ -4,6 +4,15 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.graphx.Edge;
+import org.apache.spark.graphx.Graph;
+import org.apache.spark.graphx.lib.ConnectedComponents;
+import org.apache.spark.storage.StorageLevel;
+import org.lpf4j.spark.examples.Arc;
+import org.lpf4j.spark.examples.BspConnectedComponents;
+import org.lpf4j.spark.examples.VertexComponent;
+import scala.Tuple2;
+import scala.reflect.ClassTag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +39,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.Random;
+import java.util.Map;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,7 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * BspStage in Spark's local mode (every task a thread of this JVM, over real loopback sockets):
- * the API's contract at p = 1, 2, 3, 4, 5, 8, the libraries inside a stage, failures and the
+ * the API's contract at p = 1, 2, 3, 4, 5, 8, the libraries inside a stage (connected components
+ * against GraphX's), failures and the
  * retry that resumes from a checkpoint, and that a stage leaves no thread or socket behind.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -386,5 +399,74 @@ class BspStageLocalTest {
         }
         names.sort(null);
         return names;
+    }
+
+    /**
+     * A graph of many components: 100 random arcs among 300 vertices (a third as many arcs as vertices, so
+     * small trees and isolated pairs), a path of 12 vertices (the longest propagation; GraphX runs a Spark job per hop),
+     * and a self-loop.
+     */
+    private static List<Arc> graph() {
+        Random random = new Random(40);
+        List<Arc> arcs = new ArrayList<>();
+        for (int i = 0; i < 100; i++) arcs.add(new Arc(1000 + random.nextInt(300), 1000 + random.nextInt(300)));
+        for (long v = 5000; v < 5011; v++) arcs.add(new Arc(v + 1, v)); // labels travel 11 hops
+        arcs.add(new Arc(7, 7));
+        return arcs;
+    }
+
+    /** @return vertex → smallest vertex of its component, by union-find over the arcs taken as undirected */
+    private static Map<Long, Long> sequential(List<Arc> arcs) {
+        Map<Long, Long> parent = new HashMap<>();
+        for (Arc a : arcs) {
+            parent.putIfAbsent(a.source(), a.source());
+            parent.putIfAbsent(a.target(), a.target());
+            long x = root(parent, a.source()), y = root(parent, a.target());
+            if (x != y) parent.put(Math.max(x, y), Math.min(x, y)); // the smaller id stays the root
+        }
+        Map<Long, Long> component = new HashMap<>();
+        for (long v : parent.keySet()) component.put(v, root(parent, v));
+        return component;
+    }
+
+    private static long root(Map<Long, Long> parent, long v) {
+        while (parent.get(v) != v) v = parent.get(v);
+        return v;
+    }
+
+    private static Map<Long, Long> bsp(JavaRDD<Arc> arcs) {
+        Map<Long, Long> component = new HashMap<>();
+        for (VertexComponent c : BspStage.of(arcs).mapPartitions(new BspConnectedComponents()).collect()) {
+            Long before = component.put(c.vertex(), c.component());
+            assertEquals(null, before, "vertex " + c.vertex() + " returned once, by its owner");
+        }
+        return component;
+    }
+
+    /**
+     * The Spark user's connected components of issue 40: a {@link BspStage} program on the
+     * collectives' alltoallv and checkpoints, capacities reserved by one {@code Capacity} call
+     * ({@link BspConnectedComponents#needs}), checked against a sequential union-find and against
+     * GraphX's {@code ConnectedComponents}.
+     */
+    @Test
+    void connectedComponentsAgreeWithUnionFindAndGraphX() {
+        List<Arc> arcs = graph();
+        Map<Long, Long> expected = sequential(arcs);
+        assertTrue(expected.values().stream().distinct().count() > 10, "many components: " + expected.values().stream().distinct().count());
+
+        for (int p : new int[]{1, 4}) {
+            assertEquals(expected, bsp(spark.parallelize(arcs, p)), "p = " + p + ": the sequential components");
+        }
+
+        ClassTag<Object> any = scala.reflect.ClassTag$.MODULE$.apply(Object.class);
+        JavaRDD<Arc> input = spark.parallelize(arcs, 3);
+        Graph<Object, Object> graph = Graph.fromEdges(input.map(a -> new Edge<Object>(a.source(), a.target(), 1)).rdd(), 1,
+                StorageLevel.MEMORY_ONLY(), StorageLevel.MEMORY_ONLY(), any, any);
+        Map<Long, Long> graphx = new HashMap<>();
+        for (Tuple2<Object, Object> v : ConnectedComponents.run(graph, any, any).vertices().toJavaRDD().collect()) {
+            graphx.put((Long) v._1(), (Long) v._2());
+        }
+        assertEquals(graphx, bsp(input), "p = 3: GraphX's components");
     }
 }

@@ -164,10 +164,22 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         queueCapacity.stage(n);
     }
 
+    /** {@code lpf.capacity=grow}: a full queue grows now (twice), the only allocation of a put or get, and only then. */
+    private void growQueue(int used) {
+        int staged = queueCapacity.pending(), n = queueCapacity.grownFor(used, Integer.MAX_VALUE - 16);
+        try {
+            queue.ensure(n);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, n, e);
+        }
+        queueCapacity.grow(n, staged);
+    }
+
     // ---- requests ----
 
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        if (queue.count() >= queueCapacity.current() && queueCapacity.grows()) growQueue(queue.count());
         MemorySegment src = RequestChecks.checkPut(register, superstep, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, queue.count(), queueCapacity.current(), true);
         int id = -1;
@@ -184,6 +196,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
 
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+        if (queue.count() >= queueCapacity.current() && queueCapacity.grows()) growQueue(queue.count());
         MemorySegment dst = RequestChecks.checkGet(register, superstep, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, queue.count(), queueCapacity.current());
         queue.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);

@@ -29,10 +29,14 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPacka
  *
  * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
  * {@code org.lpf4j.conformance}). With the debug layer on ({@code -Dlpf.debug=true}) the tests
- * tagged {@link ExpectsEngineRefusal} are left out (and the output says so).
+ * tagged {@link ExpectsEngineRefusal} are left out (and the output says so); so is
+ * {@code GrowingCapacityTest} unless the job sets {@code lpf.capacity=grow} (on every JVM).
  */
 public final class ConformanceMain {
     private ConformanceMain() {}
+
+    /** The conformance test of {@code lpf.capacity=grow}, run only in a job that sets it on every JVM. */
+    static final String GROWING_CAPACITY = "org.lpf4j.conformance.GrowingCapacityTest";
 
     /** @param args test classes or {@code package:<name>}, or none for the whole suite */
     public static void main(String[] args) throws Exception {
@@ -59,6 +63,12 @@ public final class ConformanceMain {
             // The debug layer reports a deliberate programming error before the engine refuses it.
             System.out.println("EXCLUDED tag " + ExpectsEngineRefusal.TAG + " (lpf.debug is on)");
             request.filters(TagFilter.excludeTags(ExpectsEngineRefusal.TAG));
+        }
+        if (!"grow".equals(org.lpf4j.spi.CoreParameters.CAPACITY.get())) {
+            // It sets lpf.capacity=grow in this JVM only; a job runs it with -Dlpf.capacity=grow on every JVM.
+            System.out.println("EXCLUDED " + GROWING_CAPACITY + " (lpf.capacity=grow is not set for the job)");
+            request.filters(org.junit.platform.engine.discovery.ClassNameFilter.excludeClassNamePatterns(
+                    java.util.regex.Pattern.quote(GROWING_CAPACITY)));
         }
         LauncherDiscoveryRequest discovery = request.build();
         Launcher launcher = LauncherFactory.create();

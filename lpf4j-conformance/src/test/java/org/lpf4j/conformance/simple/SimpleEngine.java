@@ -178,6 +178,9 @@ public final class SimpleEngine implements EngineProvider {
 
         @Override
         public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+            if (requests.size() >= queueCapacity.current() && queueCapacity.grows()) { // lpf.capacity=grow; the list grows itself
+                queueCapacity.grow(queueCapacity.grownFor(requests.size(), Integer.MAX_VALUE - 16), queueCapacity.pending());
+            }
             MemorySegment src = RequestChecks.checkPut(register, superstep, pid, section.p, srcSlot, srcOffset, dstPid,
                     dstSlot, dstOffset, size, attr, requests.size(), queueCapacity.current(), true);
             requests.add(new Request(true, src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr));
@@ -185,6 +188,9 @@ public final class SimpleEngine implements EngineProvider {
 
         @Override
         public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
+            if (requests.size() >= queueCapacity.current() && queueCapacity.grows()) { // lpf.capacity=grow; the list grows itself
+                queueCapacity.grow(queueCapacity.grownFor(requests.size(), Integer.MAX_VALUE - 16), queueCapacity.pending());
+            }
             MemorySegment dst = RequestChecks.checkGet(register, superstep, pid, section.p, srcPid, srcSlot, srcOffset,
                     dstSlot, dstOffset, size, attr, requests.size(), queueCapacity.current());
             requests.add(new Request(false, dst, dstOffset, srcPid, srcSlot.id(), srcOffset, size, attr));

@@ -14,7 +14,7 @@ import java.util.Arrays;
  * the sync after its registration ({@link #registerGlobal} records the superstep it activates
  * at); a deregistered id is reused by a later registration. The register's capacity is staged
  * ({@link #capacity()}): registrations beyond {@code capacity().current()} are refused by
- * {@link #checkRegistrable}.
+ * {@link #checkRegistrable}, or under {@code lpf.capacity=grow} grow the register there.
  *
  * <p>Slot handles carry this register as their {@link Memslot#owner() owner}, so a slot of
  * another context (or another process) is recognised by identity. Not thread-safe: one process
@@ -85,13 +85,20 @@ public final class SlotRegister implements SlotView {
     }
 
     /**
-     * The argument checks every engine makes before a registration: not null, register not full.
+     * The argument checks every engine makes before a registration: not null, register not full
+     * (under {@code lpf.capacity=grow} a full register grows instead).
      *
-     * @throws NullPointerException  if {@code segment} is null
-     * @throws IllegalStateException if the register is full
+     * @throws NullPointerException     if {@code segment} is null
+     * @throws IllegalStateException    if the register is full
+     * @throws org.lpf4j.LpfOutOfMemoryException if growing it found no memory (nothing changed)
      */
     public void checkRegistrable(MemorySegment segment, String call, int pid, int nprocs) {
         if (segment == null) throw new NullPointerException(call + " at pid " + pid + ": segment is null");
+        if (used >= capacity.current() && capacity.grows()) {
+            int staged = capacity.pending(), n = capacity.grownFor(used, MAX_ENTRIES);
+            resize(pid, n); // lpf.capacity=grow: the arrays now (OOM: nothing changed), in force at once
+            capacity.grow(n, staged);
+        }
         if (used >= capacity.current()) {
             throw new IllegalStateException(call + "(" + segment + ") at pid " + pid + " of " + nprocs + ": "
                     + RequestChecks.registerFull(used, capacity.current()));

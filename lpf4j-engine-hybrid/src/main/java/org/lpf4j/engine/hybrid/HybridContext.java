@@ -112,6 +112,7 @@ final class HybridContext implements Context, WireCounts.Source {
     @Override
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         RequestQueue q = queues.current(syncs);
+        if (q.count() + remote.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count() + remote.count());
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current(), true);
         int l = dstPid - node.base;
@@ -131,6 +132,7 @@ final class HybridContext implements Context, WireCounts.Source {
     @Override
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size, MsgAttr attr) {
         RequestQueue q = queues.current(syncs);
+        if (q.count() + remote.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count() + remote.count());
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current());
         int l = srcPid - node.base;
@@ -242,6 +244,24 @@ final class HybridContext implements Context, WireCounts.Source {
             throw queueCapacity.outOfMemory(pid, maxMsgs, e);
         }
         queueCapacity.stage(n);
+    }
+
+    /**
+     * {@code lpf.capacity=grow}: a full queue grows now (twice), the only allocation of a put or
+     * get, and only then.
+     *
+     * @return the current local queue, grown
+     */
+    private RequestQueue growQueue(int used) {
+        int staged = queueCapacity.pending(), n = queueCapacity.grownFor(used, RequestQueue.MAX_CAPACITY);
+        try {
+            queues.ensure(n, syncs);
+            remote.ensure(n);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, n, e);
+        }
+        queueCapacity.grow(n, staged);
+        return queues.current(syncs);
     }
 
     // ---- sections ----

@@ -43,6 +43,18 @@ class OverNetTest {
         NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(2, "-Dlpf.debug=true", "-Dlpf.conformance.maxP=4"), NetJob.CONFORMANCE_MAIN), 90);
     }
 
+    /**
+     * lpf.capacity=grow on every node JVM: the node's queue (local and remote requests) and register
+     * grow. A job of its own (about 50 s on 2 busy cores), so behind {@code -Dlpf.test.long=true};
+     * the default run has the net engine's grow job (NetConformanceTest) and the in-JVM suites.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "lpf.test.long", matches = "true")
+    void theGrowModeOnTwoNodesOfTwoThreads() throws Exception {
+        NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(2, "-Dlpf.capacity=grow", "-Dlpf.conformance.maxP=4"),
+                NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.GrowingCapacityTest"), 4);
+    }
+
     /** The collectives and BSMP at p = 1 … 8: only two node JVMs of four threads reach p = 8. */
     @Test
     void theCollectivesAndBsmpOnTwoNodesOfFourThreads() throws Exception {

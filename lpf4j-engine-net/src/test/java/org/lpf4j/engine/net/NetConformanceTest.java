@@ -12,7 +12,8 @@ import java.util.List;
  * (tcp boot on loopback, a mesh of authenticated connections), rank 0 runs the suite
  * ({@code ConformanceMain}, limited to the {@code net} engine), so every {@code exec(p)},
  * p = 1, 2, 3, 4, 5, 8, runs on p JVMs; a second job of 4 JVMs runs it with the debug layer on;
- * one job of 8 JVMs runs the suites of the collectives, BSMP and BSPlib, unchanged.
+ * one job of 8 JVMs runs the suites of the collectives, BSMP and BSPlib, unchanged; one of 3 JVMs
+ * runs {@code GrowingCapacityTest} with {@code lpf.capacity=grow} on every JVM.
  * ({@link NetJob}: bounded in time, the job's process tree killed in {@code finally}, no JVM of it
  * left afterwards.)
  */
@@ -34,6 +35,12 @@ class NetConformanceTest {
     @Test
     void theSuiteOnFourJvmsWithTheDebugLayer() throws Exception {
         assertPassed(job(4, List.of("-Dlpf.debug=true", "-Dlpf.conformance.maxP=4")), 90);
+    }
+
+    @Test
+    void theGrowModeOnThreeJvms() throws Exception {
+        assertPassed(job(3, List.of("-Dlpf.capacity=grow", "-Dlpf.conformance.maxP=3"),
+                "org.lpf4j.conformance.GrowingCapacityTest"), 3);
     }
 
     @Test

@@ -98,6 +98,7 @@ final class ThreadsContext implements Context {
     public void put(Memslot srcSlot, long srcOffset, int dstPid, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
         RequestQueue q = queues.current(syncs);
+        if (q.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count());
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, q.count(), queueCapacity.current(), true);
         q.addPut(src, srcOffset, dstPid, dstSlot.id(), dstOffset, size, attr);
@@ -107,9 +108,27 @@ final class ThreadsContext implements Context {
     public void get(int srcPid, Memslot srcSlot, long srcOffset, Memslot dstSlot, long dstOffset, long size,
                     MsgAttr attr) {
         RequestQueue q = queues.current(syncs);
+        if (q.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count());
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, q.count(), queueCapacity.current());
         q.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
+    }
+
+    /**
+     * {@code lpf.capacity=grow}: a full queue grows now (twice, or what the engine can index) and
+     * the request goes on; the only allocation of a put or get, and only then.
+     *
+     * @return the current queue, grown
+     */
+    private RequestQueue growQueue(int used) {
+        int staged = queueCapacity.pending(), n = queueCapacity.grownFor(used, RequestQueue.MAX_CAPACITY);
+        try {
+            queues.ensure(n, syncs);
+        } catch (OutOfMemoryError e) {
+            throw queueCapacity.outOfMemory(pid, n, e);
+        }
+        queueCapacity.grow(n, staged);
+        return queues.current(syncs);
     }
 
     // =====================================================================================

@@ -1,6 +1,7 @@
 package org.lpf4j.spark.examples;
 
 import org.apache.spark.util.LongAccumulator;
+import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.Memslot;
 import org.lpf4j.cr.Checkpoints;
@@ -27,6 +28,10 @@ import java.util.List;
  * receive array (one put per process pair, doubles only, no ids), syncs, and adds up what it
  * received into its owned vertices' ranks. h ≤ (distinct remote targets)·8 bytes per process;
  * local work O(edges/p + vertices/p); nothing allocated per iteration.
+ * The set-up's all-to-alls are {@link AllToAll}'s (the collectives' alltoallv); the iterations
+ * do not call alltoallv, whose own superstep would learn again, every iteration, the receive
+ * offsets that the set-up learned once: the iterations' exchange is alltoallv's data superstep
+ * alone.
  *
  * <p>With checkpoints ({@code BspStage.checkpoints}) the ranks and the iteration survive: a
  * retried stage resumes after the last complete checkpoint. {@code resumedAt}, if given, adds the
@@ -63,9 +68,17 @@ public final class BspPageRank implements PartitionProgram<Arc, VertexRank> {
     @Override
     public Iterator<VertexRank> run(Context ctx, Iterator<Arc> partition) throws Exception {
         int p = ctx.nprocs(), me = ctx.pid();
-        ctx.resizeMemoryRegister(AllToAll.REGISTER_SLOTS + 3 + Checkpoints.REGISTER_SLOTS);
-        ctx.resizeMessageQueue(AllToAll.queueEntries(p) + 2L * p + Checkpoints.queueEntries(p));
-        ctx.sync();
+        // own: the send and receive arrays' slots, and the iterations' puts (p at the origin, p at
+        // the target); the exchange's collectives and the checkpoints declare theirs
+        Capacity.of(2, 2L * p).plus(AllToAll.needs(p)).plus(Checkpoints.needs(p)).reserve(ctx);
+        try (AllToAll exchange = new AllToAll(ctx)) {
+            ctx.sync();
+            return run(ctx, exchange, partition);
+        }
+    }
+
+    private Iterator<VertexRank> run(Context ctx, AllToAll exchange, Iterator<Arc> partition) throws Exception {
+        int p = ctx.nprocs(), me = ctx.pid();
 
         // 1. Every edge to the owner of its source.
         LongList[] bySourceOwner = new LongList[p];
@@ -78,7 +91,7 @@ public final class BspPageRank implements PartitionProgram<Arc, VertexRank> {
         }
         long[][] outgoing = new long[p][];
         for (int q = 0; q < p; q++) outgoing[q] = bySourceOwner[q].toArray();
-        long[][] mineIn = AllToAll.exchange(ctx, outgoing);
+        long[][] mineIn = exchange.exchange(outgoing);
         int edges = 0;
         for (long[] part : mineIn) edges += part.length / 2;
         long[] src = new long[edges], dst = new long[edges];
@@ -105,7 +118,7 @@ public final class BspPageRank implements PartitionProgram<Arc, VertexRank> {
             int q = owner(dst[i], p);
             sendIndex[i] = (int) (sendBase[q] + Arrays.binarySearch(targets[q], dst[i]));
         }
-        long[][] targetsIn = AllToAll.exchange(ctx, targets);
+        long[][] targetsIn = exchange.exchange(targets);
 
         // 3. My vertices: the sources of my edges and the targets others send me.
         LongList all = new LongList();
@@ -126,7 +139,7 @@ public final class BspPageRank implements PartitionProgram<Arc, VertexRank> {
         // Tell every sender where its part goes in my receive array.
         long[][] offsets = new long[p][];
         for (int s = 0; s < p; s++) offsets[s] = new long[]{receiveBase[s]};
-        long[][] whereMine = AllToAll.exchange(ctx, offsets);
+        long[][] whereMine = exchange.exchange(offsets);
 
         // Heap arrays, registered as heap segments: the loops below run on plain arrays.
         double[] rank = new double[n], send = new double[(int) sendBase[p]], receive = new double[(int) receiveBase[p]];
@@ -161,7 +174,7 @@ public final class BspPageRank implements PartitionProgram<Arc, VertexRank> {
         for (double r : rank) sum += r;
         long[][] sums = new long[p][];
         for (int q = 0; q < p; q++) sums[q] = new long[]{Double.doubleToRawLongBits(sum), n};
-        long[][] allSums = AllToAll.exchange(ctx, sums);
+        long[][] allSums = exchange.exchange(sums);
         double total = 0;
         long vertices = 0;
         for (long[] s : allSums) {

@@ -9,11 +9,13 @@ import java.util.Iterator;
 /**
  * Sorts an RDD of longs inside one {@link org.lpf4j.spark.BspStage} by regular sampling (Shi and
  * Schaeffer's PSRS): each process sorts its partition and picks p regular samples; all samples
- * go to every process (an all-to-all), which sorts them and picks the same p − 1 splitters; each
- * process sends every other process the run of its sorted data between two splitters (an
- * all-to-all) and merges what it receives. Process i returns the i-th range of the keys in
- * order, so the result's partitions, read in order, are the sorted input (what
- * {@code rdd.sortBy(x -> x, true, p)} gives). Four supersteps plus the local sorts:
+ * go to every process (an all-to-all of variable-sized parts: an empty partition has no samples),
+ * which sorts them and picks the same p − 1 splitters; each process sends every other process
+ * the run of its sorted data between two splitters (an all-to-all) and merges what it receives.
+ * Both exchanges are {@link AllToAll}'s: the collectives' alltoall of the lengths, then
+ * alltoallv. Process i returns the i-th range of the keys in order, so the result's partitions,
+ * read in order, are the sorted input (what {@code rdd.sortBy(x -> x, true, p)} gives). Eight
+ * supersteps (two to set up, three per exchange) plus the local sorts:
  * O((n/p)·log n) work, about n/p·8 bytes sent per process; every process ends with at most about
  * 2n/p keys for distinct keys.
  */
@@ -26,9 +28,14 @@ public final class BspSort implements PartitionProgram<Long, Long> {
     @Override
     public Iterator<Long> run(Context ctx, Iterator<Long> partition) {
         int p = ctx.nprocs();
-        ctx.resizeMemoryRegister(AllToAll.REGISTER_SLOTS);
-        ctx.resizeMessageQueue(AllToAll.queueEntries(p));
-        ctx.sync();
+        AllToAll.needs(p).reserve(ctx);
+        try (AllToAll toAll = new AllToAll(ctx)) {
+            ctx.sync();
+            return sort(p, toAll, partition);
+        }
+    }
+
+    private static Iterator<Long> sort(int p, AllToAll exchange, Iterator<Long> partition) {
         BspPageRank.LongList in = new BspPageRank.LongList();
         partition.forEachRemaining(in::add);
         long[] keys = in.toArray();
@@ -37,7 +44,7 @@ public final class BspSort implements PartitionProgram<Long, Long> {
         for (int k = 0; k < samples.length; k++) samples[k] = keys[(int) ((long) k * keys.length / p)];
         long[][] toAll = new long[p][];
         Arrays.fill(toAll, samples);
-        long[][] allSamples = AllToAll.exchange(ctx, toAll);
+        long[][] allSamples = exchange.exchange(toAll);
         BspPageRank.LongList pooled = new BspPageRank.LongList();
         for (long[] s : allSamples) for (long v : s) pooled.add(v);
         long[] sorted = pooled.toArray();
@@ -53,7 +60,7 @@ public final class BspSort implements PartitionProgram<Long, Long> {
             runs[q] = Arrays.copyOfRange(keys, from, to);
             from = to;
         }
-        long[][] mine = AllToAll.exchange(ctx, runs);
+        long[][] mine = exchange.exchange(runs);
         int total = 0;
         for (long[] r : mine) total += r.length;
         long[] merged = new long[total];
