@@ -96,7 +96,13 @@ public final class NetJob {
             }
         });
         try {
-            assertTrue(launch.waitFor(timeoutSeconds, TimeUnit.SECONDS), "the job did not end in " + timeoutSeconds + " s");
+            if (!launch.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                // Say what it did until then (which tests passed): the pipe closes once the tree is gone.
+                launch.descendants().forEach(ProcessHandle::destroyForcibly);
+                launch.destroyForcibly();
+                String text = out.get(30, TimeUnit.SECONDS);
+                org.junit.jupiter.api.Assertions.fail("the job did not end in " + timeoutSeconds + " s; its output until then:\n" + text);
+            }
             String text = out.get(30, TimeUnit.SECONDS);
             assertEquals(0, launch.exitValue(), text);
             return text;
