@@ -810,7 +810,16 @@ final class Mesh implements AutoCloseable {
             writeSome(p);
             interest(p);
         } catch (IOException e) {
-            died(p, "the connection to pid " + p.rank + " broke while sending (" + e.getMessage() + "): its JVM died or was killed");
+            // What the peer sent before it went (a death notice naming another process, its goodbye)
+            // may still wait in the socket: read it first, so that the death named is the first cause.
+            if (!p.peer.dead && !p.parked) read(p);
+            if (p.peer.dead) return;
+            if (p.saidBye) { // it left in order (after a failure of its own): what it was sent is moot
+                p.key.cancel();
+                p.close();
+            } else {
+                died(p, "the connection to pid " + p.rank + " broke while sending (" + e.getMessage() + "): its JVM died or was killed");
+            }
         }
     }
 

@@ -24,6 +24,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The net engine's counts ({@link WireCounts}) are exact: what every process sends in an empty
@@ -34,14 +35,29 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (the ways above it). The expected figures are the design's: L = ⌈log2 p⌉ dissemination steps
  * per round, one packed stream per destination (a 32-byte header per request, an 8-byte length
  * in front when it goes before the round), p − 1 longs for the all-to-all, a note and its
- * acknowledgement per destination plus L barrier steps for the consensus; two TCP connections per
- * peer. Each case is printed, so the test's output is the table of figures. Also: a large put and
+ * acknowledgement per destination plus L barrier steps for the consensus. Connections are made on
+ * first use: at least one to every peer a process has sent to or heard from, at most two per peer,
+ * so after an empty sync or a ring at most 2 per dissemination partner (2L of them) and after a
+ * dense superstep between p − 1 and 2(p − 1). Each case is printed, so the test's output is the table of figures. Also: a large put and
  * a get split into payload and headers as they should, and the JFR event carries the same counts.
  */
 @Timeout(120)
 class WireCountsTest {
     /** Counters per pid and superstep, then connections: {@link WireCounts#COUNTERS} + 1 longs. */
     private static final int WIDTH = WireCounts.COUNTERS + 1;
+    /** Where the connections open follow the counters in a measured or expected row. */
+    private static final int CONNECTIONS = WireCounts.COUNTERS;
+
+    /**
+     * Connections are made on first use, so their number depends on who dialled first: at least
+     * one per peer talked to, at most two. After an empty sync or a ring (kind 0, 1) those are the
+     * dissemination partners (at most 2L), after a dense superstep (kind 2) every peer.
+     */
+    private static void assertConnections(int p, int kind, long connections, String what) {
+        long partners = Math.min(p - 1, 2L * log2(p)), peers = kind == 2 ? p - 1 : partners;
+        assertTrue(connections >= (kind == 2 ? p - 1 : Math.min(1, p - 1)) && connections <= 2 * peers,
+                what + ": " + connections + " connections open, not within [" + (kind == 2 ? p - 1 : 1) + ", " + 2 * peers + "]");
+    }
 
     /** The three ways: before the round (p ≤ 16 on the net engine), dense and sparse counts. */
     private static final ProtocolSettings PAIRS = new ProtocolSettings(16, "auto", 64, BulkCopy.JAVA),
@@ -106,7 +122,7 @@ class WireCountsTest {
             metaBytes += 8L * d;
             collectives = 2;
         }
-        return new long[] {d, 8L * d, stream * d, meta, metaBytes, collectives, 2L * (p - 1)};
+        return new long[] {d, 8L * d, stream * d, meta, metaBytes, collectives, 2L * (p - 1)}; // connections: an upper bound
     }
 
     private static final String[] WAYS = {"streams before the round", "dense counts", "sparse consensus"},
@@ -124,8 +140,9 @@ class WireCountsTest {
                         + want[1] + ", header B " + want[2] + ", meta msgs " + want[3] + ", meta B " + want[4] + ", collectives "
                         + want[5] + ", connections " + want[6] + "; target 2*ceil(log2 p) = " + 2 * log2(p) + " other msgs");
                 for (int q = 0; q < p; q++) {
-                    assertArrayEquals(want, got[q][kind], "p=" + p + ", " + WAYS[way] + ", " + KINDS[kind] + ", pid " + q + ": "
-                            + Arrays.toString(got[q][kind]));
+                    String what = "p=" + p + ", " + WAYS[way] + ", " + KINDS[kind] + ", pid " + q + ": " + Arrays.toString(got[q][kind]);
+                    assertArrayEquals(Arrays.copyOf(want, CONNECTIONS), Arrays.copyOf(got[q][kind], CONNECTIONS), what);
+                    assertConnections(p, kind, got[q][kind][CONNECTIONS], what);
                 }
             }
         }
@@ -150,7 +167,9 @@ class WireCountsTest {
                         + "; target 2*ceil(log2 p) = " + 2 * log2(p) + " other msgs, 2 + ceil(log2 p) = " + (2 + log2(p))
                         + " connections");
                 for (int q = 0; q < p; q++) {
-                    assertArrayEquals(want, got[q][kind], "p=" + p + ", " + KINDS[kind] + ", pid " + q + ": " + Arrays.toString(got[q][kind]));
+                    String what = "p=" + p + ", " + KINDS[kind] + ", pid " + q + ": " + Arrays.toString(got[q][kind]);
+                    assertArrayEquals(Arrays.copyOf(want, CONNECTIONS), Arrays.copyOf(got[q][kind], CONNECTIONS), what);
+                    assertConnections(p, kind, got[q][kind][CONNECTIONS], what);
                 }
             }
         }
@@ -177,9 +196,11 @@ class WireCountsTest {
             }
         }, Args.NONE, 0, PAIRS);
         // pid 0: one stream (its length, two 32-byte headers) and the large put's payload
-        assertArrayEquals(new long[] {2, 20_000, 8 + 64, 1, 16, 1, 2}, got[0], Arrays.toString(got[0]));
+        assertArrayEquals(new long[] {2, 20_000, 8 + 64, 1, 16, 1}, Arrays.copyOf(got[0], CONNECTIONS), Arrays.toString(got[0]));
         // pid 1: the reply stream only
-        assertArrayEquals(new long[] {1, 16, 0, 1, 16, 1, 2}, got[1], Arrays.toString(got[1]));
+        assertArrayEquals(new long[] {1, 16, 0, 1, 16, 1}, Arrays.copyOf(got[1], CONNECTIONS), Arrays.toString(got[1]));
+        // the main connection, and the large one once it is made (on first use, perhaps after this count)
+        for (long[] g : got) assertTrue(g[CONNECTIONS] == 1 || g[CONNECTIONS] == 2, Arrays.toString(g));
     }
 
     @Test
@@ -200,7 +221,8 @@ class WireCountsTest {
         String[] fields = {"dataMessages", "payloadBytes", "headerBytes", "metaMessages", "metaBytes", "collectives", "connections"};
         for (RecordedEvent e : ring) {
             assertEquals("net", e.getString("engine"));
-            for (int i = 0; i < fields.length; i++) assertEquals(want[i], e.getLong(fields[i]), fields[i] + ": " + e);
+            for (int i = 0; i < CONNECTIONS; i++) assertEquals(want[i], e.getLong(fields[i]), fields[i] + ": " + e);
+            assertConnections(4, 1, e.getLong(fields[CONNECTIONS]), "connections: " + e);
         }
     }
 }
