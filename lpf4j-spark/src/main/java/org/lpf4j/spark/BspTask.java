@@ -7,7 +7,7 @@ import org.lpf4j.Spmd;
 import org.lpf4j.cr.CheckpointDirectory;
 import org.lpf4j.cr.Restarts;
 import org.lpf4j.engine.net.HostedSection;
-import org.lpf4j.engine.net.NetEngine;
+import org.lpf4j.engine.net.NetParameters;
 
 import java.io.Serializable;
 import java.net.InetAddress;
@@ -160,7 +160,7 @@ final class BspTask<T, R>
 
     /** The executor's own address (Spark's "host:port" of the task), unless lpf.engine.net.bind says otherwise. */
     private InetAddress bindAddress(String executorAddress) {
-        String host = parameters.get(NetEngine.BIND.key());
+        String host = parameters.get(NetParameters.BIND.key());
         if (host == null) {
             int colon = executorAddress.lastIndexOf(':');
             host = colon < 0 ? executorAddress : executorAddress.substring(0, colon);

@@ -62,8 +62,8 @@ public final class HostedSection {
         }
         int n = session.size(), rank = session.rank();
         String call = "hosted section (pid " + rank + " of " + n + ")";
-        NetSections sections = new NetSections(NetEngine.PROTOCOL.resolve(), "net/" + placement + "/" + n,
-                NetEngine.PROBE_MILLIS.get() * 1_000_000L);
+        NetSections sections = new NetSections(NetParameters.PROTOCOL.resolve(), "net/" + placement + "/" + n,
+                NetParameters.PROBE_MILLIS.get() * 1_000_000L);
         Mesh mesh = null;
         if (n > 1) {
             try {

@@ -42,7 +42,7 @@ final class JvmRanks {
         int jvms = (size + perJvm - 1) / perJvm;
         if (perJvm < 1 || jvms != jvm.size()) {
             throw new IllegalArgumentException("lpf4j net: " + size + " processes at " + perJvm + " per JVM need " + jvms
-                    + " JVMs, but the boot module (" + jvm.module() + ") started " + jvm.size() + " (" + NetEngine.PER_JVM.key() + ")");
+                    + " JVMs, but the boot module (" + jvm.module() + ") started " + jvm.size() + " (" + NetParameters.PER_JVM.key() + ")");
         }
         this.jvm = jvm;
         this.perJvm = perJvm;
@@ -65,7 +65,7 @@ final class JvmRanks {
 
     /** Waits for every local rank, then (the last one) fences the JVMs. */
     private synchronized void fence(FenceOptions options) {
-        if (!options.all()) throw new IllegalArgumentException("lpf4j net (" + NetEngine.PER_JVM.key() + "): a fence of some ranks "
+        if (!options.all()) throw new IllegalArgumentException("lpf4j net (" + NetParameters.PER_JVM.key() + "): a fence of some ranks "
                 + options.describeParticipants() + " is not supported where a JVM hosts several ranks");
         long mine = generation;
         if (++arrived == count) {

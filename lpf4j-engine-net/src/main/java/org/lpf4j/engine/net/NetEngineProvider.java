@@ -37,7 +37,7 @@ public final class NetEngineProvider implements EngineProvider, NodeLevelEngine 
     @Override public Version version() { return VERSION; }
 
     @Override
-    public void open(ModuleParameters parameters) { NetEngine.parameters().forEach(parameters::adopt); }
+    public void open(ModuleParameters parameters) { NetParameters.parameters().forEach(parameters::adopt); }
 
     @Override
     public Query query() { return Query.run(launchedSize() > 1 ? 85 : 5); }

@@ -47,8 +47,8 @@ public final class NetLaunch {
     static final class Launcher implements ProcessLauncher {
         @Override
         public List<String> command(Launch launch) {
-            if (NetEngine.LAUNCH_NODES.get() > 1) {
-                throw new IllegalStateException("lpf run --engine net --nodes " + NetEngine.LAUNCH_NODES.get() + ": outside a Slurm"
+            if (NetParameters.LAUNCH_NODES.get() > 1) {
+                throw new IllegalStateException("lpf run --engine net --nodes " + NetParameters.LAUNCH_NODES.get() + ": outside a Slurm"
                         + " allocation lpf run starts every JVM on this machine; across hosts start the program on each host"
                         + " with the tcp boot's variables (docs/engines.md, \"The net engine\")");
             }
@@ -57,7 +57,7 @@ public final class NetLaunch {
             c.add("-cp");
             c.add(launch.classPath());
             c.add(NetLaunch.class.getName());
-            int perJvm = NetEngine.PER_JVM.get();
+            int perJvm = NetParameters.PER_JVM.get();
             if (perJvm > 1) c.addAll(List.of(PER_JVM_OPTION, Integer.toString(perJvm)));
             c.add(Integer.toString(launch.processes()));
             c.addAll(launch.javaCommandLine());
@@ -104,7 +104,7 @@ public final class NetLaunch {
             env.put(BootEnvironment.TCP_RANK, Integer.toString(r));
             env.put(BootEnvironment.TCP_SIZE, Integer.toString(jvms));
             env.put(SIZE_VARIABLE, Integer.toString(p));
-            if (perJvm > 1) env.put(NetEngine.PER_JVM.environmentVariable(), Integer.toString(perJvm));
+            if (perJvm > 1) env.put(NetParameters.PER_JVM.environmentVariable(), Integer.toString(perJvm));
             env.put(RANK_VARIABLE, Integer.toString(r));
             processes.add(b.start());
         }

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The net engine in one JVM of a job: started once by {@code Lpf.root()}. It opens the selected
  * boot module's session (rank, size, and a PMIx-style exchange), binds the mesh's listening
- * socket ({@link NetEngine#BIND}), and in one fence publishes its address and the start-up
+ * socket ({@link NetParameters#BIND}), and in one fence publishes its address and the start-up
  * agreement (the modules chosen, the protocol's settings); rank 0 also publishes a fresh random
  * key and job id, which every connection of the mesh then proves. Connections are made on first
  * use ({@link Connections}); a barrier over the mesh ends the start ({@link Mesh#join}).
@@ -58,7 +58,7 @@ final class NetRuntime extends JobRuntime {
      */
     private static NetRuntime start() {
         BootModule boot = Components.installed().select(Framework.BOOT, BootModule.class);
-        int perJvm = NetEngine.PER_JVM.get();
+        int perJvm = NetParameters.PER_JVM.get();
         if (perJvm == 1) {
             try (BootSession session = boot.openSession()) {
                 return new NetRuntime(boot.name(), session, null);
@@ -99,12 +99,12 @@ final class NetRuntime extends JobRuntime {
         super("net");
         this.bootModule = bootModule;
         this.leaving = leaving;
-        ProtocolSettings protocol = NetEngine.PROTOCOL.resolve();
+        ProtocolSettings protocol = NetParameters.PROTOCOL.resolve();
         String agreement = Rendezvous.agreement(protocol);
         Mesh connected = null;
         int r = session.rank(), n = session.size();
         try {
-            if (n > 1) connected = Rendezvous.connect(session, agreement, InetAddress.getByName(NetEngine.BIND.get().strip()), null);
+            if (n > 1) connected = Rendezvous.connect(session, agreement, InetAddress.getByName(NetParameters.BIND.get().strip()), null);
         } catch (IOException e) {
             throw new IllegalStateException("lpf4j net: the job's processes could not connect (boot module " + bootModule
                     + "): " + e.getMessage(), e);
@@ -118,7 +118,7 @@ final class NetRuntime extends JobRuntime {
         } catch (IOException e) {
             host = "localhost";
         }
-        this.sections = new NetSections(protocol, "net/" + host + "/" + n, NetEngine.PROBE_MILLIS.get() * 1_000_000L);
+        this.sections = new NetSections(protocol, "net/" + host + "/" + n, NetParameters.PROBE_MILLIS.get() * 1_000_000L);
     }
 
     @Override protected int rank() { return rank; }
@@ -205,7 +205,7 @@ final class NetRuntime extends JobRuntime {
         if (leaving != null) {
             leaving.countDown();
             try {
-                leaving.await(NetEngine.SETUP_MILLIS.get(), TimeUnit.MILLISECONDS);
+                leaving.await(NetParameters.SETUP_MILLIS.get(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

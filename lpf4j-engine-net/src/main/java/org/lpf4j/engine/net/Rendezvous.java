@@ -39,8 +39,8 @@ final class Rendezvous {
 
     /** @return the text every member of a job must publish alike: the modules chosen and the protocol's settings */
     static String agreement(ProtocolSettings protocol) {
-        return StartupAgreement.text(NetEngine.PROTOCOL.agreementText(protocol) + ", " + NetEngine.SYNC_TIMEOUT.key() + "="
-                + NetEngine.SYNC_TIMEOUT.get(), null);
+        return StartupAgreement.text(NetParameters.PROTOCOL.agreementText(protocol) + ", " + NetParameters.SYNC_TIMEOUT.key() + "="
+                + NetParameters.SYNC_TIMEOUT.get(), null);
     }
 
     /**
@@ -82,10 +82,10 @@ final class Rendezvous {
                 agreements.add(new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8));
             }
             StartupAgreement.check(agreements, "net job", "libraries");
-            Mesh mesh = Mesh.connect(r, n, key, job, server, all, NetEngine.SETUP_MILLIS.get(), NetEngine.SPIN_MICROS.get() * 1_000L,
-                    NetEngine.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
+            Mesh mesh = Mesh.connect(r, n, key, job, server, all, NetParameters.SETUP_MILLIS.get(), NetParameters.SPIN_MICROS.get() * 1_000L,
+                    NetParameters.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
             try {
-                mesh.join(NetEngine.SETUP_MILLIS.get());
+                mesh.join(NetParameters.SETUP_MILLIS.get());
             } catch (IOException | RuntimeException e) {
                 mesh.close();
                 throw e;

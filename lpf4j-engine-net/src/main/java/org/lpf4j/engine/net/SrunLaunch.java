@@ -26,7 +26,7 @@ final class SrunLaunch implements ProcessLauncher {
                     + " (Debian: slurm-wlm with libpmix-dev), or start the JVMs by hand with the tcp boot (docs/engines.md, \"The net engine\")");
         }
         List<String> c = Slurm.srunCommand("srun", "pmix");
-        int nodes = NetEngine.LAUNCH_NODES.get();
+        int nodes = NetParameters.LAUNCH_NODES.get();
         if (nodes > 0) c.addAll(List.of("-N", Integer.toString(Math.min(nodes, launch.processes()))));
         c.addAll(List.of("-n", Integer.toString(launch.processes())));
         c.addAll(launch.javaCommandLine());

@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostedSectionTest {
     @AfterEach
-    void clear() { ParameterRegistry.global().clear(NetEngine.SETUP_MILLIS.key()); }
+    void clear() { ParameterRegistry.global().clear(NetParameters.SETUP_MILLIS.key()); }
 
     /** Runs {@code spmd} at p members, member r with {@code secrets[r]}; returns each member's failure (null: none). */
     private static Throwable[] run(int p, byte[][] secrets, Spmd spmd) throws InterruptedException {
@@ -101,7 +101,7 @@ class HostedSectionTest {
 
     @Test
     void aMemberWithAnotherSecretNeverJoinsAndNoneHangs() throws Exception {
-        ParameterRegistry.global().set(NetEngine.SETUP_MILLIS.key(), "3000");
+        ParameterRegistry.global().set(NetParameters.SETUP_MILLIS.key(), "3000");
         byte[] secret = HostedSection.newSecret();
         byte[][] secrets = same(3, secret);
         secrets[1] = HostedSection.newSecret();
@@ -117,7 +117,7 @@ class HostedSectionTest {
 
     @Test
     void membersOfDifferentAttemptsNeverJoin() throws Exception {
-        ParameterRegistry.global().set(NetEngine.SETUP_MILLIS.key(), "3000");
+        ParameterRegistry.global().set(NetParameters.SETUP_MILLIS.key(), "3000");
         byte[] secret = HostedSection.newSecret();
         assertFalse(Arrays.equals(HostedSection.forAttempt(secret, 0), HostedSection.forAttempt(secret, 1)));
         assertArrayEquals(HostedSection.forAttempt(secret, 1), HostedSection.forAttempt(secret, 1), "a function of secret and attempt");

@@ -14,8 +14,8 @@ import java.util.List;
  * JVM ends. Every rank of a job must use the same values of the protocol's parameters (the
  * start-up agreement checks them).
  */
-public final class NetEngine {
-    private NetEngine() {}
+public final class NetParameters {
+    private NetParameters() {}
 
     private static final String PREFIX = "lpf.engine.net.";
 
