@@ -100,6 +100,12 @@ final class Mesh implements AutoCloseable {
     private final boolean crowded;
     /** Whether frames were staged for some peer since its last write. */
     private boolean anyDirty;
+    /**
+     * Connections holding staged frames while their socket is still being made. A wait ends only
+     * once there are none: a process that leaves the mesh's calls after a wait (to compute, or to
+     * close its boot session) must not keep a peer waiting for frames that sit in its buffers.
+     */
+    private int held;
     /** System.nanoTime() when a socket call last moved bytes: a wait spins until it has been idle this long. */
     private long lastMoved;
     private final long timeoutNanos;
@@ -229,6 +235,8 @@ final class Mesh implements AutoCloseable {
         /** Whether frames were staged since the last write: the next wait writes them. */
         boolean dirty;
         boolean saidBye;
+        /** Whether frames are staged on it while its socket is being made (counted in {@link Mesh#held}). */
+        boolean held;
 
         Conn(Peer peer) {
             this.peer = peer;
@@ -316,7 +324,8 @@ final class Mesh implements AutoCloseable {
                 int from = (rank - d + size) % size;
                 receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, from, pending, 0);
                 send(Frame.COLLECTIVE, 0, MemorySegment.NULL, 0, 0, (rank + d) % size, pending, 0);
-                while (pending[0] > 0) {
+                flush(); // the receive may be done already: the send must still leave before join returns
+                while (pending[0] > 0 || held > 0) {
                     if (System.nanoTime() - deadline > 0) {
                         throw new IOException("rank " + rank + ": rank " + from + " did not join within " + setupMillis
                                 + " ms (it did not start, or it cannot prove the job key)");
@@ -381,6 +390,7 @@ final class Mesh implements AutoCloseable {
             ch.configureBlocking(false);
             c.channel = ch;
             c.key = ch.register(selector, SelectionKey.OP_READ, c);
+            unhold(c);
         } catch (IOException e) {
             closeQuietly(ch);
             c.channel = null;
@@ -516,6 +526,18 @@ final class Mesh implements AutoCloseable {
         if (!p.dirty) {
             p.dirty = true;
             anyDirty = true;
+        }
+        if (p.channel == null && !p.held && !p.peer.dead) {
+            p.held = true;
+            held++;
+        }
+    }
+
+    /** A connection made, or a peer dead: its staged frames no longer hold a wait. */
+    private void unhold(Conn c) {
+        if (c.held) {
+            c.held = false;
+            held--;
         }
     }
 
@@ -676,14 +698,15 @@ final class Mesh implements AutoCloseable {
     // ---- progress ----
 
     /**
-     * Writes what was staged, then moves frames until {@code pending[batch]} is 0.
+     * Writes what was staged, then moves frames until {@code pending[batch]} is 0 and no frame
+     * waits in this process's buffers for its connection to be made.
      *
      * @param waitingFor what the wait is, for the deadline's message (e.g. "sync at superstep 12")
      */
     void await(int[] pending, int batch, String waitingFor) {
         flush();
         long start = System.nanoTime();
-        while (pending[batch] > 0) progress(start, waitingFor, -1);
+        while (pending[batch] > 0 || held > 0) progress(start, waitingFor, -1);
     }
 
     /** Writes the frames staged since the last write to every peer, as far as the sockets take them. */
@@ -1028,8 +1051,10 @@ final class Mesh implements AutoCloseable {
     }
 
     /** @return whether {@code p} was not known dead before */
-    private static boolean markDead(Peer p, String why) {
+    private boolean markDead(Peer p, String why) {
         if (p.dead) return false;
+        unhold(p.shared);
+        unhold(p.large);
         p.dead = true;
         p.death = why;
         p.cancelKeys();

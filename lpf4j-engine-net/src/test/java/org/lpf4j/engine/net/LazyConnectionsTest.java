@@ -17,6 +17,8 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (after the start-up barrier, as a real job's) dials at most 2 + ⌈log2 p⌉ connections per
  * process and holds no all-pairs mesh; when both sides of a pair dial at once, the lower rank's
  * connection is the main one and the higher's becomes its large-payload one; and a process that
- * dies is named at the next sync of every other, also of one that never held a connection to it.
+ * dies is named at the next sync of every other, also of one that never held a connection to it;
+ * a wait ends only once what it sent is written, also over connections still being made.
  */
 @Timeout(120)
 class LazyConnectionsTest {
@@ -59,6 +62,40 @@ class LazyConnectionsTest {
             ctx.deregister(xs);
         }, Args.NONE, "exec", 1);
         if (f != null) throw f;
+    }
+
+    /**
+     * A process that stops calling the mesh after a wait (it computes, or closes its boot session
+     * and waits for the others there, as the first rank of a JVM of several does) holds no peer
+     * up: the wait ends only once the frames it sent are written, also those whose connection
+     * was still being made. Each process joins, then waits outside the mesh until every process
+     * joined; then it sends to the rank 3 after it over a connection not made yet, receives from
+     * the rank 3 before it, and waits outside the mesh again.
+     */
+    @Test
+    void aProcessThatStopsCallingTheMeshAfterAWaitHoldsNoPeerUp() throws Exception {
+        int p = 8;
+        CountDownLatch joined = new CountDownLatch(p), exchanged = new CountDownLatch(p);
+        Throwable[] thrown = SparseConsensusTest.job(p, (rank, mesh) -> {
+            try (mesh) {
+                try {
+                    mesh.join(20_000);
+                } finally {
+                    joined.countDown();
+                }
+                assertTrue(joined.await(30, TimeUnit.SECONDS), "every process joined");
+                int[] pending = new int[1];
+                try {
+                    mesh.receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, (rank - 3 + p) % p, pending, 0);
+                    mesh.send(Frame.COLLECTIVE, 0, MemorySegment.NULL, 0, 0, (rank + 3) % p, pending, 0);
+                    mesh.await(pending, 0, "the exchange");
+                } finally {
+                    exchanged.countDown();
+                }
+                assertTrue(exchanged.await(30, TimeUnit.SECONDS), "every process exchanged");
+            }
+        });
+        for (Throwable t : thrown) if (t != null) throw new AssertionError("a process failed", t);
     }
 
     @Test
