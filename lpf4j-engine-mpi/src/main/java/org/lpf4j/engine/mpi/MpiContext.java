@@ -31,7 +31,7 @@ final class MpiContext extends SuperstepContext {
      * @param settings  the engine's settings, resolved when the runtime started or the hook was called
      */
     MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings) {
-        super(new MpiTransport(mpi, comm, settings.syncTimeoutMillis()), args, objects, settings.protocol(), "mpi");
+        super(new MpiTransport(mpi, comm, settings.syncTimeoutMillis(), settings.polls()), args, objects, settings.protocol(), "mpi");
         this.mpi = mpi;
         this.comm = comm;
         this.engineKey = engineKey;

@@ -43,7 +43,7 @@ public final class MpiEngine {
                 throw new IllegalStateException("hook(MpiEngine.init(" + comm + ")): MPI is not initialised"
                         + " (call MPI_Init first, or use Lpf.root() under an MPI launcher)");
             }
-            MpiSettings settings = MpiSettings.resolve();
+            MpiSettings settings = MpiSettings.resolve(mpi.abi);
             long section = mpi.dup(comm);
             Sections.agree(mpi, section, settings, "hook(MpiEngine.init(" + comm + "))");
             FatalException f = Sections.run(mpi, section, spmd, args, "mpi-hook", "hook", 1, settings);
@@ -71,7 +71,7 @@ public final class MpiEngine {
             Objects.requireNonNull(args, "hook: args");
             Mpi mpi = Mpi.load(MpiParameters.LIBRARY.get());
             long comm = BootJoin.join(mpi, session, java.time.Duration.ofSeconds(60));
-            MpiSettings settings = MpiSettings.resolve();
+            MpiSettings settings = MpiSettings.resolve(mpi.abi);
             Sections.agree(mpi, comm, settings, "hook(MpiEngine.init(session))");
             FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, settings); // frees comm
             if (f != null) throw f;

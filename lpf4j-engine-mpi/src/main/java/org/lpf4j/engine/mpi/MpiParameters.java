@@ -104,9 +104,23 @@ public final class MpiParameters {
             PREFIX + "syncTimeout", 0, 0, Integer.MAX_VALUE,
             "ms a process waits in a sync before the processes that did not arrive are named and the job fails (0: forever)");
 
+    /**
+     * {@code lpf.engine.mpi.wait}: how a rank waits in a sync. {@code block}: in MPI's own blocking
+     * calls. {@code poll}: nonblocking calls tested in a loop that yields the core between tests.
+     * {@code auto}: poll with MPICH when the job's ranks on this host (as the launcher says)
+     * outnumber its cores, or a layered engine asked for waits that yield; block otherwise. MPICH
+     * has no switch of its own to yield while it waits (Open MPI has {@code mpi_yield_when_idle},
+     * which {@code mpirun --oversubscribe} sets), so its oversubscribed ranks would spin in a
+     * blocking call, taking the cores the ranks they wait for need. May differ between ranks.
+     */
+    public static final Parameters.Parameter<String> WAIT = ParameterRegistry.global().choice(PREFIX + "wait", "auto",
+            List.of("auto", "block", "poll"),
+            "how a rank waits in a sync: block (MPI's blocking calls), poll (nonblocking calls tested, yielding the core"
+                    + " between tests), auto (poll with MPICH when the ranks on this host outnumber its cores, else block)");
+
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER, LAUNCH_NODES, LAUNCHER_OPTIONS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT);
+        return List.of(LIBRARY, PROBE_MILLIS, LAUNCHER, LAUNCH_NODES, LAUNCHER_OPTIONS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, SYNC_TIMEOUT, WAIT);
     }
 
 }

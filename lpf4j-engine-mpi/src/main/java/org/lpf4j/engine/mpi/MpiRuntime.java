@@ -41,7 +41,7 @@ final class MpiRuntime extends JobRuntime {
     final int rank, size, threadLevel;
     final String libraryVersion;
     /** The settings of every section this runtime starts, resolved when it started; every rank agrees on them. */
-    final MpiSettings settings = MpiSettings.resolve();
+    final MpiSettings settings;
     private final boolean initializedHere;
     private final Map<Integer, Long> firstRanks = new HashMap<>();
 
@@ -49,6 +49,7 @@ final class MpiRuntime extends JobRuntime {
         super("mpi");
         RankGuard.start(); // before MPI_Init: no fork in an MPI process
         mpi = Mpi.load(MpiParameters.LIBRARY.get());
+        settings = MpiSettings.resolve(mpi.abi);
         if (mpi.initialized()) {
             initializedHere = false;
             threadLevel = mpi.queryThread();

@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
  * {@code MPI_Isend}/{@code MPI_Irecv} (split at 1 GiB), {@code MPI_Waitall} per batch,
  * {@code MPI_Alltoall} for dense meta-data, a nonblocking consensus ({@code MPI_Issend},
  * {@code MPI_Iprobe}, {@code MPI_Ibarrier}) for sparse meta-data. With the section's sync
- * deadline on ({@link SyncDeadline}) every wait polls instead ({@code MPI_Testall},
+ * deadline on ({@link SyncDeadline}), or polling asked for, every wait polls instead ({@code MPI_Testall},
  * {@code MPI_Ialltoall}). The round is {@code MPI_Allreduce} ({@code MPI_Iallreduce} polled under
  * the deadline), a cause a length and the bytes with {@code MPI_Send}. Channels are tags
  * ({@link MpiTags}). Allocates only when a batch outgrows its request array.
@@ -37,12 +37,13 @@ final class MpiTransport implements Transport {
     /**
      * @param comm              the section's communicator (the caller frees it after {@link #close})
      * @param syncTimeoutMillis the deadline on every wait of a sync, 0 for none
+     * @param polls             whether every wait polls even without a deadline ({@link MpiSettings#polls})
      */
-    MpiTransport(Mpi mpi, long comm, int syncTimeoutMillis) {
+    MpiTransport(Mpi mpi, long comm, int syncTimeoutMillis, boolean polls) {
         this.mpi = mpi;
         this.comm = comm;
         this.ranks = mpi.size(comm);
-        this.deadline = new SyncDeadline(mpi, comm, mpi.rank(comm), ranks, syncTimeoutMillis);
+        this.deadline = new SyncDeadline(mpi, comm, mpi.rank(comm), ranks, syncTimeoutMillis, polls);
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
         this.consensus = new RequestArray(mpi, 8);

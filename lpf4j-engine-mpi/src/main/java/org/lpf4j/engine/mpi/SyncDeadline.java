@@ -15,7 +15,8 @@ import java.util.List;
  * processes that did not arrive are found without asking them (a process stopped by a signal, or
  * stuck in an endless loop, cannot answer).
  *
- * <p>Off (0), every wait of a sync is MPI's own blocking call, as without this class. On, every
+ * <p>Off (0), every wait of a sync is MPI's own blocking call, as without this class, unless
+ * polling is asked for ({@link MpiParameters#WAIT}): then the waits poll as below, without the deadline. On, every
  * wait is a nonblocking call ({@code MPI_Iallreduce}, {@code MPI_Ialltoall}, the exchange's
  * transfers) completed by polling {@code MPI_Testall}; at most once a millisecond the waiting
  * process also looks at the section's reserved tag {@value #TAG_ALIVE}:
@@ -62,6 +63,8 @@ final class SyncDeadline implements AutoCloseable {
     private final int me, n;
     private final int millis;
     private final long nanos;
+    /** Whether waits poll nonblocking calls (the deadline on, or polling asked for without one). */
+    private final boolean polls;
     private final RequestArray one;
     /** One message of the deadline's protocol, received at 0, sent from {@link #width}. */
     private final NativeBuffer message = new NativeBuffer();
@@ -75,16 +78,18 @@ final class SyncDeadline implements AutoCloseable {
      * Collective over {@code comm} when {@code millis > 0} and the section has more than one process.
      *
      * @param millis the deadline ({@link MpiParameters#SYNC_TIMEOUT}), 0 for none
+     * @param polls  whether waits poll without a deadline too ({@link MpiSettings#polls})
      */
-    SyncDeadline(Mpi mpi, long comm, int me, int n, int millis) {
+    SyncDeadline(Mpi mpi, long comm, int me, int n, int millis, boolean polls) {
         this.mpi = mpi;
         this.comm = comm;
         this.me = me;
         this.n = n;
         this.millis = n > 1 ? millis : 0;
         this.nanos = this.millis * 1_000_000L;
+        this.polls = nanos != 0 || (polls && n > 1);
         if (nanos == 0) {
-            one = null;
+            one = this.polls ? new RequestArray(mpi, 1) : null;
             width = 0;
             osPids = null;
             hosts = null;
@@ -139,7 +144,7 @@ final class SyncDeadline implements AutoCloseable {
 
     /** {@code MPI_Allreduce}, or with the deadline on its nonblocking form, polled. */
     void allreduceLongs(long send, long recv, int count, long op) {
-        if (nanos == 0) {
+        if (!polls) {
             mpi.allreduceLongs(send, recv, count, op, comm);
             return;
         }
@@ -149,7 +154,7 @@ final class SyncDeadline implements AutoCloseable {
 
     /** {@code MPI_Alltoall} of {@code count} bytes per pair, or with the deadline on its nonblocking form, polled. */
     void alltoallBytes(long send, long recv, int count) {
-        if (nanos == 0) {
+        if (!polls) {
             mpi.alltoallBytes(send, recv, count, comm);
             return;
         }
@@ -159,7 +164,7 @@ final class SyncDeadline implements AutoCloseable {
 
     /** Completes every request of {@code requests}: waits in MPI with the deadline off, else polls. */
     void complete(RequestArray requests) {
-        if (nanos == 0) requests.waitAll();
+        if (!polls) requests.waitAll();
         else await(requests);
     }
 
@@ -177,7 +182,7 @@ final class SyncDeadline implements AutoCloseable {
         long now = System.nanoTime();
         if (now - since < SPIN_NANOS) Thread.onSpinWait();
         else Thread.yield(); // the others may need this core (more processes than cores)
-        if (now - nextLook < 0) return;
+        if (nanos == 0 || now - nextLook < 0) return;
         nextLook = now + LOOK_NANOS;
         lookAround(null);
         if (now - since >= nanos) census();

@@ -55,8 +55,9 @@ class ConformanceTest {
 
     /**
      * The suite on MPICH (Hydra): 5 ranks, p = 1 … 5, in bin/test; Open MPI's job above covers
-     * p = 8. MPICH's ranks poll without yielding, so 8 of them on 2 cores take about 90 s where 5
-     * take a third of that; {@code -Dlpf.test.mpich.ranks=8} runs the full sizes.
+     * p = 8. Oversubscribed MPICH ranks wait by polling and yielding ({@code lpf.engine.mpi.wait=auto}),
+     * and still 8 of them on 2 cores take about twice as long as 5; {@code -Dlpf.test.mpich.ranks=8}
+     * runs the full sizes.
      */
     @Test
     void mpichRanks() {
