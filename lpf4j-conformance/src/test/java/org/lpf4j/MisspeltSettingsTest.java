@@ -33,18 +33,28 @@ class MisspeltSettingsTest {
         Lpf.root().exec(2, ctx -> assertEquals(2, ctx.nprocs())); // fine again once the typo is gone
     }
 
+    /** {@code Lpf.root()} refuses {@code typo}, naming it and {@code near}. */
+    private static void assertRefused(String typo, String value, String near) {
+        withProperty(typo, value, () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Lpf::root);
+            assertTrue(e.getMessage().contains("system property " + typo + " names no parameter; did you mean " + near + "?"),
+                    e.getMessage());
+        });
+    }
+
     @Test
     void aMisspeltDebugSwitchIsAnError() {
-        withProperty("lpf.debgu", "true", () -> Lpf.root()); // outside the checked namespaces: ignored
-        withProperty("lpf.debugg", "true", () -> {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Lpf::root);
-            assertTrue(e.getMessage().contains("did you mean lpf.debug?"), e.getMessage());
-        });
+        for (String typo : new String[] {"lpf.debugg", "lpf.debgu"}) assertRefused(typo, "true", "lpf.debug");
+    }
+
+    @Test
+    void aMisspeltCapacityModeIsAnError() {
+        for (String typo : new String[] {"lpf.capacty", "lpf.capacityy", "lpf.capacity.mode"}) assertRefused(typo, "grow", "lpf.capacity");
     }
 
     @Test
     void unrelatedOrUnresemblingSettingsPass() {
         withProperty("lpf.othertool.verbose", "yes", () -> withProperty("lpf.engine.mpi.transport", "ucx",
-                () -> Lpf.root().exec(1, ctx -> assertEquals(0, ctx.pid()))));
+                () -> withProperty("lpf.verbose", "yes", () -> Lpf.root().exec(1, ctx -> assertEquals(0, ctx.pid())))));
     }
 }

@@ -283,6 +283,7 @@ public final class Components {
     private static List<String> checkedNamespaces() {
         List<String> namespaces = frameworkNamespaces();
         namespaces.add("lpf.debug");
+        namespaces.add("lpf.capacity");
         return namespaces;
     }
 
@@ -295,8 +296,9 @@ public final class Components {
     /**
      * Refuses misspelt settings: a system property ({@code lpf.*}) or environment variable
      * ({@code LPF_*}) under {@code lpf.engine.}, {@code lpf.boot.}, {@code lpf.coll.},
-     * {@code lpf.cr.} or {@code lpf.debug} that names no registered parameter but is near one
-     * ({@link ParameterRegistry#misspeltSettings}). Unknown settings resembling no key (say, of
+     * {@code lpf.cr.}, {@code lpf.debug} or {@code lpf.capacity}, or a property {@code lpf.x} of one
+     * segment, that names no registered parameter but is near one
+     * ({@link ParameterRegistry#misspeltSettings}; {@code lpf.capacty}, {@code lpf.debgu}). Unknown settings resembling no key (say, of
      * a module not installed here) and {@code lpf.*} settings of other tools pass; {@code lpf info}
      * lists them. {@link org.lpf4j.Lpf#root()} and {@link org.lpf4j.Lpf#hook} call this. Costs a
      * scan of the system property names; the full check runs only when the set of {@code lpf.*}
@@ -315,7 +317,7 @@ public final class Components {
         List<String> problems = parameters.misspeltSettings(names, lpfVariables(), checkedNamespaces());
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems) + " (settings under lpf.engine., lpf.boot., "
-                    + "lpf.coll., lpf.cr. and lpf.debug must name a parameter; 'lpf info' lists them)");
+                    + "lpf.coll., lpf.cr., lpf.debug and lpf.capacity must name a parameter; 'lpf info' lists them)");
         }
         validProperties = names;
     }

@@ -209,7 +209,9 @@ public final class ParameterRegistry {
      * {@link #unknownSettings} restricted to the settings that are near a registered key (edit
      * distance): the likely typos, which {@link org.lpf4j.Lpf#root()} refuses. Settings under
      * the namespaces that resemble no key (e.g. a module that is not installed here) are left
-     * out. Costs O(n · k · length²) for n unknown settings and k registered keys; nothing for
+     * out. A system property of one segment after {@code lpf.} (as {@code lpf.capacty}) is also
+     * checked against the registered keys of one segment ({@code lpf.capacity}, {@code lpf.debug}),
+     * whatever the namespaces. Costs O(n · k · length²) for n unknown settings and k registered keys; nothing for
      * known ones beyond a map lookup.
      *
      * @param propertyNames the names of the system properties set
@@ -219,7 +221,23 @@ public final class ParameterRegistry {
      */
     public List<String> misspeltSettings(Collection<String> propertyNames, Collection<String> variableNames,
                                          Collection<String> namespaces) {
-        return unknown(propertyNames, variableNames, namespaces, true);
+        List<String> problems = unknown(propertyNames, variableNames, namespaces, true);
+        List<String> topLevel = registered.keySet().stream().filter(ParameterRegistry::isTopLevel).toList();
+        for (String name : propertyNames) {
+            if (isTopLevel(name) && !registered.containsKey(name) && namespaces.stream().noneMatch(name::startsWith)) {
+                // Stricter than for namespaced keys (other tools' lpf.x settings pass): lpf.capacty, lpf.debgu, lpf.engien.
+                String near = Suggest.nearest(name, topLevel);
+                if (near != null && Suggest.distance(name.toLowerCase(java.util.Locale.ROOT), near) <= Math.max(1, (name.length() - 4) / 4)) {
+                    unknownSetting(problems, "system property " + name, near, true);
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** @return whether {@code key} is {@code lpf.} and one segment */
+    private static boolean isTopLevel(String key) {
+        return key.startsWith("lpf.") && key.indexOf('.', 4) < 0 && key.length() > 4;
     }
 
     private List<String> unknown(Collection<String> propertyNames, Collection<String> variableNames,
