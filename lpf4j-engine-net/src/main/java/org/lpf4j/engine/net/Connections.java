@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  * a pair talks; nothing afterwards. The mesh counts the connections it dialled and accepted
  * ({@link #dialled}, {@link #accepted}).
  */
-final class Connections implements AutoCloseable {
+final class Connections implements AutoCloseable, Handshake.Roles {
     /**
      * What the mesh's thread receives: a connection ready for its role, or a dial that failed.
      *
@@ -53,6 +53,8 @@ final class Connections implements AutoCloseable {
     private final Selector wake;
     /** Per peer, guarded by this: whether this process dials, or has, the pair's main connection. */
     private final byte[] main;
+    /** Per peer, guarded by this: whether this process's dial of the main connection is under way. */
+    private final boolean[] dialsMain;
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final AtomicInteger handshaking = new AtomicInteger();
     private final AtomicInteger dialled = new AtomicInteger(), accepted = new AtomicInteger();
@@ -75,6 +77,7 @@ final class Connections implements AutoCloseable {
         this.log = log;
         this.wake = wake;
         this.main = new byte[size];
+        this.dialsMain = new boolean[size];
     }
 
     /** Starts accepting. */
@@ -102,6 +105,7 @@ final class Connections implements AutoCloseable {
         synchronized (this) {
             if (main[peer] != NONE) return false;
             main[peer] = DIALLING;
+            dialsMain[peer] = true;
         }
         dial(peer, Handshake.MAIN);
         return true;
@@ -111,7 +115,8 @@ final class Connections implements AutoCloseable {
     void dialLarge(int peer) { dial(peer, Handshake.LARGE); }
 
     /** The acceptor's rule for a connection's role (see the class comment). */
-    synchronized int role(int from, int intent) throws Handshake.Refused {
+    @Override
+    public synchronized int role(int from, int intent) throws Handshake.Refused {
         if (intent == Handshake.LARGE) {
             if (from < rank) throw new Handshake.Refused("rank " + from + " dialled a large-payload connection to a higher rank");
             return Handshake.LARGE;
@@ -123,6 +128,12 @@ final class Connections implements AutoCloseable {
         return Handshake.LARGE; // this (lower) rank dials the main connection itself: its dial wins
     }
 
+    /** The WELCOME of a main connection could not be written: the pair has no main connection from it. */
+    @Override
+    public synchronized void withdraw(int from, int role) {
+        if (role == Handshake.MAIN && main[from] == SET) main[from] = (byte) (dialsMain[from] ? DIALLING : NONE);
+    }
+
     private void dial(int peer, int intent) {
         Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
             Ready r;
@@ -131,6 +142,7 @@ final class Connections implements AutoCloseable {
                 if (intent == Handshake.MAIN) {
                     synchronized (this) {
                         main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
+                        dialsMain[peer] = false;
                     }
                 }
                 dialled.incrementAndGet();
@@ -149,7 +161,9 @@ final class Connections implements AutoCloseable {
     /**
      * Connects to {@code to} and proves the key, retrying a connection that could not be made
      * until the dial's time is up; a refused connection (nothing listens: the process ended) is
-     * retried briefly only.
+     * retried briefly only, and a handshake whose answer did not come in time after its HELLO went
+     * out not at all ({@link Handshake.Unsettled}: the acceptor may hold the connection already).
+     * A read waits at most a quarter of the dial's time (10 s at most).
      */
     private Made connect(int to, int intent) throws IOException {
         InetSocketAddress at = addresses.get(to);
@@ -160,9 +174,9 @@ final class Connections implements AutoCloseable {
             SocketChannel ch = SocketChannel.open();
             try {
                 ch.socket().connect(at, (int) Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000)));
-                tune(ch, 10_000);
+                tune(ch, (int) Math.max(1, Math.min(10_000, dialMillis / 4)));
                 return new Made(ch, Handshake.connect(ch, key, jobId, rank, size, to, intent));
-            } catch (Handshake.Refused e) {
+            } catch (Handshake.Refused | Handshake.Unsettled e) {
                 ch.close();
                 throw e;
             } catch (IOException e) {
@@ -201,7 +215,7 @@ final class Connections implements AutoCloseable {
             Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
                 try {
                     tune(ch, Mesh.HANDSHAKE_MILLIS);
-                    Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this::role);
+                    Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this);
                     accepted.incrementAndGet();
                     hand(new Ready(p.rank(), -1, p.role(), ch, null));
                 } catch (IOException | RuntimeException e) {

@@ -49,6 +49,17 @@ final class Handshake {
         Refused(String message) { super(message); }
     }
 
+    /**
+     * The connector's handshake failed after its HELLO went out by a timeout: the acceptor may have
+     * taken the connection and given it a role, so dialling again could make a second connection of
+     * the same role (the connector gives up instead).
+     */
+    static final class Unsettled extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Unsettled(String message, IOException cause) { super(message, cause); }
+    }
+
     /** Who connected: its rank in the mesh, and the role the acceptor gave the connection. */
     record Peer(int rank, int role) {}
 
@@ -61,6 +72,9 @@ final class Handshake {
          * @throws Refused if the connection has no place in the mesh
          */
         int role(int rank, int intent) throws Refused;
+
+        /** The role given could not be told to the connector (its connection broke): the choice is undone. */
+        default void withdraw(int rank, int role) {}
     }
 
     /**
@@ -99,7 +113,12 @@ final class Handshake {
         int role = roles.role(rank, intent);
         ByteBuffer welcome = ByteBuffer.allocate(WELCOME_BYTES).order(ByteOrder.BIG_ENDIAN);
         welcome.putInt(role).put(PROOFS.welcome(key, cn, sn, JobHandshake.claims(me, role))).flip();
-        Io.writeFully(ch, welcome);
+        try {
+            Io.writeFully(ch, welcome);
+        } catch (IOException e) {
+            roles.withdraw(rank, role);
+            throw e;
+        }
         return new Peer(rank, role);
     }
 
@@ -138,7 +157,12 @@ final class Handshake {
                 .put(PROOFS.hello(key, sn, cn, JobHandshake.claims(jobId, me, size, intent))).flip();
         Io.writeFully(ch, hello);
         byte[] welcome = new byte[MAC];
-        ByteBuffer answer = Io.readFully(ch, WELCOME_BYTES);
+        ByteBuffer answer;
+        try {
+            answer = Io.readFully(ch, WELCOME_BYTES);
+        } catch (java.net.SocketTimeoutException e) {
+            throw new Unsettled("rank " + to + " did not answer its HELLO in time", e);
+        }
         int role = answer.getInt();
         answer.get(welcome);
         if (!PROOFS.provesWelcome(welcome, key, cn, sn, JobHandshake.claims(to, role))) {
