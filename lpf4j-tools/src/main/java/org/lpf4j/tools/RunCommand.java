@@ -261,6 +261,8 @@ public class RunCommand implements Callable<Integer> {
                 }
             } catch (FatalException e) {
                 failure = e;
+            } finally {
+                timing.close();
             }
             out.print(buffer.getString(0));
             if (failure != null) {

@@ -28,6 +28,13 @@ final class SectionTiming {
     private int actualP;
     /** Where each process leaves its superstep records ({@code lpf run --profile}), or null. */
     private final Profile profile;
+    /**
+     * The timings of this JVM's runs by id: a copy of the program that another rank of this JVM
+     * runs (the multi-JVM engines ship every rank its copy, also to ranks that share a JVM) records
+     * into the same object.
+     */
+    private static final java.util.Map<String, SectionTiming> HERE = new java.util.concurrent.ConcurrentHashMap<>();
+    private final String id = java.util.UUID.randomUUID().toString();
 
     /** @param p the number of processes asked for (the section may get fewer) */
     SectionTiming(int p) {
@@ -55,10 +62,14 @@ final class SectionTiming {
      *         JVM runs the program without recording)
      */
     Spmd wrap(Spmd program) {
-        return new Timed(program, this, profile);
+        HERE.put(id, this);
+        return new Timed(program, this, id, profile);
     }
 
-    private void record(int pid, int nprocs, long nanos, TimedContext timed) {
+    /** Ends the copies' recording into this object (after the section). */
+    void close() { HERE.remove(id); }
+
+    private synchronized void record(int pid, int nprocs, long nanos, TimedContext timed) {
         if (pid == 0) actualP = nprocs;
         if (pid >= p) return;
         sectionNanos[pid] = nanos;
@@ -72,14 +83,16 @@ final class SectionTiming {
         private static final long serialVersionUID = 1L;
         private final Spmd program;
         private final transient SectionTiming sink;
+        private final String sinkId;
         private final Profile profile;
 
         @Override
         public Object program() { return program; }
 
-        Timed(Spmd program, SectionTiming sink, Profile profile) {
+        Timed(Spmd program, SectionTiming sink, String sinkId, Profile profile) {
             this.program = program;
             this.sink = sink;
+            this.sinkId = sinkId;
             this.profile = profile;
         }
 
@@ -91,7 +104,8 @@ final class SectionTiming {
             try {
                 program.run(timed);
             } finally {
-                if (sink != null) sink.record(ctx.pid(), ctx.nprocs(), System.nanoTime() - t0, timed);
+                SectionTiming s = sink != null ? sink : HERE.get(sinkId); // a copy: its JVM's object, if this is rank 0's
+                if (s != null) s.record(ctx.pid(), ctx.nprocs(), System.nanoTime() - t0, timed);
             }
             // only after the program returned: a failed section has no profile (and no files are left)
             if (profile != null) profile.save((ProfilingContext) timed, machine);
@@ -99,7 +113,7 @@ final class SectionTiming {
     }
 
     /** @return the number of processes the section ran with (0 before it ran) */
-    int processes() { return actualP; }
+    synchronized int processes() { return actualP; }
 
     /** @return supersteps (syncs) of process 0 */
     long supersteps() { return syncs[0]; }
@@ -120,7 +134,7 @@ final class SectionTiming {
      *         some processes ran in other JVMs, a second line says so: the time is then the longest
      *         of those recorded here, and their syncs are not compared.
      */
-    String summary() {
+    synchronized String summary() {
         long steps = supersteps();
         double total = sectionNanos();
         StringBuilder b = new StringBuilder(String.format("p=%d  supersteps=%d  time=%.3f ms", actualP, steps, total / 1e6));

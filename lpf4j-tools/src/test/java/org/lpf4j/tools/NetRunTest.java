@@ -43,6 +43,18 @@ class NetRunTest {
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
+    /** Ranks that share rank 0's JVM ({@code lpf.engine.net.perJvm}) are timed there too; the note names only the others. */
+    @Test
+    void theRanksOfRankZerosJvmAreTimedThere() throws Exception {
+        LpfJvm r = LpfJvm.run(240, "run", "--engine", "net", "-p", "4", "--param", "lpf.engine.net.perJvm=2",
+                "org.lpf4j.examples.InnerProduct");
+        assertTrue(r.done(), r::both);
+        assertEquals(0, r.exitCode(), r::both);
+        assertTrue(r.out().contains("p=4  supersteps="), r::both);
+        assertTrue(r.out().contains("note: timed in this JVM only (pids 0-1); pids 2-3 ran in other JVMs"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+    }
+
     @Test
     void aJvmKilledMidRunEndsTheJobNamingItAndLeavesNothing() throws Exception {
         Path cp = dir.resolve("running"); // a committed checkpoint says the job is past its start-up

@@ -36,13 +36,26 @@ class SectionTimingTest {
     void processesThatRanInOtherJvmsAreNamedNotCounted() throws Exception {
         SectionTiming timing = new SectionTiming(5);
         Spmd here = timing.wrap(TWO_SYNCS);
-        Spmd elsewhere = copy(here); // what another JVM runs: no sink
+        Spmd elsewhere = copy(here);
+        timing.close(); // the copy now finds no timing of its run, as in another JVM
         ThreadsEngine.root().exec(5, ctx -> (ctx.pid() == 0 || ctx.pid() == 2 ? here : elsewhere).run(ctx));
         String s = timing.summary();
         assertTrue(s.startsWith("p=5  supersteps=2  time="), s);
         assertFalse(s.contains("warning"), s);
         assertTrue(s.endsWith("note: timed in this JVM only (pids 0, 2); pids 1, 3-4 ran in other JVMs: not timed or"
                 + " counted here"), s);
+    }
+
+    @Test
+    void copiesRunByOtherRanksOfThisJvmAreTimedHere() throws Exception {
+        SectionTiming timing = new SectionTiming(3);
+        Spmd here = timing.wrap(TWO_SYNCS);
+        Spmd copy = copy(here); // what a multi-JVM engine gives a rank that shares this JVM
+        ThreadsEngine.root().exec(3, ctx -> (ctx.pid() == 0 ? here : copy).run(ctx));
+        timing.close();
+        String s = timing.summary();
+        assertTrue(s.startsWith("p=3  supersteps=2  time="), s);
+        assertFalse(s.contains("note") || s.contains("warning"), s);
     }
 
     private static Spmd copy(Spmd spmd) throws Exception {
