@@ -43,6 +43,15 @@ public record ProtocolParameters(Parameters.Parameter<Integer> pairsInRoundUpTo,
      * @return the parameters
      */
     public static ProtocolParameters declare(String prefix, int pairsDefault, String round, String dense) {
+        return declare(prefix, pairsDefault, 64, round, dense);
+    }
+
+    /**
+     * As {@link #declare(String, int, String, String)}, with the engine's default of {@code sparseFrom}.
+     *
+     * @param sparseFromDefault the engine's default of {@code sparseFrom}
+     */
+    public static ProtocolParameters declare(String prefix, int pairsDefault, int sparseFromDefault, String round, String dense) {
         ParameterRegistry r = ParameterRegistry.global();
         return new ProtocolParameters(
                 r.integer(prefix + "pairsInRoundUpTo", pairsDefault, 0, 256,
@@ -50,7 +59,7 @@ public record ProtocolParameters(Parameters.Parameter<Integer> pairsInRoundUpTo,
                 r.choice(prefix + "countExchange", "auto", List.of("auto", "sparse", "dense"),
                         "how message counts are exchanged above pairsInRoundUpTo: auto (per superstep), sparse (nonblocking"
                                 + " consensus), dense (" + dense + ")"),
-                r.integer(prefix + "sparseFrom", 64, 1, 1 << 24,
+                r.integer(prefix + "sparseFrom", sparseFromDefault, 1, 1 << 24,
                         "smallest section (processes) in which countExchange=auto may exchange counts the sparse way"));
     }
 

@@ -36,11 +36,15 @@ public final class NetParameters {
     /**
      * The superstep protocol's parameters ({@code lpf.engine.net.pairsInRoundUpTo}, default 16;
      * {@code countExchange}; {@code sparseFrom}), declared as for every engine built on the
-     * protocol ({@link ProtocolParameters}). Above {@code pairsInRoundUpTo}, the dense way is an
-     * all-to-all of one frame per pair, the sparse way a consensus among the senders
-     * ({@link NetTransport#exchangeNonzero}).
+     * protocol ({@link ProtocolParameters}). Above {@code pairsInRoundUpTo}, the dense way is
+     * Bruck's all-to-all of the counts ({@link NetTransport#alltoallLongs}: ⌈log2 p⌉ messages per
+     * process, of up to p/2 longs each), the sparse way a consensus among the senders
+     * ({@link NetTransport#exchangeNonzero}: a note and an acknowledgement per destination besides
+     * its barrier), so the dense way sends fewer messages whatever the pattern and {@code sparseFrom}
+     * defaults to 1024, where its bytes (4p⌈log2 p⌉ per process) begin to weigh.
      */
-    public static final ProtocolParameters PROTOCOL = ProtocolParameters.declare(PREFIX, 16, "round", "an all-to-all of one long per pair");
+    public static final ProtocolParameters PROTOCOL = ProtocolParameters.declare(PREFIX, 16, 1024, "round",
+            "Bruck's all-to-all, log2 p messages");
     /** {@code lpf.engine.net.pairsInRoundUpTo}: sections of at most this many processes send their streams before the round. */
     public static final Parameters.Parameter<Integer> PAIRS_IN_ROUND_UP_TO = PROTOCOL.pairsInRoundUpTo();
     /** {@code lpf.engine.net.countExchange}: how counts travel above {@code pairsInRoundUpTo} ({@code auto}, {@code sparse}, {@code dense}). */

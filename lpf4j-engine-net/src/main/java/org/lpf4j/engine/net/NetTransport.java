@@ -15,7 +15,7 @@ import java.lang.foreign.ValueLayout;
  * <p>Point-to-point transfers are frames on the protocol's channels, written from and read into
  * the caller's native memory in place. The round's allreduce is a dissemination in
  * ⌈log2 p⌉ steps (its operations, OR and MAX, are idempotent, so every process ends with the
- * combination of all); the all-to-all of counts sends one long to every other process, the sparse
+ * combination of all); the all-to-all of counts is Bruck's (⌈log2 p⌉ messages per process), the sparse
  * consensus ({@link #exchangeNonzero}) one to each process it has a count for; a cause is
  * one frame whose length the receiver learns from its header. Allocates nothing per call once its
  * buffers have grown and the mesh has seen the memory it moves.
@@ -78,23 +78,35 @@ final class NetTransport implements Transport {
         }
     }
 
+    /**
+     * The all-to-all of one long per pair by Bruck, Ho, Kipnis, Upfal and Weathersby ("Efficient
+     * algorithms for all-to-all communications in multiport message-passing systems", IEEE TPDS
+     * 1997): the values rotated so that slot i holds the one for rank me + i; in step k every slot
+     * whose index has bit k set goes to rank me + 2^k in one message (a value then has 2^k less to
+     * go); at the end slot i holds the value from rank me − i. ⌈log2 p⌉ messages per process, each
+     * of the slots with bit k set (at most ⌈p/2⌉ longs), instead of p − 1 of one long.
+     */
     @Override
     public void alltoallLongs(MemorySegment buffer, long inAt) {
         if (ranks == 1) {
             buffer.set(ValueLayout.JAVA_LONG, inAt, buffer.get(ValueLayout.JAVA_LONG, 0));
             return;
         }
-        for (int r = 0; r < ranks; r++) {
-            if (r == me) continue;
-            mesh.receive(Frame.COLLECTIVE, buffer, inAt + 8L * r, 8, r, pending, COLLECTIVE);
+        MemorySegment slots = mine.atLeast(8L * ranks), out = longs.atLeast(8L * ranks), in = theirs.atLeast(8L * ranks);
+        for (int i = 0; i < ranks; i++) slots.setAtIndex(ValueLayout.JAVA_LONG, i, buffer.getAtIndex(ValueLayout.JAVA_LONG, (me + i) % ranks));
+        for (int bit = 1; bit < ranks; bit <<= 1) {
+            int n = 0;
+            for (int i = bit; i < ranks; i++) if ((i & bit) != 0) out.setAtIndex(ValueLayout.JAVA_LONG, n++, slots.getAtIndex(ValueLayout.JAVA_LONG, i));
+            mesh.receive(Frame.COLLECTIVE, in, 0, 8L * n, (me - bit + ranks) % ranks, pending, COLLECTIVE);
+            mesh.send(Frame.COLLECTIVE, section, out, 0, 8L * n, (me + bit) % ranks, pending, COLLECTIVE);
+            counts.meta(1, 8L * n);
+            mesh.await(pending, COLLECTIVE, "the count exchange");
+            n = 0;
+            for (int i = bit; i < ranks; i++) if ((i & bit) != 0) slots.setAtIndex(ValueLayout.JAVA_LONG, i, in.getAtIndex(ValueLayout.JAVA_LONG, n++));
         }
-        for (int r = 0; r < ranks; r++) {
-            if (r == me) continue;
-            mesh.send(Frame.COLLECTIVE, section, buffer, 8L * r, 8, r, pending, COLLECTIVE);
+        for (int i = 0; i < ranks; i++) {
+            buffer.set(ValueLayout.JAVA_LONG, inAt + 8L * ((me - i + ranks) % ranks), slots.getAtIndex(ValueLayout.JAVA_LONG, i));
         }
-        counts.meta(ranks - 1, 8L * (ranks - 1));
-        buffer.set(ValueLayout.JAVA_LONG, inAt + 8L * me, buffer.get(ValueLayout.JAVA_LONG, 8L * me));
-        mesh.await(pending, COLLECTIVE, "the count exchange");
     }
 
     /**
