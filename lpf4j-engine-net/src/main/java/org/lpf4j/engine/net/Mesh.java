@@ -324,6 +324,16 @@ final class Mesh implements AutoCloseable {
                     progress(start, "the start-up barrier", from);
                 }
             }
+            // A barrier frame may still be staged (its connection still being made): out before the start
+            // ends, or its partner would wait for this process's next wait (its program may compute first).
+            for (int d = 1; d < size; d <<= 1) {
+                Conn c = peer((rank + d) % size).shared;
+                while (c.channel == null || c.outStart != c.outEnd || c.sendHead != null) {
+                    if (System.nanoTime() - deadline > 0) throw new IOException("rank " + rank + ": no connection to rank " + c.rank
+                            + " within " + setupMillis + " ms");
+                    progress(start, "the start-up barrier", c.rank);
+                }
+            }
         } catch (Transport.Stopped e) {
             throw new IOException("rank " + rank + ": " + e.getMessage(), e);
         }
