@@ -19,10 +19,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * p = 256 through the real tcp protocol: 256 sessions, each its own authenticated connection to
- * one coordinator, as threads of this JVM (256 JVMs do not fit a 2-core test machine).
+ * one coordinator, as threads of this JVM (256 JVMs do not fit a 2-core test machine); the
+ * coordinator handles and sends a constant number of frames per rank.
  */
 class TcpScaleTest {
 
@@ -55,6 +57,13 @@ class TcpScaleTest {
                 }));
             }
             for (Future<?> f : ranks) f.get(120, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!c.finished() && System.nanoTime() < deadline) Thread.onSpinWait(); // the last goodbyes in flight
+            // Counted, not timed: the host handles a constant number of frames per rank (a commit, a fence and
+            // a goodbye each, the even ranks' barrier), none that grows with p (the gets are answered locally).
+            assertEquals(3L * p + p / 2, c.framesReceived(), "frames the coordinator handled");
+            // and sends each rank one DATA frame (every owner's values together) and a FENCE_OK per fence, not a frame per owner
+            assertEquals(2L * p + p / 2, c.framesSent(), "frames the coordinator sent");
         } finally {
             pool.shutdownNow();
         }

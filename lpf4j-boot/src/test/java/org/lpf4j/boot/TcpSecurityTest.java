@@ -26,12 +26,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TcpSecurityTest {
     private static final int MAX_FRAME = 64 << 20;
 
-    /** Reads the coordinator's CHALLENGE (length, type 1, version, 32-byte nonce) and returns the nonce. */
+    /** Reads the coordinator's CHALLENGE (length, type 1, version 2, 32-byte nonce) and returns the nonce. */
     private static byte[] challenge(DataInputStream in) throws IOException {
         int n = in.readInt();
         assertEquals(1 + 4 + 32, n);
         assertEquals(1, in.readByte());
-        assertEquals(1, in.readInt());
+        assertEquals(2, in.readInt()); // the protocol version (Wire.VERSION)
         byte[] nonce = new byte[32];
         in.readFully(nonce);
         return nonce;
@@ -66,7 +66,7 @@ class TcpSecurityTest {
     private static void hello(DataOutputStream out, int rank, int size, byte[] mac) throws IOException {
         out.writeInt(1 + 4 + 4 + 4 + 32 + 32);
         out.writeByte(2);
-        out.writeInt(1);
+        out.writeInt(2); // the protocol version
         out.writeInt(rank);
         out.writeInt(size);
         out.write(new byte[32]);

@@ -125,7 +125,8 @@ public abstract class JobRuntime {
         try {
             byte[] shipment = n > 1 || shipsAlone() ? Shipment.ship(p, spmd, args, shipper()) : null;
             int section = newSection(n);
-            for (int r = 1; r < n; r++) command(r, EXEC, n, section, shipment);
+            byte[] exec = encode(EXEC, n, section, shipment); // once, not once per rank: the engine passes it on
+            for (int r = 1; r < n; r++) sendCommand(r, exec);
             FatalException f = runSection(n, section, spmd, args, share(size(), n, 0));
             if (f != null) throw f;
         } finally {
@@ -135,6 +136,11 @@ public abstract class JobRuntime {
 
     /** Rank 0: sends {@code dest} a command (blocking until it is on its way). */
     protected final void command(int dest, long kind, int n, int section, byte[] payload) {
+        sendCommand(dest, encode(kind, n, section, payload));
+    }
+
+    /** @return a command: its header, then the payload (engines that send it on do not change it) */
+    private static byte[] encode(long kind, int n, int section, byte[] payload) {
         int length = payload == null ? 0 : payload.length;
         byte[] c = new byte[HEADER + length];
         MemorySegment m = MemorySegment.ofArray(c);
@@ -142,7 +148,7 @@ public abstract class JobRuntime {
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, n);
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, section);
         if (length > 0) System.arraycopy(payload, 0, c, HEADER, length);
-        sendCommand(dest, c);
+        return c;
     }
 
     /**
@@ -159,7 +165,8 @@ public abstract class JobRuntime {
             stopped = true;
             boolean told = false;
             try {
-                for (int r = 1; r < size(); r++) command(r, STOP, 0, 0, null);
+                byte[] stop = encode(STOP, 0, 0, null);
+                for (int r = 1; r < size(); r++) sendCommand(r, stop);
                 told = true;
             } catch (RuntimeException e) {
                 System.err.println("lpf4j " + engine + ": rank 0 could not tell every rank to stop: " + e);
@@ -249,7 +256,7 @@ public abstract class JobRuntime {
     /** Ranks 1 ..: after a section ended, before the next command (e.g. leave after a failure the job cannot survive). */
     protected void afterSection() {}
 
-    /** Rank 0: sends {@code command} to {@code dest} as one message, and returns when it is on its way. */
+    /** Rank 0: sends {@code command} to {@code dest} as one message, and returns when it is on its way (it may be the same array for every rank: not to be changed). */
     protected abstract void sendCommand(int dest, byte[] command);
 
     /** Ranks 1 ..: the next command of rank 0 (blocking; if rank 0 is gone, the engine ends the JVM). */

@@ -14,7 +14,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The rendezvous point of a {@code tcp} job: accepts one connection per rank, checks that each
@@ -47,6 +47,7 @@ public final class TcpCoordinator implements AutoCloseable {
     private final ServerSocket server;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger refused = new AtomicInteger();
+    private final AtomicLong received = new AtomicLong(), sent = new AtomicLong();
     private final Thread acceptor;
     private volatile boolean closed;
     /** The last collect-data result encoded (by identity) and its frames: every participant gets the same ones. */
@@ -85,6 +86,16 @@ public final class TcpCoordinator implements AutoCloseable {
 
     /** @return how many connections were refused so far */
     public int refusedConnections() { return refused.get(); }
+
+    /**
+     * @return the members' frames handled so far after their handshakes (COMMIT, FENCE, GET, BYE):
+     *         a job's start-up costs its host a constant number per member (the net engine's: one
+     *         commit, one fence, one goodbye), none that grows with the job
+     */
+    public long framesReceived() { return received.get(); }
+
+    /** @return the frames queued to members so far after their handshakes (DATA, FENCE_OK, FENCE_FAIL, VALUE) */
+    public long framesSent() { return sent.get(); }
 
     /** @return whether every rank of the job joined and left again */
     public boolean finished() { return fences.allLeft(); }
@@ -178,6 +189,7 @@ public final class TcpCoordinator implements AutoCloseable {
             while (true) {
                 Wire.Frame f = Wire.read(in, maxFrame);
                 if (f == null) break;
+                received.incrementAndGet();
                 if (!handle(c, f)) {
                     why = "closed its session";
                     break;
@@ -246,12 +258,17 @@ public final class TcpCoordinator implements AutoCloseable {
             this.writer = Thread.ofVirtual().name("lpf-boot-tcp-writer " + rank).unstarted(this::drain);
         }
 
-        void send(byte[] frame) { queue.add(frame); }
+        void send(byte[] frame) {
+            sent.incrementAndGet();
+            queue.add(frame);
+        }
 
         @Override
         public void completed(long seq, Map<Integer, Map<String, byte[]>> data) {
-            queue.addAll(frames(data));
-            queue.add(new Wire.Builder(Wire.FENCE_OK, 8).i64(seq).build());
+            List<byte[]> frames = frames(data);
+            sent.addAndGet(frames.size());
+            queue.addAll(frames);
+            send(new Wire.Builder(Wire.FENCE_OK, 8).i64(seq).build());
         }
 
         @Override
@@ -260,7 +277,7 @@ public final class TcpCoordinator implements AutoCloseable {
             int[] missing = e.missingRanks();
             b.i32(missing.length);
             for (int r : missing) b.i32(r);
-            queue.add(b.string(e.getMessage()).build());
+            send(b.string(e.getMessage()).build());
         }
 
         private void drain() {
@@ -289,10 +306,8 @@ public final class TcpCoordinator implements AutoCloseable {
      */
     private List<byte[]> frames(Map<Integer, Map<String, byte[]>> data) {
         if (data != lastData) {
-            List<byte[]> all = new ArrayList<>();
-            data.forEach((owner, values) -> all.addAll(Wire.entries(Wire.DATA, b -> b.i32(owner), values)));
             lastData = data;
-            lastFrames = all;
+            lastFrames = Wire.dataFrames(data);
         }
         return lastFrames;
     }

@@ -235,10 +235,8 @@ public final class TcpSession extends AbstractBootSession {
                 ByteBuffer p = f.payload();
                 switch (f.type()) {
                     case Wire.DATA -> {
-                        int owner = Wire.i32(p);
-                        Map<String, byte[]> values = Wire.readEntries(p);
                         synchronized (this) {
-                            arriving.computeIfAbsent(owner, k -> new HashMap<>()).putAll(values);
+                            Wire.readData(p, arriving);
                         }
                     }
                     case Wire.FENCE_OK -> {

@@ -30,7 +30,8 @@ import java.util.Map;
 final class Wire {
     private Wire() {}
 
-    static final int VERSION = 1;
+    /** 2: a DATA frame carries the values of many owners (one frame per owner made a collect fence p frames per member). */
+    static final int VERSION = 2;
     static final int HANDSHAKE_LIMIT = 4096;
     static final int NONCE = JobHandshake.NONCE;
     /** The handshake's proofs: HELLO proves sn ‖ rank ‖ size ‖ cn, WELCOME cn ‖ sn. */
@@ -168,7 +169,7 @@ final class Wire {
      * Encodes entries into frames of at most about {@link #CHUNK} bytes each (one large value gets a
      * frame of its own).
      *
-     * @param type   COMMIT or DATA
+     * @param type   COMMIT
      * @param header writes the fields before the entry count
      * @param values the entries
      * @return the frames (at least one)
@@ -200,7 +201,72 @@ final class Wire {
         return b.build();
     }
 
+    /**
+     * Encodes a collect-data result into DATA frames of about {@link #CHUNK} bytes each, as few as
+     * the bytes allow (not one per owner): a payload is a group count, then per group the owner
+     * and its entries ({@link #entries}' layout after the header).
+     *
+     * @param data owner → key → value
+     * @return the frames (none without data)
+     */
+    static List<byte[]> dataFrames(Map<Integer, Map<String, byte[]>> data) {
+        List<byte[]> frames = new ArrayList<>();
+        if (data.isEmpty()) return frames; // a barrier: FENCE_OK alone
+        List<Map.Entry<Integer, List<Map.Entry<String, byte[]>>>> groups = new ArrayList<>();
+        long bytes = 0;
+        for (Map.Entry<Integer, Map<String, byte[]>> owner : data.entrySet()) {
+            List<Map.Entry<String, byte[]>> chunk = new ArrayList<>();
+            groups.add(Map.entry(owner.getKey(), chunk));
+            bytes += 8;
+            for (Map.Entry<String, byte[]> e : owner.getValue().entrySet()) {
+                long size = 8L + e.getKey().length() * 3L + e.getValue().length;
+                if (bytes + size > CHUNK && !(groups.size() == 1 && chunk.isEmpty())) {
+                    frames.add(dataFrame(groups, bytes));
+                    groups = new ArrayList<>();
+                    chunk = new ArrayList<>();
+                    groups.add(Map.entry(owner.getKey(), chunk));
+                    bytes = 8;
+                }
+                chunk.add(e);
+                bytes += size;
+            }
+        }
+        frames.add(dataFrame(groups, bytes));
+        return frames;
+    }
+
+    private static byte[] dataFrame(List<Map.Entry<Integer, List<Map.Entry<String, byte[]>>>> groups, long bytes) {
+        Builder b = new Builder(DATA, (int) Math.min(Integer.MAX_VALUE - 64, bytes + 32)).i32(groups.size());
+        for (Map.Entry<Integer, List<Map.Entry<String, byte[]>>> g : groups) {
+            b.i32(g.getKey()).i32(g.getValue().size());
+            for (Map.Entry<String, byte[]> e : g.getValue()) b.string(e.getKey()).blob(e.getValue());
+        }
+        return b.build();
+    }
+
+    /**
+     * Decodes a DATA payload ({@link #dataFrames}) into {@code into}.
+     *
+     * @param p    the payload
+     * @param into owner → key → value, added to
+     */
+    static void readData(ByteBuffer p, Map<Integer, Map<String, byte[]>> into) throws ProtocolException {
+        int groups = i32(p);
+        if (groups < 0 || groups > p.remaining() / 8) throw new ProtocolException("group count " + groups + " exceeds the frame");
+        for (int g = 0; g < groups; g++) {
+            int owner = i32(p);
+            into.computeIfAbsent(owner, k -> new java.util.HashMap<>()).putAll(entryList(p));
+        }
+        end(p);
+    }
+
     static Map<String, byte[]> readEntries(ByteBuffer p) throws ProtocolException {
+        Map<String, byte[]> m = entryList(p);
+        end(p);
+        return m;
+    }
+
+    private static Map<String, byte[]> entryList(ByteBuffer p) throws ProtocolException {
         int n = i32(p);
         if (n < 0 || n > p.remaining() / 8) throw new ProtocolException("entry count " + n + " exceeds the frame");
         Map<String, byte[]> m = new LinkedHashMap<>();
@@ -208,7 +274,6 @@ final class Wire {
             String k = string(p, 4 * 511);
             m.put(k, blob(p, Integer.MAX_VALUE));
         }
-        end(p);
         return m;
     }
 

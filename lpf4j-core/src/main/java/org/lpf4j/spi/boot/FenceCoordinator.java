@@ -56,6 +56,8 @@ public final class FenceCoordinator implements AutoCloseable {
     private final int size;
     private final Map<Integer, Map<String, byte[]>> committed = new HashMap<>();
     private final String[] gone;
+    /** Ranks gone so far: while none is, an arrival checks no participant list. */
+    private int goneCount;
     private final Participant[] participants;
     private final Map<String, Pending> pending = new LinkedHashMap<>();
     /** Instance key → failure message and missing ranks, for late arrivals. */
@@ -192,14 +194,15 @@ public final class FenceCoordinator implements AutoCloseable {
                     earlier.missingRanks(), null));
             return;
         }
-        int[] set = ranks;
-        if (set == null) {
-            set = new int[size];
-            for (int i = 0; i < size; i++) set[i] = i;
-        }
-        for (int r : set) check(r);
         Pending existing = pending.get(id);
         if (existing == null) {
+            // Built and checked once per fence (its id names the ranks): a fence of p ranks costs O(p), not O(p²).
+            int[] set = ranks;
+            if (set == null) {
+                set = new int[size];
+                for (int i = 0; i < size; i++) set[i] = i;
+            }
+            for (int r : set) check(r);
             existing = new Pending(id, description, set, collect, rank);
             pending.put(id, existing);
         }
@@ -222,10 +225,12 @@ public final class FenceCoordinator implements AutoCloseable {
             if (f.timeout != null) f.timeout.cancel(false);
             f.timeout = timer.schedule(() -> timedOut(f), timeoutMillis, TimeUnit.MILLISECONDS);
         }
-        int[] dead = Arrays.stream(f.ranks).filter(r -> gone[r] != null && !f.arrived.containsKey(r)).toArray();
-        if (dead.length > 0) {
-            fail(f, dead, f.what() + " failed: " + describeGone(dead));
-            return;
+        if (goneCount > 0) {
+            int[] dead = Arrays.stream(f.ranks).filter(r -> gone[r] != null && !f.arrived.containsKey(r)).toArray();
+            if (dead.length > 0) {
+                fail(f, dead, f.what() + " failed: " + describeGone(dead));
+                return;
+            }
         }
         if (crossed(f, rank)) return;
         if (f.arrived.size() == f.ranks.length) complete(f);
@@ -304,6 +309,7 @@ public final class FenceCoordinator implements AutoCloseable {
         check(rank);
         if (gone[rank] != null) return;
         gone[rank] = why;
+        goneCount++;
         participants[rank] = null;
         notifyAll();
         for (Pending f : new ArrayList<>(pending.values())) {

@@ -104,7 +104,12 @@ final class NetRuntime extends JobRuntime {
         Mesh connected = null;
         int r = session.rank(), n = session.size();
         try {
-            if (n > 1) connected = Rendezvous.connect(session, agreement, InetAddress.getByName(NetParameters.BIND.get().strip()), null);
+            if (n > 1) connected = Rendezvous.exchange(session, agreement, InetAddress.getByName(NetParameters.BIND.get().strip()), null);
+            // The boot is done with: leave it before the barrier. Rank 0's tcp session serves the others
+            // until they left, and its close waits for that (up to the boot's fence timeout, 10 s); after
+            // the barrier its mesh must make progress meanwhile (a barrier frame of its may still be staged).
+            session.close();
+            if (connected != null) Rendezvous.join(connected);
         } catch (IOException e) {
             throw new IllegalStateException("lpf4j net: the job's processes could not connect (boot module " + bootModule
                     + "): " + e.getMessage(), e);

@@ -56,6 +56,33 @@ final class Rendezvous {
      * @throws IllegalStateException if the members disagree on modules or settings
      */
     static Mesh connect(BootSession session, String agreement, InetAddress bindHost, byte[] secret) throws IOException {
+        return join(exchange(session, agreement, bindHost, secret));
+    }
+
+    /**
+     * The start's barrier over the mesh ({@link Mesh#join}); closes the mesh if it fails.
+     *
+     * @param mesh the mesh {@link #exchange} made
+     * @return it
+     * @throws IOException naming a process not heard from in time, or one that died
+     */
+    static Mesh join(Mesh mesh) throws IOException {
+        try {
+            mesh.join(NetParameters.SETUP_MILLIS.get());
+        } catch (IOException | RuntimeException e) {
+            mesh.close();
+            throw e;
+        }
+        return mesh;
+    }
+
+    /**
+     * {@link #connect} without the barrier: the boot session's one fence, then the mesh, unjoined.
+     * The session is not used afterwards, so a caller that owns it may close it before the
+     * barrier: a boot module whose rank 0 serves the others (tcp) then waits for them to leave
+     * the boot before rank 0's mesh has to make progress, not while the others wait for it.
+     */
+    static Mesh exchange(BootSession session, String agreement, InetAddress bindHost, byte[] secret) throws IOException {
         int r = session.rank(), n = session.size();
         if (secret != null && secret.length != SECRET_BYTES) {
             throw new IllegalArgumentException("the job secret has " + secret.length + " bytes, not " + SECRET_BYTES);
@@ -82,15 +109,8 @@ final class Rendezvous {
                 agreements.add(new String(session.get(q, "lpf4j.net.agreement", GET_WAIT), StandardCharsets.UTF_8));
             }
             StartupAgreement.check(agreements, "net job", "libraries");
-            Mesh mesh = Mesh.connect(r, n, key, job, server, all, NetParameters.SETUP_MILLIS.get(), NetParameters.SPIN_MICROS.get() * 1_000L,
+            return Mesh.connect(r, n, key, job, server, all, NetParameters.SETUP_MILLIS.get(), NetParameters.SPIN_MICROS.get() * 1_000L,
                     NetParameters.SYNC_TIMEOUT.get() * 1_000_000L, System.err::println);
-            try {
-                mesh.join(NetParameters.SETUP_MILLIS.get());
-            } catch (IOException | RuntimeException e) {
-                mesh.close();
-                throw e;
-            }
-            return mesh;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;

@@ -180,7 +180,7 @@ public final class Charts {
      * @param series the names of the series the chart will get, for the legend's layout
      *               ({@link #extraLegendLines}): side by side below the plot if they fit, else one per line
      */
-    private static XYChart chart(String title, String xTitle, String yTitle, List<String> series) {
+    static XYChart chart(String title, String xTitle, String yTitle, List<String> series) {
         int extra = extraLegendLines(series);
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT + extra).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
