@@ -31,7 +31,7 @@ final class Handshake {
     private Handshake() {}
 
     static final int MAGIC = 0x4C50464E; // "LPFN"
-    static final int VERSION = 3; // 2: a connection per direction; 3: the roles, for connections made on first use
+    static final int VERSION = 4; // 2: a connection per direction; 3: the roles, for connections made on first use; 4: the locality exchange after it
     /** A pair's main connection: every frame both ways except the higher rank's large payloads. */
     static final int MAIN = 0;
     /** The higher rank's connection for its large payloads only. */
