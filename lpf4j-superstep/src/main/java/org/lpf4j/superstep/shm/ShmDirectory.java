@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
@@ -55,6 +56,7 @@ public final class ShmDirectory {
      * Creates {@code dir} with mode 0700 unless it exists; an existing one must be this user's
      * directory with mode 0700.
      *
+     * @throws NoSuchFileException if another process removed the directory while it was checked (try again)
      * @throws IOException if it cannot be created, or exists and is not safe to use
      */
     public static void ensure(Path dir) throws IOException {
@@ -65,12 +67,14 @@ public final class ShmDirectory {
         } catch (FileAlreadyExistsException e) {
             // checked below
         }
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) throw new IOException(dir + " exists and is not a directory");
-        var owner = Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS);
+        // One look at the entry itself (not what a link points to); gone by now: NoSuchFileException.
+        PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!a.isDirectory()) throw new IOException(dir + " exists and is not a directory");
         var me = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
-        if (!owner.equals(me)) throw new IOException(dir + " belongs to " + owner.getName() + ", not to " + me.getName());
-        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-        if (!mode.equals(DIRECTORY)) throw new IOException(dir + " has mode " + PosixFilePermissions.toString(mode) + ", not rwx------");
+        if (!a.owner().equals(me)) throw new IOException(dir + " belongs to " + a.owner().getName() + ", not to " + me.getName());
+        if (!a.permissions().equals(DIRECTORY)) {
+            throw new IOException(dir + " has mode " + PosixFilePermissions.toString(a.permissions()) + ", not rwx------");
+        }
     }
 
     /**
@@ -87,8 +91,9 @@ public final class ShmDirectory {
                 Files.deleteIfExists(f);
                 return Files.createFile(f, PosixFilePermissions.asFileAttribute(FILE));
             } catch (NoSuchFileException e) {
-                // another process of the job removed the (empty) directory meanwhile: again
-                if (attempt == 3) throw e;
+                // another process of the job removed the (empty) directory meanwhile: again (each
+                // retry follows another process's removal, of which there are only so many)
+                if (attempt == 100) throw e;
             }
         }
     }
