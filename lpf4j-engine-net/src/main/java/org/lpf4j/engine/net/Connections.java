@@ -30,6 +30,10 @@ import java.util.function.Consumer;
  * and b, accepting a's, gives it the main role. The acceptor's answer is part of the handshake,
  * so both sides agree before either writes a frame.
  *
+ * <p><b>Locality.</b> After its handshake, on the same thread, every connection runs the locality
+ * exchange ({@link LocalPeers}, two more messages): a peer that proves to share this host gives
+ * the connection shared-memory rings, which the {@link Ready} carries to the mesh.
+ *
  * <p>Costs: a connection costs a dial and a handshake (three messages, two HMACs) the first time
  * a pair talks; nothing afterwards. The mesh counts the connections it dialled and accepted
  * ({@link #dialled}, {@link #accepted}).

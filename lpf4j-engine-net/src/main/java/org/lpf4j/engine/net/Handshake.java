@@ -23,7 +23,8 @@ import java.nio.channels.SocketChannel;
  * acceptor's answer settles which one is which ({@link Connections}).
  * Every message has a fixed length, so an unauthenticated peer can make the acceptor read at most
  * {@link #HELLO_BYTES} bytes; a wrong magic, version, job, rank, size or MAC closes the connection
- * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The nonces and
+ * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The locality
+ * exchange ({@link LocalPeers}) follows on every connection. The nonces and
  * proofs are {@link JobHandshake}'s (shared with the tcp boot, whose framing differs); this class
  * is the net engine's framing and checks.
  */
