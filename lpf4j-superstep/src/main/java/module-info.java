@@ -9,4 +9,5 @@
 module org.lpf4j.superstep {
     requires transitive org.lpf4j.core;
     exports org.lpf4j.superstep;
+    exports org.lpf4j.superstep.shm to org.lpf4j.engine.net;
 }

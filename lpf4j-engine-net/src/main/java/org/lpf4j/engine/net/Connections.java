@@ -30,6 +30,10 @@ import java.util.function.Consumer;
  * and b, accepting a's, gives it the main role. The acceptor's answer is part of the handshake,
  * so both sides agree before either writes a frame.
  *
+ * <p><b>Locality.</b> After its handshake, on the same thread, every connection runs the locality
+ * exchange ({@link LocalPeers}, two more messages): a peer that proves to share this host gives
+ * the connection shared-memory rings, which the {@link Ready} carries to the mesh.
+ *
  * <p>Costs: a connection costs a dial and a handshake (three messages, two HMACs) the first time
  * a pair talks; nothing afterwards. The mesh counts the connections it dialled and accepted
  * ({@link #dialled}, {@link #accepted}).
@@ -39,8 +43,17 @@ final class Connections implements AutoCloseable, Handshake.Roles {
      * What the mesh's thread receives: a connection ready for its role, or a dial that failed.
      *
      * @param intent the role this process dialled it for; -1 for a connection it accepted
+     * @param link   its shared-memory rings if the peer proved to share this host ({@link LocalPeers}), else null
      */
-    record Ready(int rank, int intent, int role, SocketChannel channel, String failure) {}
+    record Ready(int rank, int intent, int role, SocketChannel channel, ShmLink link, String failure) {
+        Ready(int rank, int intent, int role, SocketChannel channel, String failure) { this(rank, intent, role, channel, null, failure); }
+
+        /** Closes the connection and unmaps its rings: nobody will use it. */
+        void discard() {
+            if (channel != null) Mesh.closeQuietly(channel);
+            if (link != null) link.unmap();
+        }
+    }
 
     private static final int NONE = 0, DIALLING = 1, SET = 2;
     private final int rank, size;
@@ -51,6 +64,8 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     private final long dialMillis;
     private final Consumer<String> log;
     private final Selector wake;
+    /** The locality exchange every connection runs after its handshake. */
+    private final LocalPeers local;
     /** Per peer, guarded by this: whether this process dials, or has, the pair's main connection. */
     private final byte[] main;
     /** Per peer, guarded by this: whether this process's dial of the main connection is under way. */
@@ -67,6 +82,12 @@ final class Connections implements AutoCloseable, Handshake.Roles {
      */
     Connections(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> addresses,
                 long dialMillis, Consumer<String> log, Selector wake) {
+        this(rank, size, key, jobId, server, addresses, dialMillis, log, wake, LocalPeers.off(rank, log));
+    }
+
+    /** @param local the locality exchange each connection runs after its handshake (shared memory for peers on this host) */
+    Connections(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> addresses,
+                long dialMillis, Consumer<String> log, Selector wake, LocalPeers local) {
         this.rank = rank;
         this.size = size;
         this.key = key;
@@ -76,6 +97,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         this.dialMillis = dialMillis;
         this.log = log;
         this.wake = wake;
+        this.local = local;
         this.main = new byte[size];
         this.dialsMain = new boolean[size];
     }
@@ -139,6 +161,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
             Ready r;
             try {
                 Made m = connect(peer, intent);
+                ShmLink link = afterHandshake(m.channel(), peer, m.role(), true);
                 if (intent == Handshake.MAIN) {
                     synchronized (this) {
                         main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
@@ -146,7 +169,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
                     }
                 }
                 dialled.incrementAndGet();
-                r = new Ready(peer, intent, m.role(), m.channel(), null);
+                r = new Ready(peer, intent, m.role(), m.channel(), link, null);
             } catch (IOException | RuntimeException e) {
                 r = new Ready(peer, intent, intent, null, "pid " + peer + " took no connection from pid " + rank + " ("
                         + e.getMessage() + "): its JVM died or was killed");
@@ -216,8 +239,15 @@ final class Connections implements AutoCloseable, Handshake.Roles {
                 try {
                     tune(ch, Mesh.HANDSHAKE_MILLIS);
                     Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this);
+                    ShmLink link;
+                    try {
+                        link = afterHandshake(ch, p.rank(), p.role(), false);
+                    } catch (IOException | RuntimeException e) {
+                        withdraw(p.rank(), p.role()); // the connection is closed below: its role is free again
+                        throw e;
+                    }
                     accepted.incrementAndGet();
-                    hand(new Ready(p.rank(), -1, p.role(), ch, null));
+                    hand(new Ready(p.rank(), -1, p.role(), ch, link, null));
                 } catch (IOException | RuntimeException e) {
                     log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": " + e.getMessage());
                     Mesh.closeQuietly(ch);
@@ -228,10 +258,26 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         }
     }
 
+    /**
+     * The hook after a handshake, on the connection's thread, before the mesh sees it: the
+     * locality exchange ({@link LocalPeers}), which gives the connection shared-memory rings if its
+     * peer proves to share this host. Closes the channel if the exchange fails.
+     *
+     * @return the rings, or null (TCP)
+     */
+    private ShmLink afterHandshake(SocketChannel ch, int peer, int role, boolean dialled) throws IOException {
+        try {
+            return local.link(ch, peer, role, dialled);
+        } catch (IOException | RuntimeException e) {
+            Mesh.closeQuietly(ch);
+            throw e;
+        }
+    }
+
     /** Hands a result to the mesh's thread, or closes its connection if the mesh has closed. */
     private void hand(Ready r) {
         ready.add(r);
-        if (closed && ready.remove(r) && r.channel() != null) Mesh.closeQuietly(r.channel());
+        if (closed && ready.remove(r)) r.discard();
         wake.wakeup();
     }
 
@@ -258,6 +304,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         } catch (IOException ignored) {
             // nothing more to release
         }
-        for (Ready r; (r = ready.poll()) != null; ) if (r.channel() != null) Mesh.closeQuietly(r.channel());
+        for (Ready r; (r = ready.poll()) != null; ) r.discard();
+        local.close();
     }
 }

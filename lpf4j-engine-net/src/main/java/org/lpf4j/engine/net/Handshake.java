@@ -23,7 +23,8 @@ import java.nio.channels.SocketChannel;
  * acceptor's answer settles which one is which ({@link Connections}).
  * Every message has a fixed length, so an unauthenticated peer can make the acceptor read at most
  * {@link #HELLO_BYTES} bytes; a wrong magic, version, job, rank, size or MAC closes the connection
- * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The nonces and
+ * at once. Blocking calls bounded by the socket's timeout (the caller sets it). The locality
+ * exchange ({@link LocalPeers}) follows on every connection. The nonces and
  * proofs are {@link JobHandshake}'s (shared with the tcp boot, whose framing differs); this class
  * is the net engine's framing and checks.
  */
@@ -31,7 +32,7 @@ final class Handshake {
     private Handshake() {}
 
     static final int MAGIC = 0x4C50464E; // "LPFN"
-    static final int VERSION = 3; // 2: a connection per direction; 3: the roles, for connections made on first use
+    static final int VERSION = 4; // 2: a connection per direction; 3: the roles, for connections made on first use; 4: the locality exchange after it
     /** A pair's main connection: every frame both ways except the higher rank's large payloads. */
     static final int MAIN = 0;
     /** The higher rank's connection for its large payloads only. */

@@ -59,6 +59,12 @@ import java.util.function.Consumer;
  * hops. With a deadline ({@code syncTimeoutMillis}) a wait that sees no frame it needs for that
  * long throws the same, naming the peers it waited for.
  *
+ * <p><b>Peers on this host.</b> A connection whose peer proved to share this host as it was made
+ * ({@link LocalPeers}) stays a connection, but its bytes (the same frames) go through
+ * shared-memory rings ({@link ShmLink}): each step of progress polls them, and a wait that blocks
+ * first asks the peers to wake it by a byte on the socket; a socket's end is still the peer's end.
+ * Each connection chooses on its own, so a pair may hold a linked and a TCP connection.
+ *
  * <p>Used by one thread at a time.
  */
 final class Mesh implements AutoCloseable {
@@ -136,6 +142,12 @@ final class Mesh implements AutoCloseable {
     /** Stashed frames per channel, so that {@link #takeAny} finds none in O(1). */
     private final int[] stashed = new int[Frame.CHANNELS];
     private boolean closed;
+    /** The connections whose frames go through shared memory ({@link ShmLink}), polled by every step of progress. */
+    private Conn[] linked = new Conn[0];
+    /** Whether every connection is linked: the sockets (wake-ups, ends) then need a look only now and then while spinning. */
+    private boolean linkedOnly;
+    /** Progress steps since the sockets were last looked at while spinning. */
+    private int polls;
 
     /** One posted send or receive. Pooled: a sync allocates none once the pool has grown. */
     static final class Op {
@@ -237,6 +249,10 @@ final class Mesh implements AutoCloseable {
         boolean saidBye;
         /** Whether frames are staged on it while its socket is being made (counted in {@link Mesh#held}). */
         boolean held;
+        /** The rings that carry this connection's frames when the peer shares this host (the socket then carries wake-ups), or null. */
+        ShmLink link;
+        /** The peer closed a linked connection's socket: it has ended once its ring is read. */
+        boolean eof;
 
         Conn(Peer peer) {
             this.peer = peer;
@@ -271,11 +287,12 @@ final class Mesh implements AutoCloseable {
         for (int r = 0; r < size; r++) if (r != rank && isLocal(all.get(r))) local++;
         this.crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
         this.spinNanos = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
-        this.connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector);
+        this.connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector,
+                LocalPeers.open(key, jobId, rank, all, log));
     }
 
     /** @return whether the process at {@code a} runs on this machine (its address is one of this machine's) */
-    private static boolean isLocal(InetSocketAddress a) {
+    static boolean isLocal(InetSocketAddress a) {
         try {
             if (a.getAddress() == null) return false;
             java.net.InetAddress ip = a.getAddress();
@@ -378,14 +395,14 @@ final class Mesh implements AutoCloseable {
             Conn c = r.role() == Handshake.MAIN ? p.shared : p.large;
             if (p.dead || dropped || c.channel != null) {
                 if (c.channel != null) log.accept("lpf4j net: rank " + rank + " dropped a second connection of role " + r.role() + " from rank " + r.rank());
-                closeQuietly(r.channel());
+                r.discard();
                 continue;
             }
-            attach(c, r.channel());
+            attach(c, r.channel(), r.link());
         }
     }
 
-    private void attach(Conn c, SocketChannel ch) {
+    private void attach(Conn c, SocketChannel ch, ShmLink link) {
         try {
             ch.configureBlocking(false);
             c.channel = ch;
@@ -393,12 +410,19 @@ final class Mesh implements AutoCloseable {
             unhold(c);
         } catch (IOException e) {
             closeQuietly(ch);
+            if (link != null) link.unmap();
             c.channel = null;
             died(c, "the connection to pid " + c.rank + " broke as it was made (" + e.getMessage() + ")");
             return;
         }
         conns = java.util.Arrays.copyOf(conns, conns.length + 1);
         conns[conns.length - 1] = c;
+        if (link != null) {
+            c.link = link;
+            linked = java.util.Arrays.copyOf(linked, linked.length + 1);
+            linked[linked.length - 1] = c;
+        }
+        linkedOnly = linked.length == conns.length;
         Peer p = c.peer;
         if (c == p.shared) {
             // News of deaths reaches a process that connects later, too.
@@ -439,6 +463,16 @@ final class Mesh implements AutoCloseable {
 
     /** @return this process's rank */
     int rank() { return rank; }
+
+    /** @return the peers whose main connection goes through shared memory (for tests) */
+    int linkedPeers() {
+        int n = 0;
+        for (Conn c : linked) if (c == c.peer.shared) n++;
+        return n;
+    }
+
+    /** @return the connections (of either role) that go through shared memory (for tests) */
+    int linkedConnections() { return linked.length; }
 
     /** @return the mesh's processes */
     int size() { return size; }
@@ -728,8 +762,10 @@ final class Mesh implements AutoCloseable {
         flush();
         checkAlive();
         try {
-            int ready = selector.selectNow(onReady);
-            if (ready == 0) {
+            boolean moved = linked.length > 0 && pollLinks();
+            // Linked peers only: the sockets carry wake-ups and ends, a look now and then suffices while spinning.
+            int ready = linkedOnly && (++polls & 63) != 0 ? 0 : selector.selectNow(onReady);
+            if (ready == 0 && !moved) {
                 long now = System.nanoTime();
                 if (timeoutNanos > 0 && now - waitStart > timeoutNanos) {
                     throw new Transport.Stopped(stoppedMessage(waitingFor, waitedPeer));
@@ -744,7 +780,9 @@ final class Mesh implements AutoCloseable {
                 if (Thread.interrupted()) {
                     throw new Transport.Stopped("rank " + rank + " was interrupted while it waited (" + waitingFor + ")");
                 }
+                if (linked.length > 0 && !armLinks()) return;
                 selector.select(onReady, timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
+                for (Conn c : linked) c.link.disarm();
             }
         } catch (IOException e) {
             throw new Transport.Stopped("rank " + rank + ": the mesh's selector failed: " + e);
@@ -752,10 +790,75 @@ final class Mesh implements AutoCloseable {
         checkAlive();
     }
 
+    /** Moves what the linked connections' rings allow. @return whether any had something to do */
+    private boolean pollLinks() {
+        boolean any = false;
+        for (Conn c : linked) {
+            if (c.peer.dead) continue;
+            boolean open = c.channel.isOpen();
+            if (!open) {
+                // Closed here without its end (as by a test's dropped connections): the peer is gone for this process.
+                if (!c.eof) died(c, "the connection to pid " + c.rank + " was closed");
+                continue;
+            }
+            if (!c.parked && c.link.readable()) {
+                read(c);
+                any = true;
+            }
+            if (c.writing() && c.link.writable()) {
+                write(c);
+                any = true;
+            }
+            if (c.eof && c.channel.isOpen() && !c.peer.dead && !c.parked && !c.link.readable()) ended(c);
+        }
+        return any;
+    }
+
+    /**
+     * Before blocking: asks every linked peer to wake this process by its socket when it writes
+     * (or, while this process has bytes for it, reads), then looks again.
+     *
+     * @return true if nothing came meanwhile (block), false if something did (the flags are cleared)
+     */
+    private boolean armLinks() {
+        for (Conn c : linked) if (!c.peer.dead) c.link.arm(c.writing());
+        for (Conn c : linked) {
+            if (c.peer.dead || !c.channel.isOpen()) continue;
+            if (!c.parked && c.link.readable() || c.writing() && c.link.writable() || c.eof) {
+                for (Conn d : linked) d.link.disarm();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A linked connection's socket is readable: wake-ups (the rings are then polled), or the peer's end. */
+    private void wokenUp(Conn c) {
+        try {
+            if (c.link.drainWakeUps()) return;
+        } catch (IOException e) {
+            died(c, "the connection to pid " + c.rank + " broke (" + e.getMessage() + "): its JVM died or was killed");
+            return;
+        }
+        c.key.cancel();
+        c.eof = true;
+        if (c.link.in == null) { // it carried nothing this way: its end says nothing (the other connection's does)
+            c.saidBye = true;
+            ended(c);
+            return;
+        }
+        if (!c.parked) read(c); // what the peer wrote before its end
+        if (!c.peer.dead && c.channel.isOpen() && !c.parked && !c.link.readable()) ended(c);
+    }
+
     /** What a selection does with each ready connection (one object, so that selecting allocates nothing). */
     private final Consumer<SelectionKey> onReady = k -> {
         Conn c = (Conn) k.attachment();
         if (!k.isValid()) return;
+        if (c.link != null) {
+            wokenUp(c);
+            return;
+        }
         if (k.isReadable()) read(c);
         if (k.isValid() && k.isWritable()) write(c);
     };
@@ -818,7 +921,8 @@ final class Mesh implements AutoCloseable {
     /** Sets what the selector watches on a connection: reading unless a frame is parked, writing while frames wait. */
     private void interest(Conn c) {
         if (c.key == null) return;
-        int want = (c.parked ? 0 : SelectionKey.OP_READ) | (c.writing() ? SelectionKey.OP_WRITE : 0);
+        int want = c.link != null ? SelectionKey.OP_READ // its socket's wake-ups and end; the rings are polled
+                : (c.parked ? 0 : SelectionKey.OP_READ) | (c.writing() ? SelectionKey.OP_WRITE : 0);
         if (c.key.isValid() && c.key.interestOps() != want) c.key.interestOps(want);
     }
 
@@ -855,7 +959,11 @@ final class Mesh implements AutoCloseable {
             long want = staged + chunk, n;
             if (want == 0) return;
             p.outBuffer.limit(p.outEnd).position(p.outStart);
-            if (chunk == 0) {
+            if (p.link != null) {
+                if (!p.channel.isOpen()) throw new java.nio.channels.ClosedChannelException(); // as a socket would: the peer ended
+                n = p.link.write(p.out, p.outStart, staged, large == null ? null : large.segment,
+                        large == null ? 0 : large.offset + large.done, chunk);
+            } else if (chunk == 0) {
                 n = p.channel.write(p.outBuffer);
             } else if (staged == 0) {
                 n = p.channel.write(view(large.segment, large.offset + large.done, chunk));
@@ -887,6 +995,8 @@ final class Mesh implements AutoCloseable {
      */
     private void read(Conn p) {
         try {
+            // As a socket would: a linked connection that ended, or carries nothing this way, has nothing more to read.
+            if (p.link != null && (p.link.in == null || !p.channel.isOpen())) throw new java.nio.channels.ClosedChannelException();
             while (!p.parked) {
                 parse(p);
                 if (p.parked) return;
@@ -895,7 +1005,8 @@ final class Mesh implements AutoCloseable {
                     MemorySegment target = p.readOp != null ? p.readOp.segment : p.readStash.bytes;
                     long base = p.readOp != null ? p.readOp.offset : 0;
                     long chunk = Math.min(left, 1L << 30);
-                    int n = p.channel.read(view(target, base + p.readDone, chunk));
+                    int n = p.link != null ? p.link.read(target, base + p.readDone, chunk)
+                            : p.channel.read(view(target, base + p.readDone, chunk));
                     if (n < 0) {
                         ended(p);
                         return;
@@ -909,7 +1020,7 @@ final class Mesh implements AutoCloseable {
                 }
                 int space = IN_BYTES - p.inEnd;
                 p.inBuffer.limit(IN_BYTES).position(p.inEnd);
-                int n = p.channel.read(p.inBuffer);
+                int n = p.link != null ? p.link.read(p.in, p.inEnd, space) : p.channel.read(p.inBuffer);
                 if (n < 0) {
                     ended(p);
                     return;
@@ -1133,6 +1244,27 @@ final class Mesh implements AutoCloseable {
         for (Peer p : peers) if (p != null) p.closeChannels();
     }
 
+    /** How long a linked connection's goodbye may wait for its peer to make room in the ring. */
+    private static final long BYE_WAIT_NANOS = 1_000_000_000L;
+
+    /** Writes what is staged for a linked connection's peer, then a goodbye, as far as its ring takes them within {@link #BYE_WAIT_NANOS}. */
+    private void sayByeOverRing(Conn c) throws IOException {
+        if (c.link.out == null) return; // nothing goes this way: its socket's end is its goodbye
+        long until = System.nanoTime() + BYE_WAIT_NANOS;
+        for (int pass = 0; pass < 2; pass++) {
+            while (c.writing()) {
+                writeSome(c);
+                if (!c.writing()) break;
+                if (System.nanoTime() - until > 0) return; // the peer reads no more: it sees an end without goodbye
+                Thread.yield();
+            }
+            if (pass == 0) {
+                room(c, Frame.HEADER);
+                stageHeader(c, Frame.BYE, 0, 0);
+            }
+        }
+    }
+
     /** Says goodbye to every peer and closes every connection. */
     @Override
     public void close() {
@@ -1149,6 +1281,11 @@ final class Mesh implements AutoCloseable {
                 c.key.cancel();
                 selector.selectNow(); // deregisters the cancelled key, so that the channel can block
                 c.channel.configureBlocking(true);
+                if (c.link != null) {
+                    sayByeOverRing(c);
+                    c.channel.shutdownOutput();
+                    continue;
+                }
                 writeSome(c); // what is staged goes before the goodbye
                 while (bye.hasRemaining()) c.channel.write(bye);
                 c.channel.shutdownOutput();
@@ -1158,6 +1295,7 @@ final class Mesh implements AutoCloseable {
         }
         for (Peer p : peers) if (p != null) p.closeChannels();
         connections.close();
+        for (Conn c : linked) c.link.unmap();
         try {
             selector.close();
         } catch (IOException ignored) {

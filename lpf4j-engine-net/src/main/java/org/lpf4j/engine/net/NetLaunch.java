@@ -3,11 +3,14 @@ package org.lpf4j.engine.net;
 import org.lpf4j.spi.ProcessLauncher;
 import org.lpf4j.spi.boot.BootEnvironment;
 import org.lpf4j.spi.kit.JobKeys;
+import org.lpf4j.superstep.shm.ShmDirectory;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -21,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * proves), forwards their output, and exits with the first failing process's status (0 if all
  * succeeded). When one process fails, the others fail at their next sync (they see its connection
  * end) and exit on their own; whoever is left after a grace period is killed. Killed itself
- * (SIGTERM, {@code lpf run} interrupted), it kills every process it started.
+ * (SIGTERM, {@code lpf run} interrupted), it kills every process it started. The job's
+ * shared-memory files ({@link LocalPeers}) go in a 0700 directory under {@code /dev/shm} that the
+ * launcher makes and removes, with whatever a killed JVM left in it, once its JVMs are gone.
  *
  * <p>{@code NetLaunch --per-jvm K P <command>} ({@code lpf.engine.net.perJvm}) starts ⌈P / K⌉ JVMs
  * instead, each hosting K of the P processes as threads ({@link JvmRanks}): the boot module then
@@ -93,7 +98,13 @@ public final class NetLaunch {
         String key = HexFormat.of().formatHex(randomBytes(32));
         int port = freeLoopbackPort();
         List<Process> processes = new ArrayList<>();
-        Thread killer = new Thread(() -> processes.forEach(NetLaunch::kill), "lpf-net-launch-kill");
+        // The job's shared memory lives under a directory of its own, which goes when the job's JVMs are gone, killed or not.
+        Path shm = sharedMemoryDirectory();
+        Thread killer = new Thread(() -> {
+            processes.forEach(NetLaunch::kill);
+            processes.forEach(NetLaunch::awaitEnd);
+            removeQuietly(shm);
+        }, "lpf-net-launch-kill");
         Runtime.getRuntime().addShutdownHook(killer);
         for (int r = 0; r < jvms; r++) {
             ProcessBuilder b = new ProcessBuilder(command).inheritIO();
@@ -106,6 +117,7 @@ public final class NetLaunch {
             env.put(SIZE_VARIABLE, Integer.toString(p));
             if (perJvm > 1) env.put(NetParameters.PER_JVM.environmentVariable(), Integer.toString(perJvm));
             env.put(RANK_VARIABLE, Integer.toString(r));
+            if (shm != null) env.put(LocalPeers.DIR_VARIABLE, shm.toString());
             processes.add(b.start());
         }
         int status = 0, failed = -1;
@@ -137,7 +149,39 @@ public final class NetLaunch {
         } catch (IllegalStateException e) {
             // the JVM is already shutting down: the hook runs anyway
         }
+        removeQuietly(shm);
         return status;
+    }
+
+    /** @return a fresh 0700 directory under /dev/shm for the job's shared memory, or null where there is none */
+    private static Path sharedMemoryDirectory() {
+        Path base = Path.of("/dev/shm");
+        if (!Files.isDirectory(base)) return null;
+        try {
+            Path d = base.resolve(ShmDirectory.PREFIX + "launch-" + HexFormat.of().formatHex(randomBytes(16)));
+            ShmDirectory.ensure(d);
+            return d;
+        } catch (IOException e) {
+            System.err.println("lpf4j net: no launcher directory for shared memory (" + e.getMessage() + "): the job uses /dev/shm");
+            return null;
+        }
+    }
+
+    private static void removeQuietly(Path dir) {
+        if (dir == null) return;
+        try {
+            ShmDirectory.removeTree(dir);
+        } catch (IOException e) {
+            System.err.println("lpf4j net: could not remove " + dir + ": " + e.getMessage());
+        }
+    }
+
+    private static void awaitEnd(Process p) {
+        try {
+            p.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void kill(Process p) {

@@ -55,6 +55,20 @@ public final class NetParameters {
     public static final Parameters.Parameter<Integer> PROBE_MILLIS = ParameterRegistry.global().integer(PREFIX + "probeMillis",
             400, 10, 600_000, "time budget of one g/l measurement by probe (milliseconds)");
 
+    /** {@code lpf.engine.net.shm}: whether peers proven to share this host exchange frames through shared memory. */
+    public static final Parameters.Parameter<Boolean> SHM = ParameterRegistry.global().bool(PREFIX + "shm", true,
+            "peers on this host (the boot's address is this host's, same host identity, and both map the same file) exchange"
+                    + " frames through shared-memory rings instead of TCP (false: TCP to every peer)");
+    /** {@code lpf.engine.net.shmBytes}: the shared memory of one pair of processes on a host. */
+    public static final Parameters.Parameter<Integer> SHM_BYTES = ParameterRegistry.global().integer(PREFIX + "shmBytes",
+            4 << 20, 16 << 10, 1 << 30, "bytes of shared memory per pair of processes on one host (three rings of equal size, a"
+                    + " power of two each: two on the main connection, one on the large one; a larger payload streams through"
+                    + " them in pieces)");
+    /** {@code lpf.engine.net.shmDir}: where a job's shared-memory directory is made. */
+    public static final Parameters.Parameter<String> SHM_DIR = ParameterRegistry.global().string(PREFIX + "shmDir", "",
+            "directory under which a job's 0700 shared-memory directory is made while a connection sets up its rings (empty:"
+                    + " the launcher's directory if lpf run started the job, else /dev/shm)");
+
     /** {@code lpf.engine.net.launchNodes}: the nodes {@code lpf run --nodes N} spreads the JVMs over (srun {@code -N}). */
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("net",
             "srun -N inside a Slurm allocation; 0: as srun places them; outside Slurm all JVMs run on this machine");
@@ -72,6 +86,6 @@ public final class NetParameters {
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES, PER_JVM);
+                LAUNCH_NODES, PER_JVM, SHM, SHM_BYTES, SHM_DIR);
     }
 }

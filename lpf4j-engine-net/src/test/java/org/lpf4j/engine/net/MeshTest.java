@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MeshTest {
     /** Runs {@code body} as rank {@code r} of {@code p} threads, each with its own mesh; returns what each threw. */
-    private static Throwable[] job(int p, byte[] key, long jobId, List<String> log, Runnable whileConnecting, Body body) throws Exception {
+    static Throwable[] job(int p, byte[] key, long jobId, List<String> log, Runnable whileConnecting, Body body) throws Exception {
         return job(p, key, jobId, log, whileConnecting, body, 0);
     }
 

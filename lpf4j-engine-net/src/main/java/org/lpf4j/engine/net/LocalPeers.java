@@ -1,0 +1,288 @@
+package org.lpf4j.engine.net;
+
+import org.lpf4j.spi.kit.JobKeys;
+import org.lpf4j.superstep.shm.ShmDirectory;
+import org.lpf4j.superstep.shm.ShmRing;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Whether a connection's peer shares this host, proven rather than assumed, and the connection's
+ * rings if it does. Every connection of the mesh runs this exchange right after its handshake,
+ * on the thread that made it ({@link Connections}), before the mesh sees it (blocking, bounded by
+ * the socket's read timeout):
+ * <pre>
+ * dialler  → acceptor  OFFER:  magic, SHA-256 of the dialler's host identity, whether it offers (1/0),
+ *                              ring bytes, the file's number, the nonce it wrote at the file's start
+ * acceptor → dialler   ANSWER: 1 if it mapped the file and found that nonce there, else 0
+ * </pre>
+ * The dialler offers when shared memory is on and the boot's address of the peer is one of this
+ * host's; before the offer it creates the connection's file ({@code <dialler>-<acceptor>-<number>},
+ * mode 0600, in the job's 0700 directory, {@link ShmDirectory}), maps it and writes a fresh random
+ * nonce at its start. The acceptor maps the file only if it too has shared memory on, finds the
+ * dialler's address to be this host's and the host identities (host name and kernel boot id)
+ * equal; finding the nonce the authenticated connection carried proves that both see the same
+ * file. Only an answer of 1 makes the connection use the rings, on both sides. The acceptor
+ * removes the file once it has mapped it, the dialler after the answer either way (both mappings
+ * live on), and each removes the job's directory once it is empty, so nothing is left on disk
+ * once the connection is made. Any failure to create or map falls back to TCP for that
+ * connection; a peer that breaks the exchange fails the connection, as a broken handshake does.
+ * With shared memory off the exchange still runs (and says no), so that the wire never depends
+ * on a parameter.
+ *
+ * <p>The file: a 128-byte preamble (the nonce), then the connection's rings of equal capacity: a
+ * main connection's two (the dialler's frames to the acceptor, then the acceptor's to the
+ * dialler), the higher rank's large connection one (its large payloads to the lower rank; nothing
+ * goes the other way).
+ *
+ * <p>Cost per connection: two small messages, a file created, mapped and removed; nothing after.
+ * Thread-safe: every connection's thread may use it at once.
+ */
+final class LocalPeers {
+    private static final int MAGIC = 0x4C50464D; // "LPFM"
+    private static final int NONCE = 16, PREAMBLE = 128, HOST = 32;
+    private static final int OFFER_BYTES = 4 + HOST + 1 + 8 + 8 + NONCE, ANSWER_BYTES = 1;
+    /** The variable in which a launcher names the directory it made for its job's shared memory (and removes after it). */
+    static final String DIR_VARIABLE = "LPF_NET_SHM_DIR";
+
+    /** The job's directory, or null: shared memory off (every offer declined, none made). */
+    private final Path dir;
+    private final int rank;
+    private final byte[] host;
+    private final long capacity;
+    /** The boot's addresses of the mesh's processes, by rank: a peer is on this host only if its address is. */
+    private final List<InetSocketAddress> addresses;
+    private final Consumer<String> log;
+    /** Files this process created: the next one's number, so that no two connections share a name. */
+    private final AtomicLong files = new AtomicLong();
+
+    private LocalPeers(Path dir, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
+        this.dir = dir;
+        this.rank = rank;
+        this.host = HostIdentity.SHA256;
+        this.capacity = capacity;
+        this.addresses = addresses;
+        this.log = log;
+    }
+
+    /**
+     * @param key       the job's key
+     * @param jobId     the job's id
+     * @param addresses the boot's address of every process of the mesh, by rank
+     * @return this process's side of the exchange, with shared memory as the parameters say
+     *         ({@link NetParameters#SHM}: off means every offer is declined and none made)
+     */
+    static LocalPeers open(byte[] key, long jobId, int rank, List<InetSocketAddress> addresses, Consumer<String> log) {
+        long capacity = capacity(NetParameters.SHM_BYTES.get());
+        if (!NetParameters.SHM.get()) return off(rank, log);
+        String configured = NetParameters.SHM_DIR.get().strip();
+        String launcher = System.getenv(DIR_VARIABLE);
+        Path base = Path.of(!configured.isEmpty() ? configured : launcher != null && !launcher.isBlank() ? launcher : "/dev/shm");
+        if (!Files.isDirectory(base)) return off(rank, log);
+        return at(base, secret(key, jobId), rank, capacity, addresses, log);
+    }
+
+    /** @return the secret that names a job's directory: its key and id */
+    static byte[] secret(byte[] key, long jobId) {
+        byte[] secret = Arrays.copyOf(key, key.length + 8);
+        ByteBuffer.wrap(secret, key.length, 8).putLong(jobId);
+        return secret;
+    }
+
+    /** @return a side with shared memory on, its job's directory under {@code base}, rings of {@code capacity} */
+    static LocalPeers at(Path base, byte[] secret, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
+        return new LocalPeers(ShmDirectory.of(base, secret), rank, capacity, addresses, log);
+    }
+
+    /** @return a side that declines every offer and makes none: TCP to every peer */
+    static LocalPeers off(int rank, Consumer<String> log) {
+        return new LocalPeers(null, rank, capacity(NetParameters.SHM_BYTES.get()), List.of(), log);
+    }
+
+    /** @return each ring's capacity when a pair has {@code pairBytes} of shared memory (its three rings and two preambles fit in it) */
+    static long capacity(long pairBytes) {
+        return Long.highestOneBit((pairBytes - 2L * PREAMBLE - 3L * ShmRing.HEADER) / 3);
+    }
+
+    /** @return the bytes of a connection's file with {@code rings} rings of {@code capacity} */
+    static long fileBytes(long capacity, int rings) { return PREAMBLE + rings * ShmRing.bytesFor(capacity); }
+
+    /** @return the job's directory, or null if shared memory is off */
+    Path directory() { return dir; }
+
+    /**
+     * Runs the exchange over {@code ch}, a connection just authenticated, on its own thread; both
+     * sides call this at once.
+     *
+     * @param peer    the rank at the other end
+     * @param role    the connection's role ({@link Handshake#MAIN}, {@link Handshake#LARGE})
+     * @param dialled whether this process dialled it
+     * @return the connection's rings, or null: it stays on TCP
+     * @throws IOException if the peer breaks the exchange (the connection is unusable)
+     */
+    ShmLink link(SocketChannel ch, int peer, int role, boolean dialled) throws IOException {
+        int rings = role == Handshake.MAIN ? 2 : 1;
+        return dialled ? offer(ch, peer, rings) : answer(ch, peer, rings);
+    }
+
+    /** Removes the job's directory if no connection sets up its rings in it (then one that does makes it again). */
+    void close() {
+        if (dir != null) ShmDirectory.removeIfEmpty(dir);
+    }
+
+    /** @return whether the boot's address of {@code peer} is one of this host's, with shared memory on */
+    private boolean local(int peer) {
+        return dir != null && peer < addresses.size() && Mesh.isLocal(addresses.get(peer));
+    }
+
+    private static String name(int dialler, int acceptor, long number) { return dialler + "-" + acceptor + "-" + number; }
+
+    private ShmLink offer(SocketChannel ch, int peer, int rings) throws IOException {
+        Path file = null;
+        Arena arena = null;
+        MemorySegment m = null;
+        byte[] nonce = JobKeys.random(NONCE);
+        long number = files.incrementAndGet();
+        boolean done = false;
+        try {
+            if (local(peer)) {
+                try {
+                    file = ShmDirectory.createFile(dir, name(rank, peer, number));
+                    arena = Arena.ofShared();
+                    m = map(file, fileBytes(capacity, rings), arena, true);
+                    MemorySegment.copy(nonce, 0, m, ValueLayout.JAVA_BYTE, 0, NONCE);
+                } catch (IOException | RuntimeException e) {
+                    log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + ": no shared memory in " + dir + " (" + e + ")");
+                    if (arena != null) arena.close();
+                    arena = null;
+                }
+            }
+            ByteBuffer o = ByteBuffer.allocate(OFFER_BYTES);
+            o.putInt(MAGIC).put(host).put((byte) (arena != null ? 1 : 0)).putLong(capacity).putLong(number)
+                    .put(arena != null ? nonce : new byte[NONCE]).flip();
+            Io.writeFully(ch, o);
+            byte answer = Io.readFully(ch, ANSWER_BYTES).get(0);
+            if (answer != 0 && (answer != 1 || arena == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
+            if (answer == 0) return null;
+            done = true;
+            return link(m, arena, ch, rings, true);
+        } finally {
+            if (!done && arena != null) arena.close();
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException e) {
+                    log.accept("lpf4j net: rank " + rank + " could not remove " + file + ": " + e.getMessage());
+                }
+            }
+            close();
+        }
+    }
+
+    private ShmLink answer(SocketChannel ch, int peer, int rings) throws IOException {
+        ByteBuffer o = Io.readFully(ch, OFFER_BYTES);
+        if (o.getInt() != MAGIC) throw new IOException("rank " + peer + " broke the locality exchange (no offer)");
+        byte[] theirHost = new byte[HOST], nonce = new byte[NONCE];
+        o.get(theirHost);
+        boolean offered = o.get() == 1;
+        long cap = o.getLong(), number = o.getLong();
+        o.get(nonce);
+        Arena arena = null;
+        MemorySegment m = null;
+        if (offered && local(peer) && Arrays.equals(theirHost, host)) {
+            Path file = dir.resolve(name(peer, rank, number));
+            try {
+                if (cap != capacity) throw new IOException("its rings have " + cap + " bytes, this process's " + capacity);
+                arena = Arena.ofShared();
+                m = map(file, fileBytes(cap, rings), arena, false);
+                if (!MessageDigest.isEqual(m.asSlice(0, NONCE).toArray(ValueLayout.JAVA_BYTE), nonce)) {
+                    throw new IOException(file + " does not hold the nonce rank " + peer + " wrote: not the file it made");
+                }
+                Files.deleteIfExists(file); // both have mapped it
+            } catch (IOException | RuntimeException e) {
+                log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + " on the same host: " + e);
+                if (arena != null) arena.close();
+                arena = null;
+            }
+            close();
+        }
+        try {
+            Io.writeFully(ch, ByteBuffer.wrap(new byte[] {(byte) (arena != null ? 1 : 0)}));
+        } catch (IOException | RuntimeException e) {
+            if (arena != null) arena.close();
+            throw e;
+        }
+        return arena == null ? null : link(m, arena, ch, rings, false);
+    }
+
+    private static MemorySegment map(Path file, long bytes, Arena arena, boolean create) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            if (create) {
+                ch.truncate(0);
+                ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1); // the file's length, its pages still unallocated (zero)
+            } else if (ch.size() != bytes) {
+                throw new IOException(file + " has " + ch.size() + " bytes, not " + bytes);
+            }
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+        }
+    }
+
+    /** @return the link of a connection over its mapping {@code m}: ring 0 carries the dialler's bytes, ring 1 (a main connection's) the acceptor's */
+    private ShmLink link(MemorySegment m, Arena arena, SocketChannel ch, int rings, boolean dialler) {
+        long ring = ShmRing.bytesFor(capacity);
+        ShmRing fromDialler = null, toDialler = null;
+        MemorySegment first = m.asSlice(PREAMBLE, ring);
+        if (dialler) {
+            fromDialler = ShmRing.producer(first, capacity);
+            if (rings == 2) toDialler = ShmRing.consumer(m.asSlice(PREAMBLE + ring, ring), capacity);
+            return new ShmLink(fromDialler, toDialler, ch, arena);
+        }
+        fromDialler = ShmRing.consumer(first, capacity);
+        if (rings == 2) toDialler = ShmRing.producer(m.asSlice(PREAMBLE + ring, ring), capacity);
+        return new ShmLink(toDialler, fromDialler, ch, arena);
+    }
+
+    /** This host's identity, found once per JVM (the host name may take a look-up). */
+    private static final class HostIdentity {
+        static final byte[] SHA256 = hostIdentity();
+    }
+
+    /** @return SHA-256 of this host's name and kernel boot id: equal for two processes of one host (a hint; the file proves it) */
+    private static byte[] hostIdentity() {
+        String id;
+        try {
+            id = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            id = "?";
+        }
+        try {
+            id += "/" + Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+        } catch (IOException | RuntimeException e) {
+            // no boot id on this system: the host name alone, the file proves the rest
+        }
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package org.lpf4j.engine.net;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A net job of 3 JVMs on this host ({@code NetLaunch}, as {@code lpf run --engine net -p 3}
+ * starts it) talks through shared memory: every JVM maps the files of its connections to the two
+ * others, and once they are made nothing is left in {@code /dev/shm}. Then the same job again, with one JVM killed by
+ * SIGKILL in the middle of its syncs: the others' syncs throw a {@code FatalException} naming it
+ * within 2 s, and once the launcher has ended nothing of the job is left in {@code /dev/shm}.
+ * Bounded in time; the job's process tree is killed in {@code finally}.
+ */
+@Timeout(300)
+class ShmJobTest {
+    private static Set<String> shmEntries() throws Exception {
+        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("lpf4j")).collect(Collectors.toSet());
+        }
+    }
+
+    /** Runs the job; {@code onLine} sees each line of its output as it comes. @return the output */
+    private static List<String> job(boolean kill) throws Exception {
+        String marker = "lpf.test.marker=" + UUID.randomUUID();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, NetLaunch.class.getName(), "3", java, "-Xss1m",
+                "-D" + marker, "-Dlpf.engine=net", "-Dlpf.engine.net.syncTimeout=60000", "-cp", cp, ShmKillProgram.class.getName()));
+        if (kill) command.add("kill");
+        Process launch = new ProcessBuilder(command).redirectErrorStream(true).start();
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong killedAt = new AtomicLong();
+        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(launch.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                    lines.add(l);
+                    if (l.startsWith("JVM ")) {
+                        long pid = Long.parseLong(l.substring(4).strip());
+                        Thread.sleep(300); // the syncs go on meanwhile
+                        killedAt.set(System.currentTimeMillis());
+                        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                }
+            } catch (Exception e) {
+                lines.add("(reader: " + e + ")");
+            }
+        });
+        try {
+            assertTrue(launch.waitFor(240, TimeUnit.SECONDS), "the job did not end: " + lines);
+            reader.get(30, TimeUnit.SECONDS);
+            String all = String.join("\n", lines);
+            for (int s = 0; s < 3; s++) {
+                // Its main connection to each of the two others, and a large connection if a pair dialled at once.
+                int pid = s;
+                assertTrue(lines.stream().anyMatch(l -> l.matches("MAPPED pid " + pid + " [234]")), "pid " + s + " maps its connections' rings:\n" + all);
+            }
+            assertTrue(lines.contains("FILES 0"), "nothing left in the directory once the job is set up:\n" + all);
+            if (kill) {
+                assertNotEquals(0, launch.exitValue(), all);
+                String fatal = lines.stream().filter(l -> l.startsWith("FATAL ")).findFirst().orElseThrow(() -> new AssertionError(all));
+                long after = Long.parseLong(fatal.split(" ")[1]) - killedAt.get();
+                assertTrue(fatal.contains("pid 2"), fatal);
+                assertTrue(after < 2_000, "named " + after + " ms after the kill: " + fatal);
+            } else {
+                assertEquals(0, launch.exitValue(), all);
+                for (int s = 0; s < 3; s++) assertTrue(lines.contains("DONE pid " + s), all);
+            }
+            return lines;
+        } finally {
+            launch.descendants().forEach(ProcessHandle::destroyForcibly);
+            launch.destroyForcibly();
+            launch.onExit().get(10, TimeUnit.SECONDS);
+            List<String> left = ProcessHandle.allProcesses()
+                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+                    .map(h -> h.pid() + " " + h.info().command().orElse("?")).toList();
+            assertTrue(left.isEmpty(), "processes of the job left behind: " + left);
+        }
+    }
+
+    @Test
+    void aJobOnOneHostSharesMemoryLeavesNothingBehindAndNamesAKilledJvmWithinTwoSeconds() throws Exception {
+        Set<String> before = shmEntries();
+        job(false);
+        Set<String> afterRun = shmEntries();
+        afterRun.removeAll(before);
+        assertEquals(Set.of(), afterRun, "left in /dev/shm after a job that ended well");
+        job(true);
+        Set<String> afterKill = shmEntries();
+        afterKill.removeAll(before);
+        assertEquals(Set.of(), afterKill, "left in /dev/shm after a job with a JVM killed");
+    }
+}

@@ -1,0 +1,182 @@
+package org.lpf4j.engine.net;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.lpf4j.Args;
+import org.lpf4j.FatalException;
+import org.lpf4j.Memslot;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Meshes of threads of this JVM (each a process with its own mesh, as in {@link MeshTest}): each
+ * connection, as it is made on first use, proves that its peer shares the host and then carries
+ * its frames through shared-memory rings, the higher rank's large connection too, with payloads
+ * three times a ring's size streaming through in pieces, both ways at once, between small frames;
+ * nothing is left in the job's directory. With {@code lpf.engine.net.shm=false} the same goes over
+ * TCP. And the exchange alone ({@link LocalPeers}) over a pair of sockets: two sides that see the
+ * same file get rings of the connection's role; two that do not (the same host identity, but
+ * another directory, as containers of one host with their own {@code /dev/shm}) stay on TCP.
+ */
+@Timeout(120)
+class ShmMeshTest {
+    private static final NetSections SECTIONS = new NetSections(LoopbackNetEngine.PROTOCOL, "shmmeshtest", 10_000_000L);
+
+    private static void exchange(boolean shm) throws Exception {
+        int p = 3;
+        long big = 3 * LocalPeers.capacity(NetParameters.SHM_BYTES.get());
+        int[] linkedPeers = new int[p], linked = new int[p], open = new int[p];
+        long[] mismatches = new long[p];
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        String was = System.getProperty(NetParameters.SHM.key());
+        System.setProperty(NetParameters.SHM.key(), Boolean.toString(shm));
+        byte[] key = Handshake.newKey();
+        long jobId = ThreadLocalRandom.current().nextLong();
+        Path dir = LocalPeers.at(Path.of("/dev/shm"), LocalPeers.secret(key, jobId), 0, 64, List.of(), s -> {}).directory();
+        Throwable[] thrown;
+        try {
+            thrown = MeshTest.job(p, key, jobId, log, a -> {}, (rank, mesh) -> {
+                FatalException f = SECTIONS.run(mesh, mesh.nextSection(), p, ctx -> {
+                    int s = ctx.pid(), n = ctx.nprocs();
+                    MemorySegment x = Arena.ofAuto().allocate(2 * big);
+                    for (long i = 0; i < big / 8; i++) x.setAtIndex(ValueLayout.JAVA_LONG, i, i * 31 + s);
+                    ctx.resizeMemoryRegister(1);
+                    ctx.resizeMessageQueue(2 * n);
+                    ctx.sync();
+                    Memslot xs = ctx.registerGlobal(x);
+                    ctx.sync();
+                    for (int round = 0; round < 3; round++) {
+                        // Every process sends and receives at once; rank 2's payload to rank 0 takes its large connection.
+                        ctx.put(xs, 0, (s + 1) % n, xs, big, big);
+                        ctx.put(xs, 8, (s + 2) % n, xs, big - 16, 8);
+                        ctx.sync();
+                        int from = (s - 1 + n) % n;
+                        long bad = 0;
+                        for (long i = 0; i < big / 8 - 2; i++) {
+                            if (x.getAtIndex(ValueLayout.JAVA_LONG, big / 8 + i) != i * 31 + from) bad++;
+                        }
+                        mismatches[s] += bad;
+                        ctx.sync();
+                    }
+                    ctx.deregister(xs);
+                }, Args.NONE, "exec", 1);
+                linkedPeers[rank] = mesh.linkedPeers();
+                linked[rank] = mesh.linkedConnections();
+                open[rank] = mesh.openConnections();
+                mesh.close();
+                if (f != null) throw f;
+            });
+        } finally {
+            if (was == null) System.clearProperty(NetParameters.SHM.key()); else System.setProperty(NetParameters.SHM.key(), was);
+        }
+        for (Throwable t : thrown) if (t != null) throw new AssertionError(Arrays.toString(thrown), t);
+        int expect = shm ? 2 : 0;
+        assertEquals(List.of(expect, expect, expect), Arrays.stream(linkedPeers).boxed().toList(), log.toString());
+        assertEquals(List.of(0L, 0L, 0L), Arrays.stream(mismatches).boxed().toList());
+        if (shm) {
+            assertEquals(Arrays.stream(open).boxed().toList(), Arrays.stream(linked).boxed().toList(), "every connection on rings");
+            assertTrue(linked[2] >= 3, "rank 2's large connection to rank 0 is on rings too: " + linked[2]);
+        } else {
+            assertEquals(List.of(0, 0, 0), Arrays.stream(linked).boxed().toList());
+        }
+        assertNull(log.stream().filter(l -> l.contains("uses TCP")).findFirst().orElse(null));
+        assertFalse(Files.exists(dir), "the job's directory is left: " + dir);
+    }
+
+    @Test
+    void payloadsLargerThanTheRingsStreamThroughSharedMemoryOnEveryConnectionAndNothingIsLeft() throws Exception {
+        exchange(true);
+    }
+
+    @Test
+    void withSharedMemoryOffTheSameGoesOverTcp() throws Exception {
+        exchange(false);
+    }
+
+    /** Runs the exchange of one connection of {@code role} between a dialler (rank 0) and an acceptor (rank 1). @return their links */
+    private static ShmLink[] prove(LocalPeers dialler, LocalPeers acceptor, int role) throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel a = SocketChannel.open(server.getLocalAddress());
+             SocketChannel b = server.accept()) {
+            a.socket().setSoTimeout(10_000);
+            b.socket().setSoTimeout(10_000);
+            CompletableFuture<ShmLink> dialled = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    dialled.complete(dialler.link(a, 1, role, true));
+                } catch (Throwable t) {
+                    dialled.completeExceptionally(t);
+                }
+            });
+            ShmLink accepted = acceptor.link(b, 0, role, false);
+            return new ShmLink[] {dialled.get(20, TimeUnit.SECONDS), accepted};
+        }
+    }
+
+    @Test
+    void theExchangeGivesRingsOnlyToSidesThatSeeTheSameFile(@TempDir Path base, @TempDir Path other) throws Exception {
+        List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 2));
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        byte[] secret = LocalPeers.secret(Handshake.newKey(), 7);
+        LocalPeers zero = LocalPeers.at(base, secret, 0, 4096, loopback, log::add);
+        LocalPeers one = LocalPeers.at(base, secret, 1, 4096, loopback, log::add);
+        ShmLink[] main = prove(zero, one, Handshake.MAIN), large = prove(zero, one, Handshake.LARGE);
+        try {
+            for (ShmLink l : main) {
+                assertNotNull(l, "a main connection between sides that see one file is on rings");
+                assertNotNull(l.in);
+                assertNotNull(l.out);
+            }
+            assertNotNull(large[0].out, "the large connection carries the dialler's payloads");
+            assertNull(large[0].in, "and nothing back");
+            assertNull(large[1].out);
+            MemorySegment bytes = Arena.ofAuto().allocate(64), got = Arena.ofAuto().allocate(64);
+            bytes.fill((byte) 42);
+            assertEquals(64, main[0].write(bytes, 0, 64, null, 0, 0));
+            assertEquals(64, main[1].read(got, 0, 64));
+            assertEquals(-1, bytes.mismatch(got));
+            assertEquals(64, main[1].write(bytes, 0, 64, null, 0, 0));
+            assertEquals(64, main[0].read(got, 0, 64));
+            assertEquals(64, large[0].write(bytes, 0, 64, null, 0, 0));
+            assertEquals(64, large[1].read(got, 0, 64));
+            assertFalse(Files.exists(zero.directory()), "the files and the job's directory are removed once both sides mapped them");
+        } finally {
+            for (ShmLink l : main) if (l != null) l.unmap();
+            for (ShmLink l : large) if (l != null) l.unmap();
+        }
+        // The same host identity, another directory: the acceptor finds no file, both stay on TCP.
+        LocalPeers elsewhere = LocalPeers.at(other, secret, 1, 4096, loopback, log::add);
+        ShmLink[] apart = prove(zero, elsewhere, Handshake.MAIN);
+        assertNull(apart[0]);
+        assertNull(apart[1]);
+        assertTrue(log.stream().anyMatch(l -> l.startsWith("lpf4j net: rank 1 uses TCP to rank 0 on the same host")), log.toString());
+        assertFalse(Files.exists(zero.directory()), "the offer's file is removed after the answer");
+        // Shared memory off on one side: no offer, the exchange still runs and says no.
+        ShmLink[] off = prove(LocalPeers.off(0, log::add), one, Handshake.MAIN);
+        assertNull(off[0]);
+        assertNull(off[1]);
+    }
+}

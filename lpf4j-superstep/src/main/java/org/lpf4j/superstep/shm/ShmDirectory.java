@@ -1,0 +1,119 @@
+package org.lpf4j.superstep.shm;
+
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Where a job's shared-memory files live: one directory per job under a base directory
+ * ({@code /dev/shm} by default), named from the job's secret (the hex of a SHA-256 of it, so that
+ * another user can neither guess nor pre-create it), created {@code 0700}, its files {@code 0600}
+ * from their creation on. An existing directory of the name is used only if it is a directory of
+ * this user with mode {@code 0700} (not a link).
+ *
+ * <p>The engines keep files here only while two processes set up a ring (the file is removed as
+ * soon as both have mapped it, the mappings living on), so a job leaves nothing behind once set
+ * up, even when it is killed; what a set-up interrupted by a kill left is removed by the launcher
+ * ({@link #removeTree}) or replaced by the next start of the same job (same secret, same names).
+ * Costs a SHA-256 and a few file system calls; not used on any hot path.
+ */
+public final class ShmDirectory {
+    private ShmDirectory() {}
+
+    /** {@code rwx------} */
+    public static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    /** {@code rw-------} */
+    public static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
+    /** The prefix of every job directory's name. */
+    public static final String PREFIX = "lpf4j-";
+
+    /** @return the directory of the job with {@code secret} under {@code base}: {@code base/lpf4j-<32 hex digits of SHA-256("lpf4j-shm" ‖ secret)>} */
+    public static Path of(Path base, byte[] secret) {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            d.update("lpf4j-shm".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            d.update(secret);
+            return base.resolve(PREFIX + HexFormat.of().formatHex(d.digest(), 0, 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /**
+     * Creates {@code dir} with mode 0700 unless it exists; an existing one must be this user's
+     * directory with mode 0700.
+     *
+     * @throws NoSuchFileException if another process removed the directory while it was checked (try again)
+     * @throws IOException if it cannot be created, or exists and is not safe to use
+     */
+    public static void ensure(Path dir) throws IOException {
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY));
+            Files.setPosixFilePermissions(dir, DIRECTORY); // the umask may have removed bits, never added
+            return;
+        } catch (FileAlreadyExistsException e) {
+            // checked below
+        }
+        // One look at the entry itself (not what a link points to); gone by now: NoSuchFileException.
+        PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!a.isDirectory()) throw new IOException(dir + " exists and is not a directory");
+        var me = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
+        if (!a.owner().equals(me)) throw new IOException(dir + " belongs to " + a.owner().getName() + ", not to " + me.getName());
+        if (!a.permissions().equals(DIRECTORY)) {
+            throw new IOException(dir + " has mode " + PosixFilePermissions.toString(a.permissions()) + ", not rwx------");
+        }
+    }
+
+    /**
+     * Creates {@code name} in {@code dir} (made by {@link #ensure} if need be) with mode 0600,
+     * replacing a file of that name a killed start of the same job left.
+     *
+     * @return the new file's path
+     */
+    public static Path createFile(Path dir, String name) throws IOException {
+        Path f = dir.resolve(name);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                ensure(dir);
+                Files.deleteIfExists(f);
+                return Files.createFile(f, PosixFilePermissions.asFileAttribute(FILE));
+            } catch (NoSuchFileException e) {
+                // another process of the job removed the (empty) directory meanwhile: again (each
+                // retry follows another process's removal, of which there are only so many)
+                if (attempt == 100) throw e;
+            }
+        }
+    }
+
+    /** Removes {@code dir} if it is empty (another process of the job may still use it: then it stays). */
+    public static void removeIfEmpty(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (DirectoryNotEmptyException e) {
+            // a process of the job still sets up a ring here: the last one removes it
+        } catch (IOException e) {
+            // nothing the job can do: the launcher removes what is left
+        }
+    }
+
+    /** Removes {@code dir} and everything under it, if it exists (a launcher after its job's JVMs are gone). */
+    public static void removeTree(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+}
