@@ -32,9 +32,15 @@ import java.util.function.Consumer;
  * the socket's read timeout):
  * <pre>
  * dialler  → acceptor  OFFER:  magic, SHA-256 of the dialler's host identity, whether it offers (1/0),
- *                              ring bytes, the file's number, the nonce it wrote at the file's start
- * acceptor → dialler   ANSWER: 1 if it mapped the file and found that nonce there, else 0
+ *                              ring bytes, the file's number, the nonce it wrote at the file's start,
+ *                              this JVM's random token (or zeros: no rings in this JVM's memory)
+ * acceptor → dialler   ANSWER: 1 if it mapped the file and found that nonce there, 2 if the token
+ *                              is its own JVM's and it left the rings in this JVM's memory, else 0
  * </pre>
+ * Peers of one JVM ({@link NetParameters#SHM_IN_JVM}: ranks of a JVM under
+ * {@code lpf.engine.net.perJvm}, tasks of one Spark executor) so share rings allocated in its
+ * memory, which the acceptor leaves in a JVM-wide table for the dialler to take, with no file
+ * mapped; the token travels over the authenticated connection, so only this job's peers see it.
  * The dialler offers when shared memory is on and the boot's address of the peer is one of this
  * host's; before the offer it creates the connection's file ({@code <dialler>-<acceptor>-<number>},
  * mode 0600, in the job's 0700 directory, {@link ShmDirectory}), maps it and writes a fresh random
@@ -60,12 +66,18 @@ import java.util.function.Consumer;
 final class LocalPeers {
     private static final int MAGIC = 0x4C50464D; // "LPFM"
     private static final int NONCE = 16, PREAMBLE = 128, HOST = 32;
-    private static final int OFFER_BYTES = 4 + HOST + 1 + 8 + 8 + NONCE, ANSWER_BYTES = 1;
+    private static final int OFFER_BYTES = 4 + HOST + 1 + 8 + 8 + NONCE + NONCE, ANSWER_BYTES = 1;
+    /** This JVM's token: a dialler that sends it and an acceptor that holds it run in one JVM. */
+    private static final byte[] JVM = JobKeys.random(NONCE);
+    /** Rings an acceptor allocated for a dialler of its JVM, until the dialler takes them, by {@link #inJvmKey}. */
+    private static final java.util.Map<String, MemorySegment> IN_JVM = new java.util.concurrent.ConcurrentHashMap<>();
     /** The variable in which a launcher names the directory it made for its job's shared memory (and removes after it). */
     static final String DIR_VARIABLE = "LPF_NET_SHM_DIR";
 
     /** The job's directory, or null: shared memory off (every offer declined, none made). */
     private final Path dir;
+    /** Whether peers of this JVM share rings in its memory ({@link NetParameters#SHM_IN_JVM}). */
+    private final boolean inJvm;
     private final int rank;
     private final byte[] host;
     private final long capacity;
@@ -75,8 +87,9 @@ final class LocalPeers {
     /** Files this process created: the next one's number, so that no two connections share a name. */
     private final AtomicLong files = new AtomicLong();
 
-    private LocalPeers(Path dir, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
+    private LocalPeers(Path dir, boolean inJvm, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
         this.dir = dir;
+        this.inJvm = inJvm && dir != null;
         this.rank = rank;
         this.host = HostIdentity.SHA256;
         this.capacity = capacity;
@@ -98,7 +111,7 @@ final class LocalPeers {
         String launcher = System.getenv(DIR_VARIABLE);
         Path base = Path.of(!configured.isEmpty() ? configured : launcher != null && !launcher.isBlank() ? launcher : "/dev/shm");
         if (!Files.isDirectory(base)) return off(rank, log);
-        return at(base, secret(key, jobId), rank, capacity, addresses, log);
+        return at(base, secret(key, jobId), NetParameters.SHM_IN_JVM.get(), rank, capacity, addresses, log);
     }
 
     /** @return the secret that names a job's directory: its key and id */
@@ -110,12 +123,18 @@ final class LocalPeers {
 
     /** @return a side with shared memory on, its job's directory under {@code base}, rings of {@code capacity} */
     static LocalPeers at(Path base, byte[] secret, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
-        return new LocalPeers(ShmDirectory.of(base, secret), rank, capacity, addresses, log);
+        return at(base, secret, false, rank, capacity, addresses, log);
+    }
+
+    /** @param inJvm whether peers of this JVM share rings in its memory rather than a file */
+    static LocalPeers at(Path base, byte[] secret, boolean inJvm, int rank, long capacity, List<InetSocketAddress> addresses,
+                         Consumer<String> log) {
+        return new LocalPeers(ShmDirectory.of(base, secret), inJvm, rank, capacity, addresses, log);
     }
 
     /** @return a side that declines every offer and makes none: TCP to every peer */
     static LocalPeers off(int rank, Consumer<String> log) {
-        return new LocalPeers(null, rank, capacity(NetParameters.SHM_BYTES.get()), List.of(), log);
+        return new LocalPeers(null, false, rank, capacity(NetParameters.SHM_BYTES.get()), List.of(), log);
     }
 
     /** @return each ring's capacity when a pair has {@code pairBytes} of shared memory (its three rings and two preambles fit in it) */
@@ -178,9 +197,16 @@ final class LocalPeers {
             }
             ByteBuffer o = ByteBuffer.allocate(OFFER_BYTES);
             o.putInt(MAGIC).put(host).put((byte) (arena != null ? 1 : 0)).putLong(capacity).putLong(number)
-                    .put(arena != null ? nonce : new byte[NONCE]).flip();
+                    .put(arena != null ? nonce : new byte[NONCE]).put(inJvm && local(peer) ? JVM : new byte[NONCE]).flip();
             Io.writeFully(ch, o);
             byte answer = Io.readFully(ch, ANSWER_BYTES).get(0);
+            if (answer == 2 && inJvm && local(peer)) {
+                MemorySegment shared = IN_JVM.remove(inJvmKey(rank, peer, number));
+                if (shared == null || shared.byteSize() != fileBytes(capacity, rings)) {
+                    throw new IOException("rank " + peer + " said it left rings in this JVM, and there are none of this connection's size");
+                }
+                return link(shared, null, ch, rings, true);
+            }
             if (answer != 0 && (answer != 1 || arena == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
             if (answer == 0) return null;
             done = true;
@@ -201,11 +227,23 @@ final class LocalPeers {
     private ShmLink answer(SocketChannel ch, int peer, int rings) throws IOException {
         ByteBuffer o = Io.readFully(ch, OFFER_BYTES);
         if (o.getInt() != MAGIC) throw new IOException("rank " + peer + " broke the locality exchange (no offer)");
-        byte[] theirHost = new byte[HOST], nonce = new byte[NONCE];
+        byte[] theirHost = new byte[HOST], nonce = new byte[NONCE], token = new byte[NONCE];
         o.get(theirHost);
         boolean offered = o.get() == 1;
         long cap = o.getLong(), number = o.getLong();
-        o.get(nonce);
+        o.get(nonce).get(token);
+        if (inJvm && local(peer) && MessageDigest.isEqual(token, JVM) && cap == capacity) {
+            MemorySegment shared = Arena.ofAuto().allocate(fileBytes(capacity, rings), 4096); // page-aligned as a mapping; freed once both ends dropped it
+            String key = inJvmKey(peer, rank, number);
+            IN_JVM.put(key, shared);
+            try {
+                Io.writeFully(ch, ByteBuffer.wrap(new byte[] {2}));
+            } catch (IOException | RuntimeException e) {
+                IN_JVM.remove(key);
+                throw e;
+            }
+            return link(shared, null, ch, rings, false);
+        }
         Arena arena = null;
         MemorySegment m = null;
         if (offered && local(peer) && Arrays.equals(theirHost, host)) {
@@ -233,6 +271,9 @@ final class LocalPeers {
         }
         return arena == null ? null : link(m, arena, ch, rings, false);
     }
+
+    /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
+    private String inJvmKey(int dialler, int acceptor, long number) { return dir.getFileName() + "/" + name(dialler, acceptor, number); }
 
     private static MemorySegment map(Path file, long bytes, Arena arena, boolean create) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {

@@ -59,6 +59,10 @@ public final class NetParameters {
     public static final Parameters.Parameter<Boolean> SHM = ParameterRegistry.global().bool(PREFIX + "shm", true,
             "peers on this host (the boot's address is this host's, same host identity, and both map the same file) exchange"
                     + " frames through shared-memory rings instead of TCP (false: TCP to every peer)");
+    /** {@code lpf.engine.net.shmInJvm}: whether peers in one JVM (perJvm, tasks of one Spark executor) share rings in its memory. */
+    public static final Parameters.Parameter<Boolean> SHM_IN_JVM = ParameterRegistry.global().bool(PREFIX + "shmInJvm", true,
+            "with shm on, peers found to run in the same JVM (lpf.engine.net.perJvm, the tasks of one Spark executor) share"
+                    + " rings in this JVM's memory, with no file (false: a file, as for peers in other JVMs)");
     /** {@code lpf.engine.net.shmBytes}: the shared memory of one pair of processes on a host. */
     public static final Parameters.Parameter<Integer> SHM_BYTES = ParameterRegistry.global().integer(PREFIX + "shmBytes",
             4 << 20, 16 << 10, 1 << 30, "bytes of shared memory per pair of processes on one host (three rings of equal size, a"
@@ -86,6 +90,6 @@ public final class NetParameters {
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES, PER_JVM, SHM, SHM_BYTES, SHM_DIR);
+                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR);
     }
 }

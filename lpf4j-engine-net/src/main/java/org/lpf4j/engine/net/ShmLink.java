@@ -97,6 +97,6 @@ final class ShmLink {
 
     /** Unmaps the rings (once; the socket is its owner's to close). */
     void unmap() {
-        if (arena.scope().isAlive()) arena.close();
+        if (arena != null && arena.scope().isAlive()) arena.close(); // null: rings in this JVM's memory, freed when both ends drop them
     }
 }

@@ -179,4 +179,35 @@ class ShmMeshTest {
         assertNull(off[0]);
         assertNull(off[1]);
     }
+
+    /** Peers of one JVM share rings in its memory: no file is mapped (their directories may even differ), and the rings carry bytes both ways. */
+    @Test
+    void peersOfOneJvmShareRingsInItsMemory(@TempDir Path base, @TempDir Path other) throws Exception {
+        List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 2));
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        byte[] secret = LocalPeers.secret(Handshake.newKey(), 8);
+        LocalPeers zero = LocalPeers.at(base, secret, true, 0, 4096, loopback, log::add);
+        LocalPeers one = LocalPeers.at(other, secret, true, 1, 4096, loopback, log::add);
+        ShmLink[] main = prove(zero, one, Handshake.MAIN), large = prove(zero, one, Handshake.LARGE);
+        for (ShmLink l : main) assertNotNull(l, "a main connection within one JVM is on rings: " + log);
+        assertNotNull(large[0].out, "the large connection carries the dialler's payloads");
+        assertNull(large[0].in, "and nothing back");
+        MemorySegment bytes = Arena.ofAuto().allocate(64), got = Arena.ofAuto().allocate(64);
+        bytes.fill((byte) 7);
+        assertEquals(64, main[0].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, main[1].read(got, 0, 64));
+        assertEquals(-1, bytes.mismatch(got));
+        assertEquals(64, main[1].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, main[0].read(got, 0, 64));
+        assertEquals(64, large[0].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, large[1].read(got, 0, 64));
+        assertFalse(Files.exists(zero.directory()) || Files.exists(one.directory()), "no file is left, none was mapped by the acceptor");
+        for (ShmLink l : main) l.unmap();
+        for (ShmLink l : large) if (l != null) l.unmap();
+        // In-JVM rings off on the acceptor's side: the file's way, and in another directory it finds no file (TCP).
+        ShmLink[] apart = prove(zero, LocalPeers.at(other, secret, false, 1, 4096, loopback, log::add), Handshake.MAIN);
+        assertNull(apart[0]);
+        assertNull(apart[1]);
+    }
 }
