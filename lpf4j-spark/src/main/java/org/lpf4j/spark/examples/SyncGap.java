@@ -59,12 +59,16 @@ public final class SyncGap {
                         }
                     }
                     int w = loop[0], r = loop[1], k = loop[2];
+                    long cpu0 = SyncLoop.processCpuNanos(), wall0 = System.nanoTime();
                     List<String> lines = stage.mapPartitions((ctx, ignored) -> {
                         SyncLoop.Figures f = SyncLoop.time(ctx, w, r, k);
                         return List.of("pid " + ctx.pid() + " " + f + " | thread " + Thread.currentThread().getName() + " "
                                 + SyncLoop.jvm()).iterator();
                     }).collect();
+                    double driverCores = (double) (SyncLoop.processCpuNanos() - cpu0) / (System.nanoTime() - wall0);
                     for (String l : lines) System.out.println("turn " + turn + " spark[" + variant + "] " + l);
+                    System.out.printf("turn %d spark[%s] driver_cores %.3f (the driver JVM's CPU over the stage, start to collect)%n",
+                            turn, variant, driverCores);
                 }
                 int from = 0;
                 for (int i = 0; i <= command.size(); i++) {

@@ -69,7 +69,8 @@ public final class SyncLoop {
                 cs0 == null || cs1 == null ? -1 : (cs1[1] - cs0[1]) / n, (double) (jvm1 - jvm0 - (cpu1 - cpu0)) / (wall1 - wall0));
     }
 
-    private static long processCpuNanos() {
+    /** @return the CPU time of this JVM's threads so far, ns */
+    public static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
