@@ -10,6 +10,7 @@ import org.apache.spark.graphx.lib.ConnectedComponents;
 import org.apache.spark.storage.StorageLevel;
 import org.lpf4j.spark.examples.Arc;
 import org.lpf4j.spark.examples.BspConnectedComponents;
+import org.lpf4j.spark.examples.SyncLoop;
 import org.lpf4j.spark.examples.VertexComponent;
 import scala.Tuple2;
 import scala.reflect.ClassTag;
@@ -126,6 +127,22 @@ class BspStageLocalTest {
             counted += r[2];
         }
         assertEquals(n, counted, "every element was read by exactly one process");
+    }
+
+    @Test
+    void theSyncLoopTimesItsSyncsAtEveryProcess() {
+        // SyncLoop is what docs/performance.md's "Inside Spark" figures come from (SyncGap, PageRankVsGraphX).
+        List<SyncLoop.Figures> out = BspStage.of(numbers(2, 2)).mapPartitions((Context ctx, Iterator<Long> ignored) -> {
+            SyncLoop.Figures f = SyncLoop.time(ctx, 10, 3, 20);
+            ctx.sync();
+            return List.of(f).iterator();
+        }).collect();
+        assertEquals(2, out.size());
+        for (SyncLoop.Figures f : out) {
+            assertTrue(f.minMicros() > 0 && f.medianMicros() >= f.minMicros(), f.toString());
+            assertTrue(f.cpuMicros() >= 0 && f.othersCores() >= 0, f.toString());
+            assertTrue(f.voluntary() >= 0 && f.involuntary() >= 0, "Linux says how often the thread was switched: " + f);
+        }
     }
 
     @Test

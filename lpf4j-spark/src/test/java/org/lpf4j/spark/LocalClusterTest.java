@@ -163,6 +163,7 @@ class LocalClusterTest {
         double[] s = PageRankVsGraphX.syncVersusBarrier(arcs, 1000);
         System.out.printf("one lpf4j sync %.1f us, one Spark barrier() %.3f s%n", s[0] * 1e6, s[1]);
         assertTrue(s[0] * 50 <= s[1], "sync " + s[0] + " s, barrier " + s[1] + " s");
+        assertTrue(s[0] > 0 && s[2] > 0, "the median and the early window are both timed: " + java.util.Arrays.toString(s));
     }
 
     @Test

@@ -103,24 +103,27 @@ public final class PageRankVsGraphX {
     }
 
     /**
-     * One lpf4j sync against one Spark {@code barrier()}, inside the same barrier stage.
+     * One lpf4j sync against one Spark {@code barrier()}, inside the same barrier stage. The sync
+     * is timed as {@code lpf run}'s benchmarks time it ({@link SyncLoop}): after enough warm-up
+     * syncs for the JIT to have compiled the sync path, the median of 9 repetitions, so that one
+     * slow moment (a collection, a compilation, another JVM taking a core) does not make the figure.
      *
      * @param input any RDD of p partitions
      * @param <T>   its elements
-     * @param syncs how many empty syncs to time
-     * @return {seconds per sync, seconds per barrier} at pid 0
+     * @param syncs how many empty syncs one repetition times
+     * @return {seconds per sync (median), seconds per barrier, seconds per sync over the first
+     *         {@code syncs} syncs after only 3000 warm-up ones (as this figure was once taken)} at pid 0
      */
     public static <T> double[] syncVersusBarrier(JavaRDD<T> input, int syncs) {
         List<double[]> out = BspStage.of(input).mapPartitions((Context ctx, Iterator<T> ignored) -> {
             BarrierTaskContext task = BarrierTaskContext.get();
-            for (int i = 0; i < 3000; i++) ctx.sync(); // warm-up: the JIT compiles the sync path
-            long a = System.nanoTime();
-            for (int i = 0; i < syncs; i++) ctx.sync();
+            SyncLoop.Figures early = SyncLoop.time(ctx, 3000, 1, syncs);
+            SyncLoop.Figures steady = SyncLoop.time(ctx, SyncLoop.WARM_UP, 9, syncs);
             long b = System.nanoTime();
             int barriers = 3;
             for (int i = 0; i < barriers; i++) task.barrier();
             long c = System.nanoTime();
-            return List.of(new double[]{(b - a) / 1e9 / syncs, (c - b) / 1e9 / barriers}).iterator();
+            return List.of(new double[]{steady.medianMicros() / 1e6, (c - b) / 1e9 / barriers, early.medianMicros() / 1e6}).iterator();
         }).collect();
         return out.get(0);
     }
@@ -146,8 +149,8 @@ public final class PageRankVsGraphX {
             Comparison c = compare(spark, arcs, iterations);
             System.out.println(c);
             double[] s = syncVersusBarrier(arcs, 1000);
-            System.out.printf("one lpf4j sync %.1f us, one Spark barrier() %.3f s: the sync costs 1/%.0f of the barrier%n",
-                    s[0] * 1e6, s[1], s[1] / s[0]);
+            System.out.printf("one lpf4j sync %.1f us (median; the first 1000 after 3000: %.1f us), one Spark barrier() %.3f s: "
+                    + "the sync costs 1/%.0f of the barrier%n", s[0] * 1e6, s[2] * 1e6, s[1], s[1] / s[0]);
         }
     }
 }
