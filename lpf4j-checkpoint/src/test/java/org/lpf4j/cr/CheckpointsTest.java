@@ -351,13 +351,15 @@ class CheckpointsTest {
         Parameters.set("lpf.cr.files.keep", "10");
         // Checkpoint 2's directory cannot be created: a plain file is in its place.
         Files.writeString(dir.resolve("cp-0000000002"), "in the way");
-        RingJob job = new RingJob(2, 2, 20, 5, -1, -1);
-        job.pauseMillis = 2;
+        // Eight checkpoints, 25 ms of computing apart: a later one commits even when writes are slow (a loaded machine
+        // delayed checkpoint 3's commit past the end of a shorter job).
+        RingJob job = new RingJob(2, 2, 40, 5, -1, -1);
+        job.pauseMillis = 5;
         run(job, 2, 0);
         assertResult(job, 2);
         List<Long> c = committed();
         assertFalse(c.contains(2L), c.toString());
-        assertTrue(c.contains(1L) && c.contains(3L), c.toString());
+        assertTrue(c.contains(1L) && c.stream().anyMatch(n -> n > 2), "the job went on checkpointing after the failed write: " + c);
     }
 
     @Test
