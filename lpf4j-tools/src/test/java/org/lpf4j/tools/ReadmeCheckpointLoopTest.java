@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The checkpointed program of docs/checkpoint.md ("Jobs that survive a lost process"), as written: its Java
  * block is compiled apart by javac and run with {@code lpf run --class-path} under
- * {@code --restarts 2} on the mpi engine (4 ranks), the hybrid engine (2 nodes x 2 threads, over
- * MPI and over the net engine) and the net engine (4 JVMs over TCP);
+ * {@code --restarts 2} on the net engine (4 JVMs) and the hybrid engine over it (2 nodes x 2
+ * threads), the engines between JVMs that need no MPI (a killed rank under the mpi and hybrid-over-MPI
+ * engines, restarted from a checkpoint: {@link RestartRunTest});
  * a random rank JVM gets {@code kill -9} at a random time after the first committed checkpoint.
  * The restarted job must print, bit for bit, what a run without a fault prints (its segment and
  * the value its loop body updates; taken once, on the threads engine), and say where it resumed
@@ -99,8 +100,7 @@ class ReadmeCheckpointLoopTest {
     }
 
     @ParameterizedTest(name = "{0} engine, {1}")
-    @CsvSource({"mpi, -p 4", "hybrid, --nodes 2 -p 4", "net, -p 4",
-            "hybrid, --param lpf.engine.hybrid.over=net --nodes 2 -p 4"})
+    @CsvSource({"net, -p 4", "hybrid, --param lpf.engine.hybrid.over=net --nodes 2 -p 4"})
     void theReadmeLoopRestartsIntoTheAnswerOfARunWithoutAFault(String engine, String layout) throws Exception {
         if (!layout.contains("over=net")) {
             Launchable.need(engine);
