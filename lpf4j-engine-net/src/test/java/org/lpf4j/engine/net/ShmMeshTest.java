@@ -135,6 +135,19 @@ class ShmMeshTest {
         }
     }
 
+    /** 64 bytes of {@code value} go through the main connection's rings both ways and the large connection's one way. */
+    private static void assertCarries(ShmLink[] main, ShmLink[] large, byte value) {
+        MemorySegment bytes = Arena.ofAuto().allocate(64), got = Arena.ofAuto().allocate(64);
+        bytes.fill(value);
+        assertEquals(64, main[0].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, main[1].read(got, 0, 64));
+        assertEquals(-1, bytes.mismatch(got));
+        assertEquals(64, main[1].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, main[0].read(got, 0, 64));
+        assertEquals(64, large[0].write(bytes, 0, 64, null, 0, 0));
+        assertEquals(64, large[1].read(got, 0, 64));
+    }
+
     @Test
     void theExchangeGivesRingsOnlyToSidesThatSeeTheSameFile(@TempDir Path base, @TempDir Path other) throws Exception {
         List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
@@ -153,15 +166,7 @@ class ShmMeshTest {
             assertNotNull(large[0].out, "the large connection carries the dialler's payloads");
             assertNull(large[0].in, "and nothing back");
             assertNull(large[1].out);
-            MemorySegment bytes = Arena.ofAuto().allocate(64), got = Arena.ofAuto().allocate(64);
-            bytes.fill((byte) 42);
-            assertEquals(64, main[0].write(bytes, 0, 64, null, 0, 0));
-            assertEquals(64, main[1].read(got, 0, 64));
-            assertEquals(-1, bytes.mismatch(got));
-            assertEquals(64, main[1].write(bytes, 0, 64, null, 0, 0));
-            assertEquals(64, main[0].read(got, 0, 64));
-            assertEquals(64, large[0].write(bytes, 0, 64, null, 0, 0));
-            assertEquals(64, large[1].read(got, 0, 64));
+            assertCarries(main, large, (byte) 42);
             assertFalse(Files.exists(zero.directory()), "the files and the job's directory are removed once both sides mapped them");
         } finally {
             for (ShmLink l : main) if (l != null) l.unmap();
@@ -193,15 +198,7 @@ class ShmMeshTest {
         for (ShmLink l : main) assertNotNull(l, "a main connection within one JVM is on rings: " + log);
         assertNotNull(large[0].out, "the large connection carries the dialler's payloads");
         assertNull(large[0].in, "and nothing back");
-        MemorySegment bytes = Arena.ofAuto().allocate(64), got = Arena.ofAuto().allocate(64);
-        bytes.fill((byte) 7);
-        assertEquals(64, main[0].write(bytes, 0, 64, null, 0, 0));
-        assertEquals(64, main[1].read(got, 0, 64));
-        assertEquals(-1, bytes.mismatch(got));
-        assertEquals(64, main[1].write(bytes, 0, 64, null, 0, 0));
-        assertEquals(64, main[0].read(got, 0, 64));
-        assertEquals(64, large[0].write(bytes, 0, 64, null, 0, 0));
-        assertEquals(64, large[1].read(got, 0, 64));
+        assertCarries(main, large, (byte) 7);
         assertFalse(Files.exists(zero.directory()) || Files.exists(one.directory()), "no file is left, none was mapped by the acceptor");
         for (ShmLink l : main) l.unmap();
         for (ShmLink l : large) if (l != null) l.unmap();
