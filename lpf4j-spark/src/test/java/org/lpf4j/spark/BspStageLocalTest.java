@@ -335,10 +335,18 @@ class BspStageLocalTest {
             cr.protect("value", value);
             cr.resume();
             start = cr.iteration();
-            for (long t = start; t < steps; t = t == 20 ? cr.checkpointNow() : cr.checkpoint()) {
+            for (long t = start; t < steps; ) {
                 value.set(ValueLayout.JAVA_LONG, 0, value.get(ValueLayout.JAVA_LONG, 0) + t);
                 Thread.sleep(2);
                 if (attempt == 0 && t == failAt && ctx.pid() == ctx.nprocs() - 1) throw new IllegalStateException("lost at " + t);
+                if (t == 20) {
+                    // Committed here, not at some later point once every write finished: a loaded
+                    // machine's writes may outlast the 20 iterations before the fault.
+                    t = cr.checkpointNow();
+                    cr.flush();
+                } else {
+                    t = cr.checkpoint();
+                }
             }
         }
         return List.of(new long[]{attempt, start, value.get(ValueLayout.JAVA_LONG, 0)}).iterator();
