@@ -1,5 +1,6 @@
 package org.lpf4j.engine.net;
 
+import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.BootSession;
 import org.lpf4j.spi.boot.FenceOptions;
 import org.lpf4j.spi.kit.JobKeys;
@@ -96,7 +97,15 @@ final class Rendezvous {
             session.put("lpf4j.net.agreement", agreement.getBytes(StandardCharsets.UTF_8));
             if (secret == null && r == 0) session.put("lpf4j.net.key", newSecret());
             session.commit();
-            session.fence(FenceOptions.collect());
+            // The JVMs of a job may start far apart (64 of them on a few cores take minutes): the start's
+            // fence waits as long as the processes may take to meet, not the boot's default.
+            int meet = NetParameters.SETUP_MILLIS.get();
+            try {
+                session.fence(FenceOptions.collect().timeout(Duration.ofMillis(meet)));
+            } catch (BootException e) {
+                throw new BootException(e.getMessage() + " (the processes may take " + NetParameters.SETUP_MILLIS.key()
+                        + " = " + meet + " ms to meet at the start)", e.missingRanks(), e);
+            }
             ByteBuffer s = ByteBuffer.wrap(secret != null ? secret : session.get(0, "lpf4j.net.key", GET_WAIT));
             byte[] key = new byte[Handshake.NONCE];
             s.get(key);
