@@ -4,8 +4,9 @@
 #   docs/scripts/spark-sync-gap.sh [master turns warm reps syncs variants]
 # defaults: local-cluster[2,1,1024] 3 20000 9 5000 default. variants: ","-separated lists of
 # ";"-separated stage parameters (e.g. "default,lpf.engine.net.spinMicros=0") or loop settings
-# ("warm=3000;reps=1;syncs=1000"). More arguments: lpf run options, one lpf run per "::"-separated
-# group, "" for none (default: one plain run). Every process prints its median sync time, CPU time and context
+# ("warm=3000;reps=1;syncs=1000"; "tasks=4" for 4 partitions). More arguments: lpf run options, one
+# lpf run per "::"-separated group, "" for none (default: one plain run). Every lpf run gets the
+# options in $SYNC_GAP_RUN first (default "--engine net -p 2"; e.g. "--engine threads -p 4"). Every process prints its median sync time, CPU time and context
 # switches per sync.
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)"
@@ -17,13 +18,14 @@ spark_jar=$(lpf_main_jar lpf4j-spark)
 master=${1:-local-cluster[2,1,1024]} turns=${2:-3} warm=${3:-20000} reps=${4:-9} syncs=${5:-5000} variants=${6:-default}
 export SPARK_HOME="$root/lpf4j-spark/target/spark-home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1
 loop=(--class-path "$root/lpf4j-spark/target/classes" org.lpf4j.spark.examples.SyncLoop)
-commands=("$root/bin/lpf" run --engine net -p 2 "${loop[@]}" "$warm" "$reps" "$syncs")
+read -r -a base <<<"${SYNC_GAP_RUN:---engine net -p 2}"
+commands=("$root/bin/lpf" run "${base[@]}" "${loop[@]}" "$warm" "$reps" "$syncs")
 # more arguments: lpf run's options instead (one run per "::"-separated group), e.g. "--param lpf.engine.net.perJvm=2"
 if [ $# -gt 6 ]; then
   commands=(); group=()
   for a in "${@:7}" ::; do
     if [ "$a" = :: ]; then
-      commands+=("$root/bin/lpf" run --engine net -p 2 "${group[@]}" "${loop[@]}" "$warm" "$reps" "$syncs" ::); group=()
+      commands+=("$root/bin/lpf" run "${base[@]}" "${group[@]}" "${loop[@]}" "$warm" "$reps" "$syncs" ::); group=()
     elif [ -n "$a" ]; then group+=("$a"); fi
   done
 fi
