@@ -41,7 +41,7 @@ final class Conn {
     /** Whether frames were staged since the last write: the next wait writes them. */
     boolean dirty;
     boolean saidBye;
-    /** Whether frames are staged on it while its socket is being made (counted by the mesh). */
+    /** Whether frames are staged on it while its socket is being made (counted in {@link ConnTable#held}). */
     boolean held;
     /** The rings that carry this connection's frames when the peer shares this host (the socket then carries wake-ups), or null. */
     ShmLink link;

@@ -9,8 +9,9 @@ import java.lang.foreign.MemorySegment;
  * receive is posted for (channel, peer) and takes that pair's next frame of the active section,
  * in order; a frame that comes first is stashed (in native memory of its own) until its receive
  * comes, unless it is a large put's payload, which {@link FrameIo} leaves parked in its socket.
- * The posted receives and stashes are pooled: once the pools have grown, posting and matching
- * allocate nothing. Queue look-ups are O(1) per (channel, peer); used by one thread at a time.
+ * It also pools the ops of posted sends and receives, and the stashes: once the pools have
+ * grown, posting and matching allocate nothing. Queue look-ups are O(1) per (channel, peer);
+ * used by one thread at a time.
  */
 final class Matching {
     private static final int LARGE = Transport.Channel.LARGE.ordinal();
@@ -45,7 +46,7 @@ final class Matching {
         this.failures = failures;
     }
 
-    Op op() {
+    private Op op() {
         Op o = free;
         if (o == null) return new Op();
         free = o.next;

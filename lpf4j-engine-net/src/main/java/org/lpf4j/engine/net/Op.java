@@ -2,7 +2,7 @@ package org.lpf4j.engine.net;
 
 import java.lang.foreign.MemorySegment;
 
-/** One posted send or receive, of one {@link Mesh}. Pooled by its mesh: a sync allocates none once the pool has grown. */
+/** One posted send or receive, of one {@link Mesh}. Pooled by {@link Matching}: a sync allocates none once the pool has grown. */
 final class Op {
     MemorySegment segment;
     long offset, length, done;

@@ -2,7 +2,7 @@ package org.lpf4j.engine.net;
 
 import java.lang.foreign.MemorySegment;
 
-/** A frame that arrived before its receive was posted (kept by its mesh until then); its buffer is native memory, grown as needed and kept while pooled. */
+/** A frame that arrived before its receive was posted (kept by {@link Matching} until then); its buffer is native memory, grown as needed and kept while pooled. */
 final class Stash {
     int section, channel;
     long length, done;
