@@ -88,36 +88,10 @@ final class Exchange implements AutoCloseable {
     /** Per destination rank: the put data in its packed stream (the rest of the stream is headers), for {@link #wire}. */
     private final long[] inlineOut;
     private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
-    /** Areas this rank sends from in place during the sync: [start, end) addresses. */
-    private long[] sendingStart = new long[16], sendingEnd = new long[16];
-    private int sending;
-    /** Large puts received straight into their destination: [start, end) addresses. */
-    private long[] directStart = new long[16], directEnd = new long[16];
-    private int direct;
+    /** The areas this sync sends from and receives into in place. */
+    private final InPlaceAreas inPlace = new InPlaceAreas();
     /** Per local process: the puts from other ranks it must write. */
     private Arrivals[] arrivals = {new Arrivals()};
-
-    /** The puts one local process must write, in apply order, as parallel arrays. */
-    private static final class Arrivals {
-        /** Where the payload is: in the stream of {@link #fromRank}, or in the staging buffer if that is -1. */
-        long[] payload = new long[16], dstOffset = new long[16], size = new long[16];
-        int[] slot = new int[16], fromRank = new int[16];
-        MsgAttr[] attr = new MsgAttr[16];
-        int count;
-
-        int add() {
-            if (count == payload.length) {
-                int c = 2 * count;
-                payload = Arrays.copyOf(payload, c);
-                dstOffset = Arrays.copyOf(dstOffset, c);
-                size = Arrays.copyOf(size, c);
-                slot = Arrays.copyOf(slot, c);
-                fromRank = Arrays.copyOf(fromRank, c);
-                attr = Arrays.copyOf(attr, c);
-            }
-            return count++;
-        }
-    }
 
     /**
      * @param me    this rank
@@ -456,7 +430,7 @@ final class Exchange implements AutoCloseable {
 
     /** Sends every large put, in the order its header was packed (the receiver posts in that order). */
     private void sendLarge(NodeRequests r) {
-        sending = 0;
+        inPlace.sending = 0;
         MemorySegment stage = heapLarge > 0 ? sendStaging.atLeast(heapLarge) : null;
         long staged = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
@@ -468,7 +442,7 @@ final class Exchange implements AutoCloseable {
                 MemorySegment src = q.putSource[i];
                 if (src.isNative()) {
                     long start = src.address() + q.putSrcOffset[i];
-                    addSending(start, start + size);
+                    inPlace.addSending(start, start + size);
                     transport.send(Transport.REST, Channel.LARGE, src, q.putSrcOffset[i], size, d);
                 } else {
                     copier.copy(src, q.putSrcOffset[i], stage, staged, size);
@@ -576,7 +550,7 @@ final class Exchange implements AutoCloseable {
             }
         }
         MemorySegment stage = staging.atLeast(stageTotal);
-        direct = 0;
+        inPlace.direct = 0;
         long staged = 0;
         for (int s = 0; s < ranks; s++) {
             MemorySegment stream = streamOf(s);
@@ -598,7 +572,7 @@ final class Exchange implements AutoCloseable {
                 long payload;
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;
-                } else if (valid && size > 0 && dst.isNative() && canReceiveDirectly(dst.address() + offset, size)) {
+                } else if (valid && size > 0 && dst.isNative() && inPlace.canReceiveDirectly(dst.address() + offset, size)) {
                     transport.receive(Transport.REST, Channel.LARGE, dst, offset, size, s);
                     continue; // written by the transport
                 } else {
@@ -662,28 +636,6 @@ final class Exchange implements AutoCloseable {
 
     private long inBytes(int s) {
         return s == me ? outBytes[s] : inBytes[s];
-    }
-
-    private boolean canReceiveDirectly(long start, long size) {
-        long end = start + size;
-        for (int k = 0; k < sending; k++) if (start < sendingEnd[k] && sendingStart[k] < end) return false;
-        for (int k = 0; k < direct; k++) if (start < directEnd[k] && directStart[k] < end) return false;
-        if (direct == directStart.length) {
-            directStart = Arrays.copyOf(directStart, direct * 2);
-            directEnd = Arrays.copyOf(directEnd, direct * 2);
-        }
-        directStart[direct] = start;
-        directEnd[direct++] = end;
-        return true;
-    }
-
-    private void addSending(long start, long end) {
-        if (sending == sendingStart.length) {
-            sendingStart = Arrays.copyOf(sendingStart, sending * 2);
-            sendingEnd = Arrays.copyOf(sendingEnd, sending * 2);
-        }
-        sendingStart[sending] = start;
-        sendingEnd[sending++] = end;
     }
 
     @Override
