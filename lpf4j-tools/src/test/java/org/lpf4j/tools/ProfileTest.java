@@ -172,7 +172,7 @@ class ProfileTest {
         List<String> lines = Files.readAllLines(dir.resolve("supersteps.csv"));
         assertEquals("superstep,pid,sync,compute_ns,wait_ns,messages_out,bytes_out,messages_in,bytes_in,h_bytes,"
                 + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest,data_messages,payload_bytes,header_bytes,"
-                + "meta_messages,meta_bytes,collectives,connections", lines.getFirst());
+                + "meta_messages,meta_bytes,collectives,connections,connections_in_jvm,connections_shm,connections_tcp", lines.getFirst());
         assertEquals(p * steps, lines.size() - 1, () -> "one row per process and superstep:\n" + String.join("\n", lines));
         int row = 1;
         for (int s = 0; s < steps; s++) {

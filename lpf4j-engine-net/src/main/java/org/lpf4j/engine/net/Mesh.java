@@ -271,6 +271,19 @@ final class Mesh implements AutoCloseable {
         return n;
     }
 
+    /** @return the connections of this mesh whose socket is open and whose frames take {@code path} ({@link ConnectionPaths}) */
+    int openConnections(int path) {
+        int n = 0;
+        for (Conn c : conns) if (c.channel != null && c.channel.isOpen() && ConnectionPaths.of(c.link) == path) n++;
+        return n;
+    }
+
+    /** @return the path of the main connection with rank {@code r} ({@link ConnectionPaths}), or -1 if it is not made */
+    int pathTo(int r) {
+        Peer p = peers[r];
+        return p == null || p.shared.channel == null ? -1 : ConnectionPaths.of(p.shared.link);
+    }
+
     private Mesh(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                  long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
         this.rank = rank;
@@ -1270,6 +1283,7 @@ final class Mesh implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        if (NetParameters.SHOW_PATHS.get()) log.accept(ConnectionPaths.line(this));
         admit(); // a connection made just now gets its goodbye too
         // A goodbye on both connections of every peer: each side reads both, and a connection that
         // ends without one means a dead process.
