@@ -73,6 +73,7 @@ class OverNetTest {
             assertEquals(List.of(List.of(), List.of(1 - node.rank()), List.of()), node.peers(), node.text());
             int[] c = node.connections();
             assertTrue(c[MeshPaths.IN_JVM] == 0 && c[MeshPaths.TCP] == 0 && c[MeshPaths.SHARED_MEMORY] <= 2, node.text());
+            System.out.println("OverNetTest: " + node.text());
         }
     }
 }
