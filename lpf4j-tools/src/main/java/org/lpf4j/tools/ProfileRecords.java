@@ -233,8 +233,9 @@ final class ProfileRecords {
      * {@code step_h_bytes, step_predicted_ns} (empty without g and l), {@code step_measured_ns}
      * (the superstep's), {@code slowest} (1 for the process of largest compute in the superstep),
      * and what the process sent in the sync ({@link WireCounts#csvHeader()}: {@code data_messages,
-     * payload_bytes, header_bytes, meta_messages, meta_bytes, collectives, connections}; empty where
-     * not counted).
+     * payload_bytes, header_bytes, meta_messages, meta_bytes, collectives, connections,
+     * connections_in_jvm, connections_shm, connections_tcp}: the connections open after the sync, and
+     * those by the path their frames take; empty where not counted).
      *
      * @throws UncheckedIOException if it cannot be written
      */
@@ -338,6 +339,8 @@ final class ProfileRecords {
      */
     private String sentSummary() {
         long syncs = 0, maxMessages = 0, maxBytes = 0, connections = -1;
+        long[] byPath = new long[WireCounts.PATHS];
+        Arrays.fill(byPath, -1);
         double messages = 0, bytes = 0;
         boolean metaSeen = true;
         for (int q = 0; q < p; q++) {
@@ -353,13 +356,21 @@ final class ProfileRecords {
                 maxMessages = Math.max(maxMessages, m);
                 maxBytes = Math.max(maxBytes, by);
                 connections = Math.max(connections, c[WireCounts.COUNTERS]);
+                for (int path = 0; path < WireCounts.PATHS; path++) byPath[path] = Math.max(byPath[path], c[WireCounts.COUNTERS + 1 + path]);
             }
         }
         if (syncs == 0) return "";
         return String.format(Locale.ROOT, "sent per process and sync: mean %.1f messages, %.0f bytes; largest %d messages, %d bytes%s;"
                         + " connections open: %s (columns data_messages ... connections of the CSV)%n", messages / syncs, bytes / syncs,
                 maxMessages, maxBytes, metaSeen ? "" : " (without the messages inside the MPI library's collectives)",
-                connections < 0 ? "not applicable" : "at most " + connections);
+                connections < 0 ? "not applicable" : "at most " + connections + pathsText(byPath));
+    }
+
+    /** @return e.g. {@code  (by path, at most: in-JVM 0, shared memory 2, TCP 4)}, or nothing where the paths were not counted */
+    private static String pathsText(long[] byPath) {
+        if (byPath[WireCounts.TCP] < 0) return "";
+        return String.format(Locale.ROOT, " (by path, at most: in-JVM %d, shared memory %d, TCP %d)", byPath[WireCounts.IN_JVM],
+                byPath[WireCounts.SHARED_MEMORY], byPath[WireCounts.TCP]);
     }
 
     /** @return e.g. {@code 12.3 µs}, {@code 4.56 ms}, {@code 1.23 s} */

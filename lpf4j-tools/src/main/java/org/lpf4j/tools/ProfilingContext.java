@@ -54,6 +54,7 @@ final class ProfilingContext extends TimedContext {
             wire.read(after);
             for (int i = 0; i < WireCounts.COUNTERS; i++) sent[i] = after[i] < 0 ? -1 : after[i] - before[i];
             sent[WireCounts.COUNTERS] = wire.connections();
+            for (int path = 0; path < WireCounts.PATHS; path++) sent[WireCounts.COUNTERS + 1 + path] = wire.connections(path);
         }
         log.endStep(t0 - lastEnd, t1 - t0, wire == null ? null : sent);
         lastEnd = t1;

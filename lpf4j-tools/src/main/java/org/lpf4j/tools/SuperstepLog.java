@@ -25,7 +25,7 @@ import java.util.Arrays;
  * <p>The file it writes ({@link #write}) is a private format read only by
  * {@link ProfileRecords#read}: lines {@code process,pid,nprocs}, {@code machine,size,g,l},
  * {@code step,s,computeNanos,waitNanos}, {@code pair,s,peer,putMsgs,putBytes,getMsgs,getBytes} and, where the
- * engine counts what it sends, {@code sent,s,} then {@link WireCounts}'s counters and the connections.
+ * engine counts what it sends, {@code sent,s,} then {@link WireCounts}'s counters, the connections and the connections by path.
  */
 final class SuperstepLog {
     private final int pid;
@@ -41,8 +41,8 @@ final class SuperstepLog {
     /** Per superstep: what the process sent to other JVMs in its sync ({@link WireCounts}'s counters, then connections); -1: not counted. */
     private long[][] sent = new long[WIDTH][16];
     private int steps;
-    /** Counters of {@link #sent}: {@link WireCounts#COUNTERS} and the connections. */
-    static final int WIDTH = WireCounts.COUNTERS + 1;
+    /** Counters of {@link #sent}: {@link WireCounts#COUNTERS}, the connections, then the connections by path ({@link WireCounts#PATHS}). */
+    static final int WIDTH = WireCounts.COUNTERS + 1 + WireCounts.PATHS;
 
     /** Flushed pair records: superstep, peer, then the four counters. */
     private int[] pairStep = new int[16];

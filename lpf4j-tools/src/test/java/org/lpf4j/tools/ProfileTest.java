@@ -91,6 +91,7 @@ class ProfileTest {
         assertTrue(r.done() && r.exitCode() == 0, r::both);
         assertProfile(dir, 3, r.out(), "net");
         assertTrue(r.out().contains("sent per process and sync: "), r::both);
+        assertTrue(r.out().contains("connections open: at most 4 (by path, at most: in-JVM 0, shared memory 4, TCP 0)"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
     }
 
@@ -152,18 +153,21 @@ class ProfileTest {
 
     /**
      * What process q sent in a sync of RingProfile (its stream of one put of N bytes in a ring
-     * superstep, and the round), as the CSV's last seven columns: nothing counted on the threads
+     * superstep, and the round), as the CSV's last ten columns: nothing counted on the threads
      * engine, after the last sync, or at a hybrid node's processes other than its first (the node
      * is counted there); libmpi's collectives' messages are not seen (mpi, hybrid over it). The
      * net engine at p = 3: the streams go before a round of ⌈log2 3⌉ = 2 frames of two longs (the
-     * word and the bits of who sends to whom), over two connections per peer.
+     * word and the bits of who sends to whom), over two connections per peer, each on a shared-memory
+     * file (the JVMs share this host).
      */
     private static List<String> sent(String engine, int p, int q, boolean ring, boolean synced) {
-        List<String> none = java.util.Collections.nCopies(7, "");
+        List<String> none = java.util.Collections.nCopies(10, "");
         if (engine.equals("threads") || !synced || engine.equals("hybrid") && q % 2 != 0) return none;
         String data = ring ? "1" : "0", payload = ring ? Integer.toString(N) : "0", header = ring ? "40" : "0";
-        if (engine.equals("net")) return List.of(data, payload, header, "2", "32", "1", Integer.toString(2 * (p - 1)));
-        return List.of(data, payload, header, "", "", "1", "");
+        String connections = Integer.toString(2 * (p - 1));
+        // the net engine's JVMs share this host: every connection on a shared-memory file (in-JVM 0, shm all, TCP 0)
+        if (engine.equals("net")) return List.of(data, payload, header, "2", "32", "1", connections, "0", connections, "0");
+        return List.of(data, payload, header, "", "", "1", "", "", "", "");
     }
 
     /** Checks the CSV, the pictures and the summary of a run of {@link RingProfile} on p processes of {@code engine}. */
@@ -172,7 +176,7 @@ class ProfileTest {
         List<String> lines = Files.readAllLines(dir.resolve("supersteps.csv"));
         assertEquals("superstep,pid,sync,compute_ns,wait_ns,messages_out,bytes_out,messages_in,bytes_in,h_bytes,"
                 + "step_h_bytes,step_predicted_ns,step_measured_ns,slowest,data_messages,payload_bytes,header_bytes,"
-                + "meta_messages,meta_bytes,collectives,connections", lines.getFirst());
+                + "meta_messages,meta_bytes,collectives,connections,connections_in_jvm,connections_shm,connections_tcp", lines.getFirst());
         assertEquals(p * steps, lines.size() - 1, () -> "one row per process and superstep:\n" + String.join("\n", lines));
         int row = 1;
         for (int s = 0; s < steps; s++) {
@@ -190,7 +194,7 @@ class ProfileTest {
                         Stream.of(f[5], f[6], f[7], f[8], f[9], f[10]).map(Long::parseLong).toList(), where);
                 long predicted = Long.parseLong(f[11]), measured = Long.parseLong(f[12]);
                 assertTrue(predicted >= 0 && measured >= Long.parseLong(f[3]) + Long.parseLong(f[4]), where);
-                assertEquals(sent(engine, p, q, ring, s < steps - 1), Arrays.asList(f).subList(14, 21), where);
+                assertEquals(sent(engine, p, q, ring, s < steps - 1), Arrays.asList(f).subList(14, 24), where);
                 if (s == slowStep) {
                     assertEquals(q == slowPid ? 1 : 0, Integer.parseInt(f[13]), "the sleeping process is the slowest: " + where);
                     if (q == slowPid) assertTrue(Long.parseLong(f[3]) >= SLEEP_MS * 1_000_000L, where);

@@ -84,4 +84,16 @@ public final class SuperstepEvent extends Event {
     @Label("Connections")
     @Description("Connections this process holds open at the end of the sync; -1 if not applicable (threads, mpi)")
     public long connections;
+
+    @Label("Connections In JVM")
+    @Description("Of those, connections whose frames go through rings in this JVM's memory (a peer of the same JVM); -1 if not counted")
+    public long connectionsInJvm;
+
+    @Label("Connections Shared Memory")
+    @Description("Of those, connections whose frames go through a shared-memory file (a peer of the same host); -1 if not counted")
+    public long connectionsShm;
+
+    @Label("Connections TCP")
+    @Description("Of those, connections whose frames go through TCP; -1 if not counted")
+    public long connectionsTcp;
 }

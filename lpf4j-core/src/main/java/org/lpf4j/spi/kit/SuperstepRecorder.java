@@ -44,7 +44,7 @@ public final class SuperstepRecorder {
             e.messagesIn = -1;
             e.bytesIn = -1;
             e.dataMessages = e.payloadBytes = e.headerBytes = e.metaMessages = e.metaBytes = e.collectives = -1;
-            e.connections = -1;
+            e.connections = e.connectionsInJvm = e.connectionsShm = e.connectionsTcp = -1;
         }
         return began;
     }
@@ -63,7 +63,7 @@ public final class SuperstepRecorder {
 
     /**
      * Records what the process sent to other JVMs in the sync: {@code now} less {@code before}
-     * (what {@link WireCounts#read} gave at the sync's start), and the connections open now; only
+     * (what {@link WireCounts#read} gave at the sync's start), and the connections open now (and by path); only
      * after {@link #begin()} returned true. Allocates nothing.
      */
     public void wire(long[] before, WireCounts now) {
@@ -75,6 +75,9 @@ public final class SuperstepRecorder {
         e.metaBytes = now.metaCounted() ? now.get(WireCounts.META_BYTES) - before[WireCounts.META_BYTES] : -1;
         e.collectives = now.get(WireCounts.COLLECTIVES) - before[WireCounts.COLLECTIVES];
         e.connections = now.connections();
+        e.connectionsInJvm = now.connections(WireCounts.IN_JVM);
+        e.connectionsShm = now.connections(WireCounts.SHARED_MEMORY);
+        e.connectionsTcp = now.connections(WireCounts.TCP);
     }
 
     /**

@@ -3,6 +3,7 @@ package org.lpf4j.spi.kit;
 import org.lpf4j.Context;
 
 import java.util.function.IntSupplier;
+import java.util.function.IntUnaryOperator;
 
 /**
  * What one process of a multi-JVM engine has sent to other JVMs since its section started, so
@@ -26,6 +27,10 @@ import java.util.function.IntSupplier;
  *       count exchange); exact on every engine that counts, including MPI.</li>
  *   <li>{@link #connections()}: connections the process holds open now, or {@code -1} where the
  *       engine has none of its own to count (MPI: libmpi manages its own).</li>
+ *   <li>{@link #connections(int)}: those connections by the path their frames take:
+ *       {@link #IN_JVM} (rings in this JVM's memory, a peer of the same JVM), {@link #SHARED_MEMORY}
+ *       (rings in a shared-memory file, a peer of the same host) or {@link #TCP}; {@code -1} where
+ *       not counted.</li>
  * </ul>
  * Bytes are message contents; a transport's own framing is not counted (the net engine adds a
  * 16-byte frame header to every message).
@@ -39,18 +44,32 @@ public final class WireCounts {
             COLLECTIVES = 5;
     /** The number of counters. */
     public static final int COUNTERS = 6;
+    /** A path of a connection, for {@link #connections(int)}: same JVM (rings in its memory), same host (a shared-memory file), TCP. */
+    public static final int IN_JVM = 0, SHARED_MEMORY = 1, TCP = 2;
+    /** The number of paths. */
+    public static final int PATHS = 3;
 
     private final long[] counts = new long[COUNTERS];
     private final boolean metaCounted;
     private final IntSupplier connections;
+    private final IntUnaryOperator byPath;
 
     /**
      * @param metaCounted whether the transport counts its collectives' messages ({@link #META_MESSAGES}, {@link #META_BYTES})
      * @param connections the connections open now (called when a reader asks), or null where not applicable
      */
     public WireCounts(boolean metaCounted, IntSupplier connections) {
+        this(metaCounted, connections, null);
+    }
+
+    /**
+     * @param byPath the connections open now that take a path ({@link #IN_JVM}, {@link #SHARED_MEMORY}, {@link #TCP}),
+     *               called when a reader asks (must not allocate), or null where not counted
+     */
+    public WireCounts(boolean metaCounted, IntSupplier connections, IntUnaryOperator byPath) {
         this.metaCounted = metaCounted;
         this.connections = connections;
+        this.byPath = byPath;
     }
 
     /** Counts point-to-point messages of the exchange that carry {@code payload} bytes of data and {@code header} bytes of the rest. */
@@ -89,6 +108,15 @@ public final class WireCounts {
     /** @return the connections open now, or -1 where the engine has none of its own */
     public int connections() { return connections == null ? -1 : connections.getAsInt(); }
 
+    /**
+     * @param path {@link #IN_JVM}, {@link #SHARED_MEMORY} or {@link #TCP}
+     * @return the connections open now whose frames take that path, or -1 where not counted
+     */
+    public int connections(int path) {
+        if (path < 0 || path >= PATHS) throw new IllegalArgumentException("WireCounts.connections(" + path + "): a path is 0 .. " + (PATHS - 1));
+        return byPath == null ? -1 : byPath.applyAsInt(path);
+    }
+
     /** What a context whose engine counts its messages implements (forwarding contexts pass it on). */
     public interface Source {
         /** @return this process's counts, or null when its engine counts none (one JVM: the threads engine) */
@@ -103,15 +131,17 @@ public final class WireCounts {
         return ctx instanceof Source s ? s.wireCounts() : null;
     }
 
-    /** @return the header of the counters' columns, for a CSV: {@code data_messages,...,connections} */
+    /** @return the header of the counters' columns, for a CSV: {@code data_messages,...,connections}, then the connections by path */
     public static String csvHeader() {
-        return "data_messages,payload_bytes,header_bytes,meta_messages,meta_bytes,collectives,connections";
+        return "data_messages,payload_bytes,header_bytes,meta_messages,meta_bytes,collectives,connections,"
+                + "connections_in_jvm,connections_shm,connections_tcp";
     }
 
     @Override
     public String toString() {
         return "WireCounts[data " + counts[DATA_MESSAGES] + " msgs, " + counts[PAYLOAD_BYTES] + " B payload, " + counts[HEADER_BYTES]
                 + " B headers; meta " + get(META_MESSAGES) + " msgs, " + get(META_BYTES) + " B; " + counts[COLLECTIVES]
-                + " collectives; " + connections() + " connections]";
+                + " collectives; " + connections() + " connections (in-JVM " + connections(IN_JVM) + ", shared memory "
+                + connections(SHARED_MEMORY) + ", TCP " + connections(TCP) + ")]";
     }
 }

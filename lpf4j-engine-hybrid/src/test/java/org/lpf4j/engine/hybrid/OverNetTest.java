@@ -2,11 +2,14 @@ package org.lpf4j.engine.hybrid;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.testkit.MeshPaths;
 import org.lpf4j.testkit.NetJob;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,10 +58,22 @@ class OverNetTest {
                 NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.GrowingCapacityTest"), 4);
     }
 
-    /** The collectives and BSMP at p = 1 … 8: only two node JVMs of four threads reach p = 8. */
+    /**
+     * The collectives and BSMP at p = 1 … 8: only two node JVMs of four threads reach p = 8. The two
+     * node JVMs share this host: their connection took a shared-memory file, never TCP (each node
+     * prints its connections by path as its mesh closes, {@link MeshPaths}).
+     */
     @Test
     void theCollectivesAndBsmpOnTwoNodesOfFourThreads() throws Exception {
-        String out = NetJob.runWithout(WITHOUT_MPI, 2, nodes(4), LibrariesMain.class.getName());
+        String out = NetJob.runWithout(WITHOUT_MPI, 2, nodes(4, MeshPaths.OPTION), LibrariesMain.class.getName());
         for (int p = 1; p <= 8; p++) assertTrue(out.contains("LIB OK p=" + p + "\n"), out);
+        Map<Integer, MeshPaths.Ranks> paths = MeshPaths.read(out, 2);
+        assertEquals(List.of(0, 1), List.copyOf(paths.keySet()), "a line of paths from each node:\n" + out);
+        for (MeshPaths.Ranks node : paths.values()) {
+            assertEquals(List.of(List.of(), List.of(1 - node.rank()), List.of()), node.peers(), node.text());
+            int[] c = node.connections();
+            assertTrue(c[MeshPaths.IN_JVM] == 0 && c[MeshPaths.TCP] == 0 && c[MeshPaths.SHARED_MEMORY] <= 2, node.text());
+            System.out.println("OverNetTest: " + node.text());
+        }
     }
 }

@@ -159,6 +159,19 @@ final class ConnTable {
         return n;
     }
 
+    /** @return the connections whose socket is open and whose frames take {@code path} ({@link ConnectionPaths}) */
+    int openConnections(int path) {
+        int n = 0;
+        for (Conn c : conns) if (c.channel != null && c.channel.isOpen() && ConnectionPaths.of(c.link) == path) n++;
+        return n;
+    }
+
+    /** @return the path of the main connection with rank {@code r} ({@link ConnectionPaths}), or -1 if it is not made */
+    int pathTo(int r) {
+        Peer p = peers[r];
+        return p == null || p.shared.channel == null ? -1 : ConnectionPaths.of(p.shared.link);
+    }
+
     /** @return whether this process holds a connection with rank {@code r} */
     boolean connectedTo(int r) {
         Peer p = peers[r];

@@ -305,6 +305,6 @@ final class Connections implements AutoCloseable, Handshake.Roles {
             // nothing more to release
         }
         for (Ready r; (r = ready.poll()) != null; ) r.discard();
-        local.close();
+        local.end();
     }
 }

@@ -50,7 +50,8 @@ import java.util.function.Consumer;
  * file. Only an answer of 1 makes the connection use the rings, on both sides. The acceptor
  * removes the file once it has mapped it, the dialler after the answer either way (both mappings
  * live on), and each removes the job's directory once it is empty, so nothing is left on disk
- * once the connection is made. Any failure to create or map falls back to TCP for that
+ * once the connection is made. A dialler that knows its peer to run in this JVM ({@link JvmPeers})
+ * creates no file and offers only its token. Any failure to create or map falls back to TCP for that
  * connection; a peer that breaks the exchange fails the connection, as a broken handshake does.
  * With shared memory off the exchange still runs (and says no), so that the wire never depends
  * on a parameter.
@@ -95,6 +96,7 @@ final class LocalPeers {
         this.capacity = capacity;
         this.addresses = addresses;
         this.log = log;
+        if (this.inJvm) JvmPeers.add(dir, rank);
     }
 
     /**
@@ -163,6 +165,12 @@ final class LocalPeers {
         return dialled ? offer(ch, peer, rings) : answer(ch, peer, rings);
     }
 
+    /** The mesh is closed: forgets this rank in this JVM ({@link JvmPeers}), and removes the job's directory if it is empty. */
+    void end() {
+        if (inJvm) JvmPeers.remove(dir, rank);
+        close();
+    }
+
     /** Removes the job's directory if no connection sets up its rings in it (then one that does makes it again). */
     void close() {
         if (dir != null) ShmDirectory.removeIfEmpty(dir);
@@ -183,7 +191,7 @@ final class LocalPeers {
         long number = files.incrementAndGet();
         boolean done = false;
         try {
-            if (local(peer)) {
+            if (local(peer) && !(inJvm && JvmPeers.has(dir, peer))) { // a peer of this JVM: its rings are in this JVM's memory, no file
                 try {
                     file = ShmDirectory.createFile(dir, name(rank, peer, number));
                     arena = Arena.ofShared();

@@ -109,14 +109,22 @@ final class Mesh implements AutoCloseable {
     /** Sections started on this mesh (their numbers are 1, 2, ...; 0 is the runtime's control traffic). */
     private int sections;
     private boolean closed;
+    private final Consumer<String> log;
 
     /** @return the connections of this mesh whose socket is open (made on first use): for the engine's counts */
     int openConnections() { return table.openConnections(); }
+
+    /** @return the connections of this mesh whose socket is open and whose frames take {@code path} ({@link ConnectionPaths}) */
+    int openConnections(int path) { return table.openConnections(path); }
+
+    /** @return the path of the main connection with rank {@code r} ({@link ConnectionPaths}), or -1 if it is not made */
+    int pathTo(int r) { return table.pathTo(r); }
 
     private Mesh(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                  long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
         this.rank = rank;
         this.size = size;
+        this.log = log;
         this.selector = Selector.open();
         int local = 1;
         for (int r = 0; r < size; r++) if (r != rank && isLocal(all.get(r))) local++;
@@ -346,6 +354,7 @@ final class Mesh implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        if (NetParameters.SHOW_PATHS.get()) log.accept(ConnectionPaths.line(this));
         table.admit(); // a connection made just now gets its goodbye too
         // A goodbye on both connections of every peer: each side reads both, and a connection that
         // ends without one means a dead process.

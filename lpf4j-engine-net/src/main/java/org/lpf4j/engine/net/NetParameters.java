@@ -73,6 +73,11 @@ public final class NetParameters {
             "directory under which a job's 0700 shared-memory directory is made while a connection sets up its rings (empty:"
                     + " the launcher's directory if lpf run started the job, else /dev/shm)");
 
+    /** {@code lpf.engine.net.showPaths}: whether each rank prints, as its mesh closes, its connections by path and the peers of each path. */
+    public static final Parameters.Parameter<Boolean> SHOW_PATHS = ParameterRegistry.global().bool(PREFIX + "showPaths", false,
+            "each rank prints on stderr, as its connections close (the job's end), how many take each path (in-JVM memory,"
+                    + " shared-memory file, TCP) and the peers of each path's main connections");
+
     /** {@code lpf.engine.net.launchNodes}: the nodes {@code lpf run --nodes N} spreads the JVMs over (srun {@code -N}). */
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("net",
             "srun -N inside a Slurm allocation; 0: as srun places them; outside Slurm all JVMs run on this machine");
@@ -90,6 +95,6 @@ public final class NetParameters {
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR);
+                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHOW_PATHS);
     }
 }

@@ -44,7 +44,8 @@ final class NetTransport implements Transport {
         this.section = section;
         this.me = mesh == null ? 0 : mesh.rank();
         this.ranks = ranks;
-        this.counts = new WireCounts(true, mesh == null ? () -> 0 : mesh::openConnections);
+        this.counts = mesh == null ? new WireCounts(true, () -> 0, path -> 0)
+                : new WireCounts(true, mesh::openConnections, mesh::openConnections);
         if (mesh != null) mesh.activate(section, ranks);
     }
 

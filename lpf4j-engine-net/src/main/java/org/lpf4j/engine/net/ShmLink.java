@@ -95,6 +95,9 @@ final class ShmLink {
         }
     }
 
+    /** @return whether the rings are in this JVM's memory (a peer of the same JVM), not in a shared-memory file */
+    boolean inJvm() { return arena == null; }
+
     /** Unmaps the rings (once; the socket is its owner's to close). */
     void unmap() {
         if (arena != null && arena.scope().isAlive()) arena.close(); // null: rings in this JVM's memory, freed when both ends drop them

@@ -4,22 +4,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.lpf4j.testkit.NetJob;
-import org.lpf4j.testkit.Needs;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 41's scale test bed (docs/scale.md). Always run, short: a job of 32 processes as threads
@@ -45,7 +32,8 @@ class ScaleTest {
     private static final int LONG = Math.min(7000, Integer.getInteger("lpf.scale.timeout", 7000));
     private static final String[] SUITES = {"package:org.lpf4j.conformance", "package:org.lpf4j.coll", "package:org.lpf4j.bsmp"};
 
-    private static List<String> options(int p, String... more) {
+    /** @return the JVM options of a net job of the suites' driver at p processes ({@code lpf.test.procs}), then {@code more} */
+    static List<String> options(int p, String... more) {
         List<String> all = new ArrayList<>(List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net", "-Dlpf.test.procs=" + p,
                 "-Dlpf.engine.net.setupMillis=1800000", "-Dlpf.boot.fence.timeout=600000"));
         all.addAll(List.of(more));
@@ -65,7 +53,7 @@ class ScaleTest {
     @Test
     @Timeout(180)
     void fourEmulatedHosts() throws Exception {
-        String out = onEmulatedHosts(4, 1, 4, 170, "org.lpf4j.conformance.DrmaTest");
+        String out = EmulatedHosts.run(4, 1, 4, 170, List.of(), "org.lpf4j.conformance.DrmaTest");
         NetJob.assertSuitePassed(out, 1);
     }
 
@@ -102,7 +90,7 @@ class ScaleTest {
     void theSuitesOnEmulatedHosts() throws Exception {
         Assumptions.assumeTrue(SCALE, "-Dlpf.scale=true runs the scale suites");
         int hosts = Integer.getInteger("lpf.scale.hosts", 8), perHost = Integer.getInteger("lpf.scale.perHost", 8);
-        String out = onEmulatedHosts(hosts, perHost, hosts * perHost, LONG, suites());
+        String out = EmulatedHosts.run(hosts, perHost, hosts * perHost, LONG, List.of(), suites());
         NetJob.assertSuitePassed(out, 1);
     }
 
@@ -112,75 +100,8 @@ class ScaleTest {
         return s.isEmpty() ? SUITES : s.split("\\s*,\\s*");
     }
 
-    private static String summary(String out) {
+    static String summary(String out) {
         return out.lines().filter(l -> l.startsWith("CONFORMANCE")).findFirst().orElse("(no summary)");
     }
 
-    private static final Pattern SENT = Pattern.compile("bytes sent per host:((?: h\\d+=\\d+)+)");
-
-    /**
-     * Runs the suites' driver on {@code hosts × perHost} JVMs of {@code bin/emulated-hosts}, the test
-     * class path, and checks that every host sent bytes (the job crossed the hosts).
-     *
-     * @return the job's output
-     */
-    private static String onEmulatedHosts(int hosts, int perHost, int p, int timeoutSeconds, String... suites) throws Exception {
-        Needs.that("root".equals(System.getProperty("user.name")),
-                () -> "the emulated hosts need root to create network namespaces; user is " + System.getProperty("user.name"));
-        Path script = Path.of("..", "bin", "emulated-hosts").toAbsolutePath().normalize();
-        assertTrue(Files.isExecutable(script), script + " is missing");
-        Needs.that(run(List.of("ip", "-V")) == 0 && run(List.of("tc", "-V")) == 0, "the emulated hosts need iproute2 (ip, tc)");
-        String marker = "lpf.test.marker=" + UUID.randomUUID();
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(script.toString(), "--hosts", Integer.toString(hosts), "--per-host",
-                Integer.toString(perHost), "--timeout", Integer.toString(timeoutSeconds - 10), "--", java, "-D" + marker,
-                "--enable-native-access=ALL-UNNAMED", "-Dlpf.engine.net.syncTimeout=120000"));
-        if (p > 8) command.addAll(SMALL_JVM);
-        command.addAll(options(p, "-Djunit.jupiter.execution.timeout.mode=" + (p > 8 ? "disabled" : "enabled")));
-        command.addAll(List.of("-cp", cp, NetJob.CONFORMANCE_MAIN));
-        command.addAll(List.of(suites));
-        long t0 = System.nanoTime();
-        Process job = new ProcessBuilder(command).redirectErrorStream(true).start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(job.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(output lost: " + e + ")";
-            }
-        });
-        try {
-            assertTrue(job.waitFor(timeoutSeconds, TimeUnit.SECONDS), "bin/emulated-hosts did not end in " + timeoutSeconds + " s");
-            String out = output.get(30, TimeUnit.SECONDS);
-            if (job.exitValue() == 3) Needs.missing("bin/emulated-hosts cannot set the hosts up here:\n" + out);
-            assertEquals(0, job.exitValue(), out);
-            Matcher m = SENT.matcher(out);
-            assertTrue(m.find(), "no per-host byte counts:\n" + out);
-            for (String h : m.group(1).strip().split(" ")) {
-                assertTrue(Long.parseLong(h.substring(h.indexOf('=') + 1)) > 0, "host " + h + " sent nothing:\n" + out);
-            }
-            System.out.println("ScaleTest " + hosts + " emulated hosts x " + perHost + " JVMs: " + summary(out) + "; " + m.group(0)
-                    + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
-            return out;
-        } finally {
-            // The script's trap kills what runs in its namespaces; SIGTERM reaches it through destroy.
-            job.destroy();
-            if (!job.waitFor(30, TimeUnit.SECONDS)) job.destroyForcibly();
-            List<String> left = ProcessHandle.allProcesses()
-                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
-                    .map(h -> h.pid() + " " + h.info().command().orElse("?")).toList();
-            left.forEach(s -> ProcessHandle.of(Long.parseLong(s.split(" ")[0])).ifPresent(ProcessHandle::destroyForcibly));
-            assertTrue(left.isEmpty(), "processes of the job left behind: " + left);
-        }
-    }
-
-    private static int run(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-            return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        } finally {
-            p.destroyForcibly();
-        }
-    }
 }

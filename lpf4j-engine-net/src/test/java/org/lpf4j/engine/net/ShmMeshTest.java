@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,6 +17,10 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -24,7 +29,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -35,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connection, as it is made on first use, proves that its peer shares the host and then carries
  * its frames through shared-memory rings, the higher rank's large connection too, with payloads
  * three times a ring's size streaming through in pieces, both ways at once, between small frames;
- * nothing is left in the job's directory. With {@code lpf.engine.net.shm=false} the same goes over
+ * nothing is left in the job's directory. As the ranks share this JVM their rings are in its memory
+ * and no file, nor the job's directory, is ever made; every connection counts as in-JVM. With {@code lpf.engine.net.shm=false} the same goes over
  * TCP. And the exchange alone ({@link LocalPeers}) over a pair of sockets: two sides that see the
  * same file get rings of the connection's role; two that do not (the same host identity, but
  * another directory, as containers of one host with their own {@code /dev/shm}) stay on TCP.
@@ -48,6 +56,7 @@ class ShmMeshTest {
         int p = 3;
         long big = 3 * LocalPeers.capacity(NetParameters.SHM_BYTES.get());
         int[] linkedPeers = new int[p], linked = new int[p], open = new int[p];
+        int[][] paths = new int[p][WireCounts.PATHS];
         long[] mismatches = new long[p];
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         String was = System.getProperty(NetParameters.SHM.key());
@@ -56,7 +65,9 @@ class ShmMeshTest {
         long jobId = ThreadLocalRandom.current().nextLong();
         Path dir = LocalPeers.at(Path.of("/dev/shm"), LocalPeers.secret(key, jobId), 0, 64, List.of(), s -> {}).directory();
         Throwable[] thrown;
-        try {
+        WatchService watch = dir.getFileSystem().newWatchService();
+        dir.getParent().register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+        try (watch) {
             thrown = MeshTest.job(p, key, jobId, log, a -> {}, (rank, mesh) -> {
                 FatalException f = SECTIONS.run(mesh, mesh.nextSection(), p, ctx -> {
                     int s = ctx.pid(), n = ctx.nprocs();
@@ -85,13 +96,32 @@ class ShmMeshTest {
                 linkedPeers[rank] = mesh.linkedPeers();
                 linked[rank] = mesh.linkedConnections();
                 open[rank] = mesh.openConnections();
+                for (int path = 0; path < WireCounts.PATHS; path++) paths[rank][path] = mesh.openConnections(path);
                 mesh.close();
                 if (f != null) throw f;
             });
+            // The ranks share this JVM: their rings are in its memory, and no file (nor the job's directory) is ever made.
+            // A file made and removed after the job: once its event is seen, every earlier one is (inotify keeps their order).
+            Path sentinel = Files.createTempFile(dir.getParent(), "lpf4j-watch-", "");
+            Files.delete(sentinel);
+            for (boolean seen = false; !seen; ) {
+                WatchKey k = watch.poll(10, TimeUnit.SECONDS);
+                assertNotNull(k, "no event of " + sentinel);
+                for (WatchEvent<?> e : k.pollEvents()) {
+                    assertNotEquals(dir.getFileName(), e.context(), "the job's directory was made");
+                    seen |= sentinel.getFileName().equals(e.context());
+                }
+                k.reset();
+            }
         } finally {
             if (was == null) System.clearProperty(NetParameters.SHM.key()); else System.setProperty(NetParameters.SHM.key(), was);
         }
         for (Throwable t : thrown) if (t != null) throw new AssertionError(Arrays.toString(thrown), t);
+        for (int r = 0; r < p; r++) {
+            int[] want = new int[WireCounts.PATHS];
+            want[shm ? WireCounts.IN_JVM : WireCounts.TCP] = open[r];
+            assertArrayEquals(want, paths[r], "rank " + r + "'s connections by path (in-JVM, shared memory, TCP)");
+        }
         int expect = shm ? 2 : 0;
         assertEquals(List.of(expect, expect, expect), Arrays.stream(linkedPeers).boxed().toList(), log.toString());
         assertEquals(List.of(0L, 0L, 0L), Arrays.stream(mismatches).boxed().toList());

@@ -41,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first use: at least one to every peer a process has sent to or heard from, at most two per peer,
  * so after an empty sync or a ring at most 2 per dissemination partner (2L of them) and after a
  * dense superstep between p − 1 and 2(p − 1). Each case is printed, so the test's output is the table of figures. Also: a large put and
- * a get split into payload and headers as they should, and the JFR event carries the same counts.
+ * a get split into payload and headers as they should, and the JFR event carries the same counts, its
+ * connections by path too (threads of one JVM: all on rings in its memory).
  */
 @Timeout(120)
 class WireCountsTest {
@@ -234,6 +235,10 @@ class WireCountsTest {
             assertEquals("net", e.getString("engine"));
             for (int i = 0; i < CONNECTIONS; i++) assertEquals(want[i], e.getLong(fields[i]), fields[i] + ": " + e);
             assertConnections(4, 1, e.getLong(fields[CONNECTIONS]), "connections: " + e);
+            // threads of one JVM: every connection on rings in its memory (shmInJvm, on by default)
+            assertEquals(e.getLong(fields[CONNECTIONS]), e.getLong("connectionsInJvm"), "connections by path: " + e);
+            assertEquals(0, e.getLong("connectionsShm"), "connections by path: " + e);
+            assertEquals(0, e.getLong("connectionsTcp"), "connections by path: " + e);
         }
     }
 }

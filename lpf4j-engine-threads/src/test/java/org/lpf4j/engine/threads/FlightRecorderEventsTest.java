@@ -66,7 +66,7 @@ class FlightRecorderEventsTest {
                 assertEquals(expected[2], e.getLong("messagesIn"), "messages in, pid " + pid + " superstep " + s);
                 assertEquals(expected[3], e.getLong("bytesIn"), "bytes in, pid " + pid + " superstep " + s);
                 for (String f : new String[] {"dataMessages", "payloadBytes", "headerBytes", "metaMessages", "metaBytes", "collectives",
-                        "connections"}) {
+                        "connections", "connectionsInJvm", "connectionsShm", "connectionsTcp"}) {
                     assertEquals(-1, e.getLong(f), f + ": one JVM sends no messages, so the threads engine counts none");
                 }
                 assertFalse(e.getDuration().isNegative());
