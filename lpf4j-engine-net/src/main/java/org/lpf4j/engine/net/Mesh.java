@@ -148,6 +148,8 @@ final class Mesh implements AutoCloseable {
     private boolean linkedOnly;
     /** Progress steps since the sockets were last looked at while spinning. */
     private int polls;
+    /** Large payloads to peers on this host that read them from this process's memory. */
+    private final SingleCopy single = SingleCopy.fromParameters();
 
     /** One posted send or receive. Pooled: a sync allocates none once the pool has grown. */
     static final class Op {
@@ -170,6 +172,10 @@ final class Mesh implements AutoCloseable {
         final org.lpf4j.superstep.NativeBuffer buffer = new org.lpf4j.superstep.NativeBuffer();
         /** A receive posted while this frame was still being read: it takes the bytes when they are complete. */
         Op waiter;
+        /** A payload to read from the sender's memory ({@link SingleCopy}): its address there (else 0), its slot, its connection. */
+        long remote;
+        int remoteSlot;
+        Conn remoteFrom;
         Stash next;
 
         boolean complete() { return done == length; }
@@ -474,6 +480,9 @@ final class Mesh implements AutoCloseable {
     /** @return the connections (of either role) that go through shared memory (for tests) */
     int linkedConnections() { return linked.length; }
 
+    /** @return the payloads this process read from its peers' memory, and that they read from its ({@link SingleCopy}; for tests) */
+    long[] singleCopies() { return new long[] {single.reads, single.sends}; }
+
     /** @return the mesh's processes */
     int size() { return size; }
 
@@ -544,6 +553,14 @@ final class Mesh implements AutoCloseable {
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
         Conn p = channel == LARGE ? peer(to).largeOut : peer(to).shared;
+        if (single.takes(p.link, channel, from, length)) { // the peer reads it: a descriptor goes in its place
+            offset = single.post(channel, from, offset, length, to, pending, batch);
+            channel = SingleCopy.frameOf(channel);
+            from = single.table();
+            length = SingleCopy.DESCRIPTOR;
+            pending = single.frames;
+            batch = 0;
+        }
         if (p.channel == null) want(p);
         if (p.sendHead == null && p.largeOp == null && length <= COPY_MAX && room(p, Frame.HEADER + length)) {
             stageHeader(p, channel, section, length);
@@ -649,7 +666,8 @@ final class Mesh implements AutoCloseable {
 
     /** Copies a complete stashed frame into its receive and completes it. */
     private void take(int q, Stash s, Op o) {
-        if (s.length > 0) MemorySegment.copy(s.bytes, 0, o.segment, o.offset, s.length);
+        if (s.remote != 0) readRemote(s.remoteFrom, s.remote, s.remoteSlot, o, s.length);
+        else if (s.length > 0) MemorySegment.copy(s.bytes, 0, o.segment, o.offset, s.length);
         unstash(q, s);
         o.pending[o.batch]--;
         recycle(o);
@@ -741,6 +759,63 @@ final class Mesh implements AutoCloseable {
         flush();
         long start = System.nanoTime();
         while (pending[batch] > 0 || held > 0) progress(start, waitingFor, -1);
+        flush(); // what the last step staged (the acknowledgement of a payload read), for a peer that waits for it
+    }
+
+    /**
+     * A frame of {@link SingleCopy}'s came from the peer of {@code c}: an acknowledgement completes
+     * a send of this process's; a descriptor is read into the receive of its payload if that is
+     * posted, else stashed as that payload's frame until its receive comes.
+     */
+    private void remote(Conn c, Stash s) {
+        int q = s.channel * size + c.rank;
+        if (s.channel == Frame.REMOTE_DONE) {
+            int slot = s.section;
+            unstash(q, s);
+            if (!single.acknowledged(slot, c.rank)) throw broken(c, "an acknowledgement of a single-copy send " + slot + " it was not sent");
+            return;
+        }
+        int channel = s.length == SingleCopy.DESCRIPTOR ? SingleCopy.channel(s.bytes) : -1, section = s.section, slot = 0;
+        long address = 0, length = -1;
+        if (channel >= 0) {
+            slot = SingleCopy.slot(s.bytes);
+            address = SingleCopy.address(s.bytes);
+            length = SingleCopy.length(s.bytes);
+        }
+        unstash(q, s);
+        if (channel < 0 || SingleCopy.frameOf(channel) != s.channel || channel != LARGE && channel != Transport.Channel.REPLY.ordinal()
+                || address == 0 || length < 0 || length > Frame.MAX_LENGTH || c.link == null) {
+            throw broken(c, "a malformed single-copy descriptor (channel " + channel + ", length " + length + ")");
+        }
+        q = channel * size + c.rank;
+        Op o = postedHead[q];
+        if (o != null && section == activeSection) {
+            if (length > o.length) throw broken(c, "a frame of " + length + " bytes on channel " + channel + " for a receive of " + o.length);
+            postedHead[q] = o.next;
+            if (postedHead[q] == null) postedTail[q] = null;
+            o.next = null;
+            readRemote(c, address, slot, o, length);
+            o.done = length;
+            o.pending[o.batch]--;
+            recycle(o);
+            return;
+        }
+        Stash r = stash(c.rank, channel, section, 0); // no bytes here: they stay in the sender's memory
+        r.length = length;
+        r.done = length;
+        r.remote = address;
+        r.remoteSlot = slot;
+        r.remoteFrom = c;
+    }
+
+    /** Reads a payload from the memory of {@code c}'s peer into receive {@code o} and acknowledges it (the caller completes {@code o}); the peer dies if that fails. */
+    private void readRemote(Conn c, long address, int slot, Op o, long length) {
+        String failed = single.read(c.link, address, o.segment, o.offset, length);
+        if (failed != null) {
+            died(c, "pid " + c.rank + "'s payload could not be read: " + failed + "; its JVM died or was killed");
+            throw new Transport.Stopped(c.peer.death);
+        }
+        send(Frame.REMOTE_DONE, slot, MemorySegment.NULL, 0, 0, c.rank, single.frames, 0);
     }
 
     /** Writes the frames staged since the last write to every peer, as far as the sockets take them. */
@@ -1082,7 +1157,7 @@ final class Mesh implements AutoCloseable {
         }
         if (channel == Frame.FAIL && length > FAIL_MAX) throw broken(p, "a death notice of " + length + " bytes");
         // The connection the higher rank dialled carries its large payloads and nothing else.
-        if (p == p.peer.large && (channel != LARGE || p != p.peer.largeIn)) {
+        if (p == p.peer.large && (channel != LARGE && channel != Frame.REMOTE_LARGE || p != p.peer.largeIn)) {
             throw broken(p, "a frame on channel " + channel + " over the connection of its large payloads");
         }
         int q = channel * size + p.rank;
@@ -1121,6 +1196,8 @@ final class Mesh implements AutoCloseable {
         if (s == null) s = new Stash(); else freeStash = s.next;
         s.next = null;
         s.waiter = null;
+        s.remote = 0;
+        s.remoteFrom = null;
         s.done = 0;
         s.section = section;
         s.channel = channel;
@@ -1145,6 +1222,7 @@ final class Mesh implements AutoCloseable {
             p.readStash = null;
             s.done = s.length;
             if (s.channel == Frame.FAIL) heard(p, s);
+            else if (s.channel >= Frame.REMOTE_LARGE) remote(p, s);
             else if (s.waiter != null) take(s.channel * size + p.rank, s, s.waiter);
         }
     }
