@@ -63,6 +63,8 @@ final class SingleCopy {
     /** The smallest payload that takes this path. */
     private final long from;
     private final ProcessMemory memory = new ProcessMemory();
+    /** Payloads the processes of this JVM read from their peers' memory (for tests). */
+    static final java.util.concurrent.atomic.LongAdder READS_IN_THIS_JVM = new java.util.concurrent.atomic.LongAdder();
     /** Payloads this process read from its peers' memory, and payloads they read from its (for tests). */
     long reads, sends;
     /** Counts the descriptor and acknowledgement frames while they are queued (nothing waits for them). */
@@ -156,7 +158,10 @@ final class SingleCopy {
         if (!link.readsPeer) return "it sent a payload to read from its memory, which this process cannot read";
         long r = readFailsForTest == Thread.currentThread() ? -ProcessMemory.ESRCH
                 : memory.read(link.peerPid, address, into, offset, length);
-        if (r == length) reads++;
+        if (r == length) {
+            reads++;
+            READS_IN_THIS_JVM.increment();
+        }
         return r == length ? null : "process_vm_readv of its " + length + " bytes at 0x" + Long.toHexString(address) + " (pid "
                 + link.peerPid + ") failed: " + ProcessMemory.describe(r);
     }

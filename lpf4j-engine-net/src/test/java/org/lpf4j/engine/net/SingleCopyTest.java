@@ -14,9 +14,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,14 +35,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and heap sources at odd offsets and lengths, two of them into one destination, and a get's
  * reply stream arrive with every byte right, read in one copy (counted), rank 2's to rank 0 over
  * its large connection; with the probe failing the same goes through the rings; a read that fails
- * fails the reader's sync naming the sender, and every other process's sync too.
+ * fails the reader's sync naming the sender, and every other process's sync too. And the same
+ * supersteps in a net job of 3 JVMs.
  */
 @Timeout(120)
 class SingleCopyTest {
     private static final NetSections SECTIONS = new NetSections(LoopbackNetEngine.PROTOCOL, "singlecopytest", 10_000_000L);
-    private static final int N = 300_001;
-
-    private static byte value(int s, long i, int heap) { return (byte) (i * 7 + s * 13 + (i >>> 9) + heap); }
+    private static final int N = SingleCopyProgram.N;
 
     /** Runs the puts and gets of every process to its neighbours. @return per rank: bytes wrong, reads in one copy, sends read so */
     private static long[][] exchange(List<String> log) throws Exception {
@@ -44,41 +51,10 @@ class SingleCopyTest {
         Throwable[] thrown = MeshTest.job(p, key, ThreadLocalRandom.current().nextLong(), log, a -> {}, (rank, mesh) -> {
             long[] bad = new long[1], before = new long[2];
             FatalException f = SECTIONS.run(mesh, mesh.nextSection(), p, ctx -> {
-                int s = ctx.pid(), n = ctx.nprocs();
-                MemorySegment src = Arena.ofAuto().allocate(N), heap = MemorySegment.ofArray(new byte[N]);
-                MemorySegment dst = Arena.ofAuto().allocate(4L * N + 64);
-                for (long i = 0; i < N; i++) {
-                    src.set(ValueLayout.JAVA_BYTE, i, value(s, i, 0));
-                    heap.set(ValueLayout.JAVA_BYTE, i, value(s, i, 1));
-                }
-                ctx.resizeMemoryRegister(3);
-                ctx.resizeMessageQueue(4 * n);
-                ctx.sync();
-                Memslot ss = ctx.registerGlobal(src), hs = ctx.registerLocal(heap), ds = ctx.registerGlobal(dst);
-                ctx.sync();
-                int to = (s + 1) % n, from = (s - 1 + n) % n, getFrom = (s + 2) % n;
-                for (int round = 0; round < 3; round++) {
-                    // The first round makes the connections (a put sent before its connection is made takes the rings).
+                // The first round makes the connections (a put sent before its connection is made takes the rings).
+                bad[0] = SingleCopyProgram.exchange(ctx, 3, round -> {
                     if (round == 1) System.arraycopy(mesh.singleCopies(), 0, before, 0, 2);
-                    dst.fill((byte) 0);
-                    ctx.sync();
-                    ctx.put(ss, 3, to, ds, 5, 200_003);
-                    ctx.put(ss, 1000, to, ds, 5 + 200_003 + 1, 70_001); // the same destination, after the first
-                    ctx.put(hs, 7, to, ds, 2L * N + 1, 100_000); // a heap source: staged in native memory first
-                    ctx.get(getFrom, ss, 11, ds, 3L * N + 3, 90_000);
-                    ctx.sync();
-                    for (long i = 0; i < 200_003; i++) if (dst.get(ValueLayout.JAVA_BYTE, 5 + i) != value(from, 3 + i, 0)) bad[0]++;
-                    if (dst.get(ValueLayout.JAVA_BYTE, 5 + 200_003) != 0) bad[0]++;
-                    for (long i = 0; i < 70_001; i++) {
-                        if (dst.get(ValueLayout.JAVA_BYTE, 5 + 200_004 + i) != value(from, 1000 + i, 0)) bad[0]++;
-                    }
-                    for (long i = 0; i < 100_000; i++) if (dst.get(ValueLayout.JAVA_BYTE, 2L * N + 1 + i) != value(from, 7 + i, 1)) bad[0]++;
-                    for (long i = 0; i < 90_000; i++) if (dst.get(ValueLayout.JAVA_BYTE, 3L * N + 3 + i) != value(getFrom, 11 + i, 0)) bad[0]++;
-                    if (dst.get(ValueLayout.JAVA_BYTE, 3L * N + 2) != 0 || dst.get(ValueLayout.JAVA_BYTE, 3L * N + 3 + 90_000) != 0) bad[0]++;
-                }
-                ctx.deregister(ss);
-                ctx.deregister(hs);
-                ctx.deregister(ds);
+                });
             }, Args.NONE, "exec", 1);
             long[] copies = mesh.singleCopies();
             result[rank] = new long[] {bad[0], copies[0] - before[0], copies[1] - before[1], mesh.linkedPeers()};
@@ -119,6 +95,44 @@ class SingleCopyTest {
             assertEquals(0, r[s][2]);
         }
         assertTrue(log.stream().anyMatch(l -> l.contains("cannot read rank") && l.contains("the probe was told to fail")), log.toString());
+    }
+
+    /** A net job of 3 JVMs ({@code NetLaunch}, as {@code lpf run --engine net -p 3} starts it): the same supersteps, read across JVMs. */
+    @Test
+    void betweenThreeJvmsEveryByteArrivesInOneCopy() throws Exception {
+        String marker = "lpf.test.marker=" + UUID.randomUUID();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process launch = new ProcessBuilder(java, "-D" + marker, "-cp", cp, NetLaunch.class.getName(), "3", java, "-Xss1m",
+                "--enable-native-access=ALL-UNNAMED", "-D" + marker, "-Dlpf.engine=net", "-Dlpf.engine.net.syncTimeout=60000",
+                "-cp", cp, SingleCopyProgram.class.getName()).redirectErrorStream(true).start();
+        try {
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(launch.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (java.io.IOException e) {
+                    return e.toString();
+                }
+            });
+            assertTrue(launch.waitFor(100, TimeUnit.SECONDS), "the job did not end");
+            String all = out.get(10, TimeUnit.SECONDS);
+            assertEquals(0, launch.exitValue(), all);
+            for (int s = 0; s < 3; s++) {
+                Matcher m = Pattern.compile("CHECKED pid " + s + " bad (\\d+) reads (\\d+)").matcher(all);
+                assertTrue(m.find(), all);
+                assertEquals("0", m.group(1), "pid " + s + ": bytes wrong\n" + all);
+                // Four payloads per superstep from the second on (the first makes the connections).
+                assertTrue(Long.parseLong(m.group(2)) >= 8, "pid " + s + " read its peers' payloads in one copy\n" + all);
+            }
+            assertFalse(all.contains("WARNING"), "no JVM warning:\n" + all);
+        } finally {
+            launch.descendants().forEach(ProcessHandle::destroyForcibly);
+            launch.destroyForcibly();
+            launch.onExit().get(10, TimeUnit.SECONDS);
+            List<String> left = ProcessHandle.allProcesses()
+                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)).map(h -> h.pid() + "").toList();
+            assertTrue(left.isEmpty(), "processes of the job left behind: " + left);
+        }
     }
 
     @Test
