@@ -7,7 +7,7 @@ package org.lpf4j.engine.net;
  * offset  size  field
  *      0     1  channel: 0..3 the protocol's ({@link org.lpf4j.superstep.Transport.Channel} ordinal),
  *               {@link #COLLECTIVE}, {@link #MESSAGE}, {@link #CONTROL}, {@link #BYE}, {@link #NOTE},
- *               {@link #NOTE_ACK}, {@link #FAIL}
+ *               {@link #NOTE_ACK}, {@link #FAIL}, {@link #REMOTE_LARGE}, {@link #REMOTE}, {@link #REMOTE_DONE}
  *      1     3  zero
  *      4     4  section: which section of the mesh the frame belongs to
  *      8     8  length: payload bytes, 0 ≤ length ≤ {@link #MAX_LENGTH}
@@ -36,7 +36,13 @@ final class Frame {
     static final int NOTE_ACK = 9;
     /** A death notice: a 4-byte rank (little-endian) that died, then why, in UTF-8; passed on by each process that learns it first. */
     static final int FAIL = 10;
-    static final int CHANNELS = 11;
+    /** A large put's payload to read from the sender's memory ({@link SingleCopy}: its descriptor), on the connection of large payloads. */
+    static final int REMOTE_LARGE = 11;
+    /** A reply stream to read from the sender's memory ({@link SingleCopy}: its descriptor). */
+    static final int REMOTE = 12;
+    /** The receiver read a payload described by {@link #REMOTE_LARGE} or {@link #REMOTE}: no payload, the sender's slot as the section. */
+    static final int REMOTE_DONE = 13;
+    static final int CHANNELS = 14;
     /** The longest payload of one frame: the protocol's messages are far smaller; a larger length is a broken peer. */
     static final long MAX_LENGTH = 1L << 40;
 }

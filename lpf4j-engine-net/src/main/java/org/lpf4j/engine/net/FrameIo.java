@@ -42,8 +42,12 @@ final class FrameIo {
     private Matching matching;
     private Failures failures;
 
-    FrameIo(int size) {
+    /** Large payloads to peers on this host that read them from this process's memory. */
+    private final SingleCopy single;
+
+    FrameIo(int size, SingleCopy single) {
         this.size = size;
+        this.single = single;
     }
 
     void wire(ConnTable table, Matching matching, Failures failures) {
@@ -61,6 +65,14 @@ final class FrameIo {
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
         Conn p = channel == LARGE ? table.peer(to).largeOut : table.peer(to).shared;
+        if (single.takes(p.link, channel, from, length)) { // the peer reads it: a descriptor goes in its place
+            offset = single.post(channel, from, offset, length, to, pending, batch);
+            channel = SingleCopy.frameOf(channel);
+            from = single.table();
+            length = SingleCopy.DESCRIPTOR;
+            pending = single.frames;
+            batch = 0;
+        }
         if (p.channel == null) table.want(p);
         if (p.sendHead == null && p.largeOp == null && length <= COPY_MAX && room(p, Frame.HEADER + length)) {
             stageHeader(p, channel, section, length);
@@ -320,7 +332,7 @@ final class FrameIo {
         }
         if (channel == Frame.FAIL && length > Failures.FAIL_MAX) throw failures.broken(p, "a death notice of " + length + " bytes");
         // The connection the higher rank dialled carries its large payloads and nothing else.
-        if (p == p.peer.large && (channel != LARGE || p != p.peer.largeIn)) {
+        if (p == p.peer.large && (channel != LARGE && channel != Frame.REMOTE_LARGE || p != p.peer.largeIn)) {
             throw failures.broken(p, "a frame on channel " + channel + " over the connection of its large payloads");
         }
         int q = channel * size + p.rank;
@@ -365,6 +377,7 @@ final class FrameIo {
             p.readStash = null;
             s.done = s.length;
             if (s.channel == Frame.FAIL) failures.heard(p, s);
+            else if (s.channel >= Frame.REMOTE_LARGE) matching.remote(p, s);
             else if (s.waiter != null) matching.take(s.channel * size + p.rank, s, s.waiter);
         }
     }

@@ -56,7 +56,10 @@ import java.util.function.Consumer;
  * With shared memory off the exchange still runs (and says no), so that the wire never depends
  * on a parameter.
  *
- * <p>The file: a 128-byte preamble (the nonce), then the connection's rings of equal capacity: a
+ * <p>On a connection that got rings, both sides then probe whether each may read the other's
+ * memory ({@link SingleCopy#probe}: two more small messages, whatever the parameters say).
+ *
+ * <p>The file: a 128-byte preamble (the nonce, then the probe's two words), then the connection's rings of equal capacity: a
  * main connection's two (the dialler's frames to the acceptor, then the acceptor's to the
  * dialler), the higher rank's large connection one (its large payloads to the lower rank; nothing
  * goes the other way).
@@ -85,6 +88,8 @@ final class LocalPeers {
     /** The boot's addresses of the mesh's processes, by rank: a peer is on this host only if its address is. */
     private final List<InetSocketAddress> addresses;
     private final Consumer<String> log;
+    /** Whether this process offers single-copy transfers to its linked peers ({@link NetParameters#SHM_SINGLE_COPY}). */
+    private final boolean singleCopy = NetParameters.SHM_SINGLE_COPY.get();
     /** Files this process created: the next one's number, so that no two connections share a name. */
     private final AtomicLong files = new AtomicLong();
 
@@ -213,12 +218,12 @@ final class LocalPeers {
                 if (shared == null || shared.byteSize() != fileBytes(capacity, rings)) {
                     throw new IOException("rank " + peer + " said it left rings in this JVM, and there are none of this connection's size");
                 }
-                return link(shared, null, ch, rings, true);
+                return link(shared, null, ch, rings, true, peer);
             }
             if (answer != 0 && (answer != 1 || arena == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
             if (answer == 0) return null;
             done = true;
-            return link(m, arena, ch, rings, true);
+            return link(m, arena, ch, rings, true, peer);
         } finally {
             if (!done && arena != null) arena.close();
             if (file != null) {
@@ -250,7 +255,7 @@ final class LocalPeers {
                 IN_JVM.remove(key);
                 throw e;
             }
-            return link(shared, null, ch, rings, false);
+            return link(shared, null, ch, rings, false, peer);
         }
         Arena arena = null;
         MemorySegment m = null;
@@ -277,7 +282,7 @@ final class LocalPeers {
             if (arena != null) arena.close();
             throw e;
         }
-        return arena == null ? null : link(m, arena, ch, rings, false);
+        return arena == null ? null : link(m, arena, ch, rings, false, peer);
     }
 
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
@@ -295,19 +300,33 @@ final class LocalPeers {
         }
     }
 
-    /** @return the link of a connection over its mapping {@code m}: ring 0 carries the dialler's bytes, ring 1 (a main connection's) the acceptor's */
-    private ShmLink link(MemorySegment m, Arena arena, SocketChannel ch, int rings, boolean dialler) {
+    /**
+     * @return the link of a connection over its mapping {@code m}: ring 0 carries the dialler's
+     *         bytes, ring 1 (a main connection's) the acceptor's; whether each side may read the
+     *         other's memory is probed on it ({@link SingleCopy#probe}, in the preamble's words 16..32)
+     * @throws IOException if the peer breaks the probe (the mapping is released)
+     */
+    private ShmLink link(MemorySegment m, Arena arena, SocketChannel ch, int rings, boolean dialler, int peer) throws IOException {
         long ring = ShmRing.bytesFor(capacity);
         ShmRing fromDialler = null, toDialler = null;
         MemorySegment first = m.asSlice(PREAMBLE, ring);
+        ShmLink l;
         if (dialler) {
             fromDialler = ShmRing.producer(first, capacity);
             if (rings == 2) toDialler = ShmRing.consumer(m.asSlice(PREAMBLE + ring, ring), capacity);
-            return new ShmLink(fromDialler, toDialler, ch, arena);
+            l = new ShmLink(fromDialler, toDialler, ch, arena);
+        } else {
+            fromDialler = ShmRing.consumer(first, capacity);
+            if (rings == 2) toDialler = ShmRing.producer(m.asSlice(PREAMBLE + ring, ring), capacity);
+            l = new ShmLink(toDialler, fromDialler, ch, arena);
         }
-        fromDialler = ShmRing.consumer(first, capacity);
-        if (rings == 2) toDialler = ShmRing.producer(m.asSlice(PREAMBLE + ring, ring), capacity);
-        return new ShmLink(toDialler, fromDialler, ch, arena);
+        try {
+            SingleCopy.probe(ch, m.asSlice(dialler ? NONCE : NONCE + 8, 8), singleCopy, l, rank, peer, log);
+        } catch (IOException | RuntimeException e) {
+            l.unmap();
+            throw e;
+        }
+        return l;
     }
 
     /** This host's identity, found once per JVM (the host name may take a look-up). */

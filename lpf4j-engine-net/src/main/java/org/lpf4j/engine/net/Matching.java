@@ -31,9 +31,13 @@ final class Matching {
     private FrameIo frames;
     private Failures failures;
 
-    Matching(int rank, int size) {
+    /** Reads payloads from the memory of peers on this host ({@link SingleCopy}). */
+    private final SingleCopy single;
+
+    Matching(int rank, int size, SingleCopy single) {
         this.rank = rank;
         this.size = size;
+        this.single = single;
         this.postedHead = new Op[Frame.CHANNELS * size];
         this.postedTail = new Op[Frame.CHANNELS * size];
         this.stashHead = new Stash[Frame.CHANNELS * size];
@@ -109,7 +113,8 @@ final class Matching {
 
     /** Copies a complete stashed frame into its receive and completes it. */
     void take(int q, Stash s, Op o) {
-        if (s.length > 0) MemorySegment.copy(s.bytes, 0, o.segment, o.offset, s.length);
+        if (s.remote != 0) readRemote(s.remoteFrom, s.remote, s.remoteSlot, o, s.length);
+        else if (s.length > 0) MemorySegment.copy(s.bytes, 0, o.segment, o.offset, s.length);
         unstash(q, s);
         o.pending[o.batch]--;
         recycle(o);
@@ -163,6 +168,8 @@ final class Matching {
         if (s == null) s = new Stash(); else freeStash = s.next;
         s.next = null;
         s.waiter = null;
+        s.remote = 0;
+        s.remoteFrom = null;
         s.done = 0;
         s.section = section;
         s.channel = channel;
@@ -172,6 +179,62 @@ final class Matching {
         stashTail[q] = s;
         stashed[channel]++;
         return s;
+    }
+
+    /**
+     * A frame of {@link SingleCopy}'s came from the peer of {@code c}: an acknowledgement completes
+     * a send of this process's; a descriptor is read into the receive of its payload if that is
+     * posted, else stashed as that payload's frame until its receive comes.
+     */
+    void remote(Conn c, Stash s) {
+        int q = s.channel * size + c.rank;
+        if (s.channel == Frame.REMOTE_DONE) {
+            int slot = s.section;
+            unstash(q, s);
+            if (!single.acknowledged(slot, c.rank)) throw failures.broken(c, "an acknowledgement of a single-copy send " + slot + " it was not sent");
+            return;
+        }
+        int channel = s.length == SingleCopy.DESCRIPTOR ? SingleCopy.channel(s.bytes) : -1, section = s.section, slot = 0;
+        long address = 0, length = -1;
+        if (channel >= 0) {
+            slot = SingleCopy.slot(s.bytes);
+            address = SingleCopy.address(s.bytes);
+            length = SingleCopy.length(s.bytes);
+        }
+        unstash(q, s);
+        if (channel < 0 || SingleCopy.frameOf(channel) != s.channel || channel != LARGE && channel != Transport.Channel.REPLY.ordinal()
+                || address == 0 || length < 0 || length > Frame.MAX_LENGTH || c.link == null) {
+            throw failures.broken(c, "a malformed single-copy descriptor (channel " + channel + ", length " + length + ")");
+        }
+        q = channel * size + c.rank;
+        Op o = postedHead[q];
+        if (o != null && section == activeSection) {
+            if (length > o.length) throw failures.broken(c, "a frame of " + length + " bytes on channel " + channel + " for a receive of " + o.length);
+            postedHead[q] = o.next;
+            if (postedHead[q] == null) postedTail[q] = null;
+            o.next = null;
+            readRemote(c, address, slot, o, length);
+            o.done = length;
+            o.pending[o.batch]--;
+            recycle(o);
+            return;
+        }
+        Stash r = stash(c.rank, channel, section, 0); // no bytes here: they stay in the sender's memory
+        r.length = length;
+        r.done = length;
+        r.remote = address;
+        r.remoteSlot = slot;
+        r.remoteFrom = c;
+    }
+
+    /** Reads a payload from the memory of {@code c}'s peer into receive {@code o} and acknowledges it (the caller completes {@code o}); the peer dies if that fails. */
+    private void readRemote(Conn c, long address, int slot, Op o, long length) {
+        String failed = single.read(c.link, address, o.segment, o.offset, length);
+        if (failed != null) {
+            failures.died(c, "pid " + c.rank + "'s payload could not be read: " + failed + "; its JVM died or was killed");
+            throw new Transport.Stopped(c.peer.death);
+        }
+        frames.send(Frame.REMOTE_DONE, slot, MemorySegment.NULL, 0, 0, c.rank, single.frames, 0);
     }
 
     /** Frees the stashes' native memory, pooled or in use. */

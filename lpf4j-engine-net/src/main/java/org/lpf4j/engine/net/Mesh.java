@@ -110,6 +110,8 @@ final class Mesh implements AutoCloseable {
     private int sections;
     private boolean closed;
     private final Consumer<String> log;
+    /** Large payloads to peers on this host that read them from this process's memory (shared by {@link FrameIo} and {@link Matching}). */
+    private final SingleCopy single;
 
     /** @return the connections of this mesh whose socket is open (made on first use): for the engine's counts */
     int openConnections() { return table.openConnections(); }
@@ -119,6 +121,9 @@ final class Mesh implements AutoCloseable {
 
     /** @return the path of the main connection with rank {@code r} ({@link ConnectionPaths}), or -1 if it is not made */
     int pathTo(int r) { return table.pathTo(r); }
+
+    /** @return the payloads this process read from its peers' memory, and that they read from its ({@link SingleCopy}; for tests) */
+    long[] singleCopies() { return new long[] {single.reads, single.sends}; }
 
     private Mesh(int rank, int size, byte[] key, long jobId, ServerSocketChannel server, List<InetSocketAddress> all,
                  long setupMillis, long spinNanos, long timeoutNanos, Consumer<String> log) throws IOException {
@@ -134,8 +139,10 @@ final class Mesh implements AutoCloseable {
                 LocalPeers.open(key, jobId, rank, all, log));
         // The parts call each other (a read may find a death, a death is sent as a frame): made, then wired, once.
         this.table = new ConnTable(rank, size, selector, connections, log);
-        this.matching = new Matching(rank, size);
-        this.frames = new FrameIo(size);
+        SingleCopy single = SingleCopy.fromParameters();
+        this.single = single;
+        this.matching = new Matching(rank, size, single);
+        this.frames = new FrameIo(size, single);
         Failures failures = new Failures(rank, size, log);
         table.wire(frames, failures);
         matching.wire(table, frames, failures);

@@ -77,6 +77,15 @@ public final class NetParameters {
     public static final Parameters.Parameter<Boolean> SHOW_PATHS = ParameterRegistry.global().bool(PREFIX + "showPaths", false,
             "each rank prints on stderr, as its connections close (the job's end), how many take each path (in-JVM memory,"
                     + " shared-memory file, TCP) and the peers of each path's main connections");
+    /** {@code lpf.engine.net.shmSingleCopy}: whether peers on this host read each other's large payloads in place. */
+    public static final Parameters.Parameter<Boolean> SHM_SINGLE_COPY = ParameterRegistry.global().bool(PREFIX + "shmSingleCopy", true,
+            "with shm on, a large put's payload or a get's replies (from native memory) go to a peer on this host in one copy:"
+                    + " the peer reads them from this process's memory (Linux process_vm_readv, probed once per connection; where"
+                    + " the kernel refuses, e.g. Yama ptrace_scope or a container, the rings carry them; false: always the rings)");
+    /** {@code lpf.engine.net.shmSingleCopyFrom}: the smallest payload that {@code shmSingleCopy} moves in one copy. */
+    public static final Parameters.Parameter<Integer> SHM_SINGLE_COPY_FROM = ParameterRegistry.global().integer(PREFIX
+            + "shmSingleCopyFrom", 64 << 10, 1, Integer.MAX_VALUE, "bytes from which a large put's payload or a stream of get"
+                    + " replies goes in one copy (shmSingleCopy); smaller ones go through the rings (two copies, no system call)");
 
     /** {@code lpf.engine.net.launchNodes}: the nodes {@code lpf run --nodes N} spreads the JVMs over (srun {@code -N}). */
     public static final Parameters.Parameter<Integer> LAUNCH_NODES = org.lpf4j.spi.kit.LaunchNodes.declare("net",
@@ -95,6 +104,6 @@ public final class NetParameters {
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHOW_PATHS);
+                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHM_SINGLE_COPY, SHM_SINGLE_COPY_FROM, SHOW_PATHS);
     }
 }

@@ -59,6 +59,7 @@ final class ProgressLoop {
         frames.flush();
         long start = System.nanoTime();
         while (pending[batch] > 0 || table.held > 0) progress(start, waitingFor, -1);
+        frames.flush(); // what the last step staged (the acknowledgement of a payload read), for a peer that waits for it
     }
 
     /**

@@ -24,6 +24,9 @@ final class ShmLink {
     /** The ring this process reads from, or null if this connection carries nothing this way. */
     final ShmRing in;
     private final SocketChannel socket;
+    /** The peer's process id, and whether this process may read the peer's memory, and the peer this one's ({@link SingleCopy#probe}). */
+    long peerPid;
+    boolean readsPeer, peerReads;
     /** The connection's mapping: unmapped when the mesh closes or drops the connection. */
     private final Arena arena;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);

@@ -11,6 +11,10 @@ final class Stash {
     final org.lpf4j.superstep.NativeBuffer buffer = new org.lpf4j.superstep.NativeBuffer();
     /** A receive posted while this frame was still being read: it takes the bytes when they are complete. */
     Op waiter;
+    /** A payload to read from the sender's memory ({@link SingleCopy}): its address there (else 0), its slot, its connection. */
+    long remote;
+    int remoteSlot;
+    Conn remoteFrom;
     Stash next;
 
     boolean complete() { return done == length; }
