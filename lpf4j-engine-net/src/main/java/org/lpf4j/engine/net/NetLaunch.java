@@ -153,17 +153,49 @@ public final class NetLaunch {
         return status;
     }
 
-    /** @return a fresh 0700 directory under /dev/shm for the job's shared memory, or null where there is none */
+    /** Launcher directories are named {@code lpf4j-launch-<launcher's pid>-<32 random hex digits>}. */
+    static final String LAUNCH = ShmDirectory.PREFIX + "launch-";
+
+    /**
+     * @return a fresh 0700 directory under /dev/shm for the job's shared memory, or null where there
+     *         is none; first removes what launchers killed before they could clean up left there
+     */
     private static Path sharedMemoryDirectory() {
         Path base = Path.of("/dev/shm");
         if (!Files.isDirectory(base)) return null;
+        removeDeadLaunchers(base);
         try {
-            Path d = base.resolve(ShmDirectory.PREFIX + "launch-" + HexFormat.of().formatHex(randomBytes(16)));
+            Path d = base.resolve(LAUNCH + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(randomBytes(16)));
             ShmDirectory.ensure(d);
             return d;
         } catch (IOException e) {
             System.err.println("lpf4j net: no launcher directory for shared memory (" + e.getMessage() + "): the job uses /dev/shm");
             return null;
+        }
+    }
+
+    /**
+     * Removes the launcher directories under {@code base} whose launcher is no longer running (one
+     * killed with {@code kill -9} removes nothing itself), this user's only. A directory whose name
+     * carries no pid, or whose pid runs again, stays. Cost: one directory listing.
+     */
+    static void removeDeadLaunchers(Path base) {
+        try (var dirs = Files.newDirectoryStream(base, LAUNCH + "*")) {
+            for (Path d : dirs) {
+                String rest = d.getFileName().toString().substring(LAUNCH.length());
+                int dash = rest.indexOf('-');
+                if (dash <= 0) continue;
+                long pid;
+                try {
+                    pid = Long.parseLong(rest.substring(0, dash));
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isPresent() || !Files.getOwner(d).getName().equals(System.getProperty("user.name"))) continue;
+                removeQuietly(d);
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not ours to insist on: a leftover directory costs a name in /dev/shm, not a job.
         }
     }
 
