@@ -50,7 +50,9 @@ class OversubscriptionTest {
             ctx.deregister(slot);
         });
         double perStepMicros = (System.nanoTime() - t0) / 1e3 / steps;
-        assertTrue(perStepMicros < 2000, "a superstep of 8 processes on " + Runtime.getRuntime().availableProcessors()
+        // A guard against waits that lose a scheduler quantum per process per superstep (8 x 4 ms), not a
+        // benchmark: a loaded 2-core machine took 2.4 ms, so the bound leaves room for load.
+        assertTrue(perStepMicros < 10_000, "a superstep of 8 processes on " + Runtime.getRuntime().availableProcessors()
                 + " cores took " + perStepMicros + " µs");
         long after = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("lpf-threads")).count();
         assertEquals(before, after, "threads left behind");
