@@ -44,8 +44,9 @@ public final class NetEngineProvider implements EngineProvider, NodeLevelEngine 
 
     /**
      * @return the job size a launcher gave this JVM: {@link NetLaunch}'s, else what the selected
-     *         boot module reads (srun, mpirun and other PMIx launchers; 1 for a JVM alone) times
-     *         {@code lpf.engine.net.perJvm} (the ranks of those JVMs), 0 if nothing says
+     *         boot module reads (srun, mpirun and other PMIx launchers) times
+     *         {@code lpf.engine.net.perJvm} (the ranks of those JVMs; 1 for a JVM alone), 0 if
+     *         nothing says
      */
     static int jobSize() {
         int known = knownJobSize;
@@ -72,8 +73,12 @@ public final class NetEngineProvider implements EngineProvider, NodeLevelEngine 
             try {
                 BootModule boot = module.isEmpty() ? components.select(Framework.BOOT, BootModule.class)
                         : (BootModule) components.byName(Framework.BOOT, module);
-                // The boot counts JVMs; each hosts perJvm ranks (JvmRanks), as NetLaunch's size already counts them.
-                if (boot.query().canRun()) return boot.membership().size() * NetParameters.PER_JVM.get();
+                // The boot counts JVMs; each of a job's hosts perJvm ranks (JvmRanks), as NetLaunch's size already
+                // counts them. A JVM alone is no job yet: lpf run's own JVM must still launch one.
+                if (boot.query().canRun()) {
+                    int jvms = boot.membership().size();
+                    return jvms > 1 ? jvms * NetParameters.PER_JVM.get() : jvms;
+                }
             } catch (RuntimeException e) {
                 // not installed or cannot tell: the next
             }
