@@ -4,13 +4,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.lpf4j.boot.tcp.TcpCoordinator;
-import org.lpf4j.boot.tcp.TcpSession;
-import org.lpf4j.boot.tcp.TcpSettings;
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.BootParameters;
-import org.lpf4j.spi.boot.BootSession;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -65,10 +61,7 @@ class StartFenceTest {
                 threads[r] = Thread.ofPlatform().start(() -> {
                     try {
                         if (rank == 1) Thread.sleep(LATE_MILLIS); // the late JVM: the test's stimulus, not a wait for an event
-                        Mesh mesh;
-                        try (BootSession s = TcpSession.open(new TcpSettings(boot.address(), key, rank, p, false, "127.0.0.1", 30_000, 1 << 20))) {
-                            mesh = Rendezvous.exchange(s, agreement, InetAddress.getLoopbackAddress(), null);
-                        }
+                        Mesh mesh = StartupCountsTest.meshOverTcpBoot(boot, key, rank, p, agreement);
                         try (mesh) {
                             Rendezvous.join(mesh);
                         }

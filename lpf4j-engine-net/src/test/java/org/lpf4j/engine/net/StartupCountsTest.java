@@ -42,10 +42,7 @@ class StartupCountsTest {
                 int rank = r;
                 threads[r] = Thread.ofPlatform().start(() -> {
                     try {
-                        Mesh mesh;
-                        try (BootSession s = TcpSession.open(new TcpSettings(boot.address(), key, rank, p, false, "127.0.0.1", 30_000, 1 << 20))) {
-                            mesh = Rendezvous.exchange(s, agreement, InetAddress.getLoopbackAddress(), null);
-                        }
+                        Mesh mesh = StartupCountsTest.meshOverTcpBoot(boot, key, rank, p, agreement);
                         try (mesh) {
                             Rendezvous.join(mesh);
                             started.countDown();
@@ -70,5 +67,15 @@ class StartupCountsTest {
             assertTrue(peers[r] <= 2 * log, "rank " + r + " is connected to more than 2 log2 p: " + counts);
         }
         System.out.println("StartupCountsTest p=" + p + ": " + counts);
+    }
+
+    /**
+     * Starts rank {@code rank} as {@code NetRuntime} does, with a tcp boot session of its own: the
+     * boot's fence ({@link Rendezvous#exchange}), then the boot left. @return its mesh, not joined yet
+     */
+    static Mesh meshOverTcpBoot(TcpCoordinator boot, byte[] key, int rank, int p, String agreement) throws Exception {
+        try (BootSession s = TcpSession.open(new TcpSettings(boot.address(), key, rank, p, false, "127.0.0.1", 30_000, 1 << 20))) {
+            return Rendezvous.exchange(s, agreement, InetAddress.getLoopbackAddress(), null);
+        }
     }
 }
