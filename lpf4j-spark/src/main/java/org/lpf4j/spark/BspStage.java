@@ -14,8 +14,10 @@ import java.util.UUID;
 
 /**
  * An lpf4j section inside a Spark barrier stage: every partition of an RDD becomes one LPF
- * process (pid = the partition's index, p = the number of partitions) of a section on the net
- * engine, and what each returns becomes its partition of the result.
+ * process (pid = the partition's index, p = the number of partitions), and what each returns
+ * becomes its partition of the result. The tasks one executor JVM runs are threads of one node
+ * (memory copies and a barrier between them, {@link #executorNodes}); the executors' nodes meet
+ * in a section of the net engine.
  *
  * <pre>{@code
  * JavaRDD<Integer> sizes = BspStage.of(numbers)             // a JavaRDD<Long> of p partitions: p processes
@@ -65,11 +67,13 @@ public final class BspStage<T> {
     private final JavaRDD<T> input;
     private final Map<String, String> parameters;
     private final boolean keepCheckpoints;
+    private final boolean executorNodes;
 
-    private BspStage(JavaRDD<T> input, Map<String, String> parameters, boolean keepCheckpoints) {
+    private BspStage(JavaRDD<T> input, Map<String, String> parameters, boolean keepCheckpoints, boolean executorNodes) {
         this.input = input;
         this.parameters = parameters;
         this.keepCheckpoints = keepCheckpoints;
+        this.executorNodes = executorNodes;
     }
 
     /**
@@ -78,7 +82,7 @@ public final class BspStage<T> {
      * @return a stage over it, with no parameters set
      */
     public static <T> BspStage<T> of(JavaRDD<T> rdd) {
-        return new BspStage<>(Objects.requireNonNull(rdd, "BspStage.of: rdd"), new TreeMap<>(), false);
+        return new BspStage<>(Objects.requireNonNull(rdd, "BspStage.of: rdd"), new TreeMap<>(), false, true);
     }
 
     /**
@@ -100,7 +104,7 @@ public final class BspStage<T> {
         }
         Map<String, String> p = new TreeMap<>(parameters);
         p.put(key, value);
-        return new BspStage<>(input, p, keepCheckpoints);
+        return new BspStage<>(input, p, keepCheckpoints, executorNodes);
     }
 
     /**
@@ -131,7 +135,19 @@ public final class BspStage<T> {
      * @param keep true: keep them
      * @return a stage with that policy
      */
-    public BspStage<T> keepCheckpoints(boolean keep) { return new BspStage<>(input, parameters, keep); }
+    public BspStage<T> keepCheckpoints(boolean keep) { return new BspStage<>(input, parameters, keep, executorNodes); }
+
+    /**
+     * Whether the tasks that share an executor JVM form one node (the default): threads whose
+     * puts to each other are memory copies and whose sync is a barrier, as on the threads engine,
+     * with one task per executor (its lowest partition) carrying the node's traffic to the other
+     * executors over the net engine. Off, every task is a net-engine process of its own (tasks of
+     * one executor then talk through in-JVM rings, with the net protocol's cost per sync).
+     *
+     * @param on true: one node per executor
+     * @return a stage with that choice
+     */
+    public BspStage<T> executorNodes(boolean on) { return new BspStage<>(input, parameters, keepCheckpoints, on); }
 
     /** @return the parameters this stage sets in its tasks */
     public Map<String, String> parameters() { return Map.copyOf(parameters); }
@@ -147,7 +163,7 @@ public final class BspStage<T> {
     public <R> JavaRDD<R> mapPartitions(PartitionProgram<T, R> program) {
         Objects.requireNonNull(program, "BspStage.mapPartitions: program");
         BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), parameters,
-                keepCheckpoints);
+                keepCheckpoints, executorNodes);
         SparkContext sc = input.context();
         ProgrammingErrors.watch(sc);
         try (CallSites.Scope ignored = CallSites.caller(sc, "BspStage.mapPartitions")) {

@@ -6,6 +6,8 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Spmd;
 import org.lpf4j.cr.CheckpointDirectory;
 import org.lpf4j.cr.Restarts;
+import org.lpf4j.spi.boot.FenceOptions;
+import org.lpf4j.engine.hybrid.HostedNode;
 import org.lpf4j.engine.net.HostedSection;
 import org.lpf4j.engine.net.NetParameters;
 
@@ -13,16 +15,21 @@ import java.io.Serializable;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The function a {@link BspStage}'s barrier stage runs in each task: joins the section through a
- * {@link BarrierBootSession}, runs the program as the partition's process on the net engine
- * ({@link HostedSection}), drains what it returned, and hands that to Spark. Serialized into the
+ * {@link BarrierBootSession}, runs the program as the partition's process, and drains what it
+ * returned, and hands that to Spark. The tasks of one executor JVM form one node of threads
+ * ({@link HostedNode}: puts between them are copies, their sync a barrier) and the executors' nodes
+ * meet in a net-engine section ({@link HostedSection}); with {@code executorNodes} off, or when
+ * every executor runs one task, every task is a net-engine process of its own. Serialized into the
  * task closure with the job's secret, the run id and the parameters. Each output element goes
  * out keyed by the pid, for the shuffle that puts it into the result's partition of that pid.
  * With checkpoints in a directory and no keep policy, a section that ended well syncs once more
@@ -37,14 +44,17 @@ final class BspTask<T, R>
     private final String runId;
     private final Map<String, String> parameters;
     private final boolean keepCheckpoints;
+    /** Whether the tasks of one executor form one node of threads ({@link HostedNode}) rather than net processes each. */
+    private final boolean executorNodes;
 
     BspTask(PartitionProgram<T, R> program, byte[] secret, String runId, Map<String, String> parameters,
-            boolean keepCheckpoints) {
+            boolean keepCheckpoints, boolean executorNodes) {
         this.program = program;
         this.secret = secret.clone();
         this.runId = runId;
         this.parameters = Map.copyOf(parameters);
         this.keepCheckpoints = keepCheckpoints;
+        this.executorNodes = executorNodes;
     }
 
     @Override
@@ -75,12 +85,17 @@ final class BspTask<T, R>
                 if (ctx.pid() == 0) endedWell[0] = true;
             }
         };
+        int[][] executors = executorNodes ? groupsByExecutor(tasks) : null;
         try (ExecutorParameters.Applied applied = ExecutorParameters.apply(parameters, where);
              BarrierBootSession session = new BarrierBootSession(task);
              KillWatch watch = new KillWatch(task, Thread.currentThread())) {
             InetAddress bind = bindAddress(tasks[pid].address());
-            HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId,
-                    Restarts.attempt(process, attempt, runId, resumptions));
+            Spmd resumable = Restarts.attempt(process, attempt, runId, resumptions);
+            if (executors != null && executors.length < tasks.length) {
+                runAsExecutorNode(session, executors, nodesOnHost(tasks, executors, pid), pid, bind, attempt, resumable, watch);
+            } else {
+                HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, resumable);
+            }
         } catch (FatalException e) {
             throw failure(pid, where, e, threw[0]);
         }
@@ -89,6 +104,62 @@ final class BspTask<T, R>
         for (Restarts.Resumption r : resumptions) System.err.println("lpf4j spark: " + where + ": " + r);
         Integer key = pid;
         return scala.jdk.javaapi.CollectionConverters.asScala(out.stream().map(r -> new scala.Tuple2<>(key, r)).iterator());
+    }
+
+    /**
+     * This task's process as a thread of its executor's node: the executor's tasks share memory
+     * through the threads engine's queues and barrier ({@link HostedNode}); the node's leader (its
+     * lowest partition) joins the other executors' leaders in a net-engine section, whose boot
+     * fence the node's other tasks take part in (a Spark barrier fences every task).
+     */
+    private void runAsExecutorNode(BarrierBootSession session, int[][] executors, int nodesOnHost, int pid, InetAddress bind,
+                                   int attempt, Spmd process, KillWatch watch) {
+        Duration wait = Duration.ofMillis(NetParameters.SETUP_MILLIS.get());
+        try (HostedNode.Member member = HostedNode.join(runId + "/" + attempt, executors, pid, nodesOnHost, executorOf(executors, pid).length)) {
+            watch.onKill(() -> member.abort("partition " + pid + "'s task was killed"));
+            int fences = HostedSection.bootFences(executors.length);
+            if (!member.leads()) {
+                for (int f = 0; f < fences; f++) session.fence(FenceOptions.collect());
+                member.run(process, wait);
+                return;
+            }
+            int[] leaders = new int[executors.length];
+            for (int k = 0; k < leaders.length; k++) leaders[k] = executors[k][0];
+            member.lead(process, wait, nodeFunction -> HostedSection.run(new LeadersSession(session, leaders, member.node(), fences),
+                    bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, nodeFunction));
+        }
+    }
+
+    /**
+     * @return the stage's partitions by executor (tasks of one executor report one address),
+     *         executors in the order of their lowest partition, partitions ascending
+     */
+    static int[][] groupsByExecutor(BarrierTaskInfo[] tasks) {
+        Map<String, List<Integer>> byAddress = new LinkedHashMap<>();
+        for (int i = 0; i < tasks.length; i++) byAddress.computeIfAbsent(tasks[i].address(), a -> new ArrayList<>()).add(i);
+        int[][] groups = new int[byAddress.size()][];
+        int k = 0;
+        for (List<Integer> g : byAddress.values()) groups[k++] = g.stream().mapToInt(Integer::intValue).toArray();
+        return groups;
+    }
+
+    /** @return the partitions of partition {@code pid}'s executor (each task holds one task slot: the node's processors) */
+    private static int[] executorOf(int[][] executors, int pid) {
+        for (int[] g : executors) for (int q : g) if (q == pid) return g;
+        throw new IllegalArgumentException("partition " + pid + " is in no executor's group");
+    }
+
+    /** @return how many executors run on the host of partition {@code pid}'s executor (the host part of their addresses) */
+    static int nodesOnHost(BarrierTaskInfo[] tasks, int[][] executors, int pid) {
+        String host = hostOf(tasks[pid].address());
+        int n = 0;
+        for (int[] g : executors) if (hostOf(tasks[g[0]].address()).equals(host)) n++;
+        return n;
+    }
+
+    private static String hostOf(String address) {
+        int colon = address.lastIndexOf(':');
+        return colon < 0 ? address : address.substring(0, colon);
     }
 
     private void removeCheckpoints(String dir, String where) {
@@ -133,6 +204,7 @@ final class BspTask<T, R>
      */
     private static final class KillWatch implements AutoCloseable {
         private volatile boolean done;
+        private volatile Runnable onKill;
         private final Thread watcher;
 
         KillWatch(BarrierTaskContext task, Thread taskThread) {
@@ -140,6 +212,8 @@ final class BspTask<T, R>
                 while (!done) {
                     if (task.isInterrupted()) {
                         taskThread.interrupt();
+                        Runnable also = onKill;
+                        if (also != null) also.run();
                         return;
                     }
                     try {
@@ -150,6 +224,9 @@ final class BspTask<T, R>
                 }
             });
         }
+
+        /** Also runs {@code action} when the task is killed (a node's threads do not notice an interrupt while they wait in its barrier). */
+        void onKill(Runnable action) { onKill = action; }
 
         @Override
         public void close() {

@@ -147,6 +147,30 @@ class BspStageLocalTest {
         }
     }
 
+    /**
+     * The tasks of one executor (here: the local one) are threads of one node by default, whose
+     * puts are copies; with {@code executorNodes(false)} each is a net-engine process of its own.
+     * Either way a ring of puts arrives at the right pids.
+     */
+    @ParameterizedTest(name = "executorNodes = {0}")
+    @ValueSource(booleans = {true, false})
+    void theTasksOfAnExecutorAreThreadsOfOneNodeUnlessToldOtherwise(boolean nodes) {
+        int p = 5;
+        List<String> out = BspStage.of(numbers(10, p)).executorNodes(nodes).mapPartitions((Context ctx, Iterator<Long> partition) -> {
+            reserve(ctx, 1, 1);
+            MemorySegment m = Arena.ofAuto().allocate(16, 8);
+            m.set(ValueLayout.JAVA_LONG, 0, ctx.pid());
+            Memslot slot = ctx.registerGlobal(m);
+            ctx.sync();
+            ctx.put(slot, 0, (ctx.pid() + 1) % ctx.nprocs(), slot, 8, 8);
+            ctx.sync();
+            return List.of(ctx.getClass().getSimpleName() + " " + ctx.pid() + " " + m.get(ValueLayout.JAVA_LONG, 8)).iterator();
+        }).collect();
+        for (int i = 0; i < p; i++) {
+            assertEquals((nodes ? "HybridContext " : "NetContext ") + i + " " + (i + p - 1) % p, out.get(i), "partition " + i);
+        }
+    }
+
     @Test
     void collectivesAndBsmpWorkInsideAStage() {
         int p = 4;

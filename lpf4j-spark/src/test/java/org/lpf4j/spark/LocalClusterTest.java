@@ -89,7 +89,8 @@ class LocalClusterTest {
         List<String> jars = new ArrayList<>();
         String[] anchors = {"org.lpf4j.Context", "org.lpf4j.superstep.SuperstepContext", "org.lpf4j.engine.net.HostedSection",
                 "org.lpf4j.cr.Checkpoints", "org.lpf4j.coll.Collectives", "org.lpf4j.bsmp.Bsmp", "org.lpf4j.examples.Rmat",
-                "org.lpf4j.engine.threads.ThreadsEngineProvider", "org.lpf4j.spark.BspStage", LocalClusterTest.class.getName()};
+                "org.lpf4j.engine.threads.ThreadsEngineProvider", "org.lpf4j.engine.hybrid.HostedNode", "org.lpf4j.spark.BspStage",
+                LocalClusterTest.class.getName()};
         for (String anchor : anchors) {
             Path where;
             try {

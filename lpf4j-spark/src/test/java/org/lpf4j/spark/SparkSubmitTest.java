@@ -44,6 +44,7 @@ class SparkSubmitTest {
         try (JarFile jar = new JarFile(runtimeJar().toFile())) {
             for (String c : List.of("org/lpf4j/spark/BspStage.class", "org/lpf4j/Context.class", "org/lpf4j/superstep/SuperstepContext.class",
                     "org/lpf4j/engine/net/HostedSection.class", "org/lpf4j/engine/threads/ThreadsEngineProvider.class",
+                    "org/lpf4j/engine/hybrid/HostedNode.class",
                     "org/lpf4j/coll/Collectives.class", "org/lpf4j/bsmp/Bsmp.class", "org/lpf4j/cr/Checkpoints.class",
                     "org/lpf4j/examples/Rmat.class")) {
                 assertTrue(jar.getJarEntry(c) != null, "the runtime jar holds " + c);
@@ -51,11 +52,13 @@ class SparkSubmitTest {
             assertFalse(jar.stream().anyMatch(e -> e.getName().startsWith("org/apache/spark/") || e.getName().startsWith("scala/")),
                     "Spark is provided, not in the jar");
             assertFalse(jar.stream().anyMatch(e -> e.getName().endsWith("module-info.class")), "no module descriptor on a class path");
-            assertEquals(Set.of("org.lpf4j.engine.net.NetEngineProvider", "org.lpf4j.engine.threads.ThreadsEngineProvider"),
-                    services(jar, "org.lpf4j.spi.EngineProvider"), "both engines' providers");
+            // The hybrid engine's provider comes with HostedNode (executor nodes); without the MPI engine it declines.
+            assertEquals(Set.of("org.lpf4j.engine.net.NetEngineProvider", "org.lpf4j.engine.threads.ThreadsEngineProvider",
+                            "org.lpf4j.engine.hybrid.HybridEngineProvider"),
+                    services(jar, "org.lpf4j.spi.EngineProvider"), "the engines' providers");
             // Each service file of each module is in the merged one.
             for (String anchor : List.of("org.lpf4j.Context", "org.lpf4j.cr.Checkpoints", "org.lpf4j.engine.net.HostedSection",
-                    "org.lpf4j.engine.threads.ThreadsEngineProvider")) {
+                    "org.lpf4j.engine.threads.ThreadsEngineProvider", "org.lpf4j.engine.hybrid.HostedNode")) {
                 Path module = location(anchor);
                 Path services = module.resolve("META-INF/services");
                 if (!Files.isDirectory(services)) continue;

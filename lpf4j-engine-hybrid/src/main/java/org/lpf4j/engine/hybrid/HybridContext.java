@@ -77,14 +77,14 @@ final class HybridContext implements Context, WireCounts.Source {
         this.node = node;
         this.failure = node.failure();
         this.local = local;
-        this.pid = node.base + local;
+        this.pid = node.layout.pid(node.node, local);
         this.nprocs = node.layout.p();
         this.args = args;
         this.figures = node.link == null ? null : HybridProbe.cached(node.layout);
         int cores = node.settings.threads() * node.layout.nodeShare(node.node);
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new QueuePair(node.t, node.outboxes, local);
-        this.pull = new PullApplier(node.outboxes, node.t, local, node.base, register, l -> node.members[l].register,
+        this.pull = new PullApplier(node.outboxes, node.t, local, l -> node.layout.pid(node.node, l), register, l -> node.members[l].register,
                 node.copier);
     }
 
@@ -115,7 +115,7 @@ final class HybridContext implements Context, WireCounts.Source {
         if (q.count() + remote.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count() + remote.count());
         MemorySegment src = RequestChecks.checkPut(register, syncs, pid, nprocs, srcSlot, srcOffset, dstPid, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current(), true);
-        int l = dstPid - node.base;
+        int l = node.layout.position(dstPid) - node.base;
         if (l >= 0 && l < node.t) {
             q.addPut(src, srcOffset, l, dstSlot.id(), dstOffset, size, attr);
         } else {
@@ -135,7 +135,7 @@ final class HybridContext implements Context, WireCounts.Source {
         if (q.count() + remote.count() >= queueCapacity.current() && queueCapacity.grows()) q = growQueue(q.count() + remote.count());
         MemorySegment dst = RequestChecks.checkGet(register, syncs, pid, nprocs, srcPid, srcSlot, srcOffset, dstSlot,
                 dstOffset, size, attr, q.count() + remote.count(), queueCapacity.current());
-        int l = srcPid - node.base;
+        int l = node.layout.position(srcPid) - node.base;
         if (l >= 0 && l < node.t) q.addGet(l, srcSlot.id(), srcOffset, dst, dstOffset, size);
         else remote.addGet(srcPid, srcSlot.id(), srcOffset, dst, dstOffset, size);
     }
@@ -273,6 +273,9 @@ final class HybridContext implements Context, WireCounts.Source {
     public Machine probe() {
         return HybridProbe.inSection(this);
     }
+
+    /** @return this process's index on its node */
+    int local() { return local; }
 
     /** @return this process's share of its node's processors and of those idle nodes lend it ({@link Layout#nodeShare}) */
     int freeP() { return freeP; }

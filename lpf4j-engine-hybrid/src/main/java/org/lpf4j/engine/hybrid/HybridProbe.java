@@ -85,7 +85,7 @@ final class HybridProbe {
     private static Figures measure(HybridContext c, long budget) {
         ProbeHarness.Fit whole = ProbeHarness.measure(c, budget);
         Node node = c.node;
-        int local = c.pid() - node.base;
+        int local = c.local();
         ProbeHarness.Fit intra = NodeLocal.run(c, local, x -> ProbeHarness.measure(x, budget));
         ProbeHarness.Fit[] inter = new ProbeHarness.Fit[1];
         if (local == 0) {

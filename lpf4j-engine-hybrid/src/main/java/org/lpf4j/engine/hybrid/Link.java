@@ -80,9 +80,9 @@ final class Link implements NodeRequests {
 
     @Override public int rankOf(int pid) { return local.layout.nodeOf(pid); }
 
-    @Override public int localOf(int pid) { return pid - local.layout.first()[local.layout.nodeOf(pid)]; }
+    @Override public int localOf(int pid) { return local.layout.localOf(pid); }
 
-    @Override public int pidOf(int rank, int l) { return local.layout.first()[rank] + l; }
+    @Override public int pidOf(int rank, int l) { return local.layout.pid(rank, l); }
 
     /**
      * Collective over the nodes, at the start of a section: gathers every node's thread count and

@@ -26,7 +26,7 @@ import org.lpf4j.engine.threads.group.ThreadsPolicy;
 final class Node implements Participants {
     final Layout layout;
     final int node;
-    /** Local processes, and the global pid of local process 0. */
+    /** Local processes, and the position of local process 0 ({@link Layout}: its pid unless a host placed the processes). */
     final int t, base;
     final Link link;
     final HybridSettings settings;
@@ -130,7 +130,7 @@ final class Node implements Participants {
     }
 
     /** @return e.g. {@code "pid 5 (node 1, thread 2)"} */
-    String who(int local) { return "pid " + (base + local) + " (node " + node + ", thread " + local + ")"; }
+    String who(int local) { return "pid " + layout.pid(node, local) + " (node " + node + ", thread " + local + ")"; }
 
     @Override
     public void fail(String reason, Throwable cause) { failure.fail(reason, cause); }

@@ -86,9 +86,9 @@ final class NodeSection implements Spmd, CrossJvmObjects.Carrier {
     /** {@link #runMembers(Node, Spmd)} with the threads from {@code factory} (tests fail a start with it). */
     static FatalException runMembers(Node node, Spmd spmd, ThreadFactory factory) {
         try (NodeCpus.Binding bound = NodeCpus.enter()) { // the threads started here inherit the share
-            ProcessThreads.runAll(node.t, l -> "lpf-hybrid-node" + node.node + "-pid" + (node.base + l),
+            ProcessThreads.runAll(node.t, l -> "lpf-hybrid-node" + node.node + "-pid" + node.layout.pid(node.node, l),
                     l -> runProcess(node, l, spmd, "exec"),
-                    "node " + node.node + " (pids " + node.base + " to " + (node.base + node.t - 1) + ")", factory);
+                    "node " + node.node + " (" + node.layout.pidsOf(node.node) + ")", factory);
         }
         return node.outcome();
     }

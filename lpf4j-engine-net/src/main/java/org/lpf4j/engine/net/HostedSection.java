@@ -51,6 +51,15 @@ public final class HostedSection {
      *                        saw it, with the causes the section carried to this process
      */
     public static void run(BootSession session, InetAddress bind, byte[] secret, String placement, Spmd spmd) {
+        run(session, bind, secret, placement, spmd, Args.NONE);
+    }
+
+    /**
+     * {@link #run(BootSession, InetAddress, byte[], String, Spmd)} with arguments: pid 0 gets
+     * {@code args}, the others its input-less, output-less copy (as on {@code exec}).
+     */
+    public static void run(BootSession session, InetAddress bind, byte[] secret, String placement, Spmd spmd, Args args) {
+        Objects.requireNonNull(args, "HostedSection.run: args");
         Objects.requireNonNull(session, "HostedSection.run: session");
         Objects.requireNonNull(bind, "HostedSection.run: bind");
         Objects.requireNonNull(secret, "HostedSection.run: secret");
@@ -65,7 +74,7 @@ public final class HostedSection {
         NetSections sections = new NetSections(NetParameters.PROTOCOL.resolve(), "net/" + placement + "/" + n,
                 NetParameters.PROBE_MILLIS.get() * 1_000_000L);
         Mesh mesh = null;
-        if (n > 1) {
+        if (bootFences(n) > 0) { // Rendezvous.connect: one fence
             try {
                 mesh = Rendezvous.connect(session, Rendezvous.agreement(sections.protocol()), bind, secret.clone());
             } catch (IOException | RuntimeException e) {
@@ -74,10 +83,18 @@ public final class HostedSection {
             }
         }
         try (Mesh m = mesh) {
-            FatalException f = sections.run(m, m == null ? 0 : m.nextSection(), n, spmd, Args.NONE, call, 1);
+            FatalException f = sections.run(m, m == null ? 0 : m.nextSection(), n, spmd, rank == 0 ? args : args.withoutIo(), call, 1);
             if (f != null) throw f;
         }
     }
+
+    /**
+     * @param members the section's members
+     * @return the boot fences {@link #run} takes part in: one for a section of several members, none
+     *         for one member (a host whose fences need other threads to join, as a Spark barrier's
+     *         do, knows from this how many to join)
+     */
+    public static int bootFences(int members) { return members > 1 ? 1 : 0; }
 
     /**
      * @param secret  a job's secret

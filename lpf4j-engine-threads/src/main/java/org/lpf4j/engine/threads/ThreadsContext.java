@@ -75,7 +75,7 @@ final class ThreadsContext implements Context {
         this.args = args;
         this.root = root;
         this.queues = new QueuePair(nprocs, team.outboxes, pid);
-        this.pull = new PullApplier(team.outboxes, nprocs, pid, 0, register, q -> team.members[q].register,
+        this.pull = new PullApplier(team.outboxes, nprocs, pid, q -> q, register, q -> team.members[q].register,
                 team.settings.copy());
     }
 

@@ -7,6 +7,7 @@ import org.lpf4j.spi.kit.SlotRegister;
 
 import java.lang.foreign.MemorySegment;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 
 /**
  * One process's share of a sync in a group of threads that share memory: after the barrier that
@@ -28,7 +29,9 @@ import java.util.function.IntFunction;
  */
 public final class PullApplier {
     private final RequestQueue.Outbox[] outboxes;
-    private final int members, member, firstPid;
+    private final int members, member, me;
+    /** Member index to pid, for messages. */
+    private final IntUnaryOperator pidOf;
     private final SlotRegister register;
     private final IntFunction<SlotRegister> registers;
     private final BulkCopy copier;
@@ -38,17 +41,18 @@ public final class PullApplier {
      * @param outboxes  the group's outbox table ({@code outboxes[parity · members + member]}, as {@link QueuePair} publishes)
      * @param members   the processes of the group
      * @param member    this process's index in the group
-     * @param firstPid  the pid of member 0 (names the processes in messages)
+     * @param pidOf     a member's pid, by index (names the processes in messages)
      * @param register  this process's memory register (the puts' destinations)
      * @param registers the register of each member, by index (the gets' sources); called at sync time
      * @param copier    how requests are copied ({@code lpf.copy})
      */
-    public PullApplier(RequestQueue.Outbox[] outboxes, int members, int member, int firstPid, SlotRegister register,
-                       IntFunction<SlotRegister> registers, BulkCopy copier) {
+    public PullApplier(RequestQueue.Outbox[] outboxes, int members, int member, IntUnaryOperator pidOf,
+                       SlotRegister register, IntFunction<SlotRegister> registers, BulkCopy copier) {
         this.outboxes = outboxes;
         this.members = members;
         this.member = member;
-        this.firstPid = firstPid;
+        this.pidOf = pidOf;
+        this.me = pidOf.applyAsInt(member);
         this.register = register;
         this.registers = registers;
         this.copier = copier;
@@ -61,7 +65,7 @@ public final class PullApplier {
      * @param superstep the superstep whose sync this is (its queues have parity {@code superstep & 1})
      */
     public void applyPuts(long superstep) {
-        final int me = firstPid + member, base = ((int) superstep & 1) * members;
+        final int base = ((int) superstep & 1) * members;
         long applied = 0, bytes = 0;
         for (int s = 0; s < members; s++) {
             RequestQueue.Outbox from = outboxes[base + s];
@@ -72,7 +76,7 @@ public final class PullApplier {
                 MemorySegment dst = register.globalSegment(slot);
                 long dstOffset = from.dstOffsetAfterBarrier(r);
                 if (!RequestChecks.remotePutFits(dst, dstOffset, size)) {
-                    throw RequestChecks.remotePutTooFar(firstPid + s, me, slot, dstOffset, size, dst);
+                    throw RequestChecks.remotePutTooFar(pidOf.applyAsInt(s), me, slot, dstOffset, size, dst);
                 }
                 applied++;
                 bytes += size;
@@ -83,8 +87,8 @@ public final class PullApplier {
                     if (combining == null) copier.copy(src, srcOffset, dst, dstOffset, size);
                     else RequestChecks.combine(combining, src, srcOffset, dst, dstOffset, size);
                 } catch (IllegalStateException e) { // a closed Arena
-                    throw freed("put from pid " + (firstPid + s) + " to pid " + me, slot, dstOffset, size,
-                            src, firstPid + s, dst, me, e);
+                    throw freed("put from pid " + pidOf.applyAsInt(s) + " to pid " + me, slot, dstOffset, size,
+                            src, pidOf.applyAsInt(s), dst, me, e);
                 }
             }
         }
@@ -98,7 +102,6 @@ public final class PullApplier {
      * @param own this process's queue of the superstep being synced
      */
     public void applyGets(RequestQueue own) {
-        final int me = firstPid + member;
         for (int g = 0, n = own.gets(); g < n; g++) {
             long size = own.getSize(g);
             if (size == 0) continue;
@@ -107,14 +110,14 @@ public final class PullApplier {
             MemorySegment src = registers.apply(owner).globalSegment(slot);
             long srcOffset = own.getSrcOffset(g);
             if (!RequestChecks.remoteGetFits(src, srcOffset, size)) {
-                throw RequestChecks.remoteGetTooFar(me, firstPid + owner, slot, srcOffset, size, src);
+                throw RequestChecks.remoteGetTooFar(me, pidOf.applyAsInt(owner), slot, srcOffset, size, src);
             }
             MemorySegment dst = own.getDestination(g);
             try {
                 copier.copy(src, srcOffset, dst, own.getDstOffset(g), size);
             } catch (IllegalStateException e) { // a closed Arena
-                throw freed("get by pid " + me + " from pid " + (firstPid + owner), slot, srcOffset, size,
-                        src, firstPid + owner, dst, me, e);
+                throw freed("get by pid " + me + " from pid " + pidOf.applyAsInt(owner), slot, srcOffset, size,
+                        src, pidOf.applyAsInt(owner), dst, me, e);
             }
         }
     }
