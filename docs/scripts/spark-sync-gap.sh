@@ -4,7 +4,7 @@
 #   docs/scripts/spark-sync-gap.sh [master turns warm reps syncs variants]
 # defaults: local-cluster[2,1,1024] 3 20000 9 5000 default. variants: ","-separated lists of
 # ";"-separated stage parameters (e.g. "default,lpf.engine.net.spinMicros=0") or loop settings
-# ("warm=3000;reps=1;syncs=1000"; "tasks=4" for 4 partitions). More arguments: lpf run options, one
+# ("warm=3000;reps=1;syncs=1000"; "tasks=4" for 4 partitions; "executorNodes=false" for a net process per task). More arguments: lpf run options, one
 # lpf run per "::"-separated group, "" for none (default: one plain run). Every lpf run gets the
 # options in $SYNC_GAP_RUN first (default "--engine net -p 2"; e.g. "--engine threads -p 4"). Every process prints its median sync time, CPU time and context
 # switches per sync.

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * Spark". {@code main(master turns warm reps syncs variants [command...])}: each turn runs one
  * barrier stage of two partitions per variant (a {@code ;}-separated list of {@code key=value}
  * stage parameters, or of {@code warm}, {@code reps}, {@code syncs} to time another loop and
- * {@code tasks} for another number of partitions;
+ * {@code tasks} for another number of partitions, {@code executorNodes=false} for a net-engine
+ * process per task;
  * {@code default} for none; variants separated by {@code ,}), then the commands (e.g.
  * {@code bin/lpf run --engine net -p 2 ...}; several separated by {@code ::}) if any are given;
  * every process prints its figures.
@@ -45,7 +46,7 @@ public final class SyncGap {
             two.count();
             for (int turn = 0; turn < turns; turn++) {
                 for (String variant : variants) {
-                    int[] loop = {warm, reps, syncs, 2};
+                    int[] loop = {warm, reps, syncs, 2, 1}; // ..., tasks, executor nodes (1) or not (0)
                     List<String[]> parameters = new ArrayList<>();
                     if (!variant.equals("default")) {
                         for (String kv : variant.split(";")) {
@@ -56,12 +57,14 @@ public final class SyncGap {
                                 case "reps" -> loop[1] = Integer.parseInt(value);
                                 case "syncs" -> loop[2] = Integer.parseInt(value);
                                 case "tasks" -> loop[3] = Integer.parseInt(value);
+                                case "executorNodes" -> loop[4] = Boolean.parseBoolean(value) ? 1 : 0;
                                 default -> parameters.add(new String[]{key, value});
                             }
                         }
                     }
                     BspStage<Integer> stage = BspStage.of(loop[3] == 2 ? two
-                            : spark.parallelize(java.util.stream.IntStream.range(0, loop[3]).boxed().toList(), loop[3]));
+                            : spark.parallelize(java.util.stream.IntStream.range(0, loop[3]).boxed().toList(), loop[3]))
+                            .executorNodes(loop[4] == 1);
                     for (String[] kv : parameters) stage = stage.parameter(kv[0], kv[1]);
                     int w = loop[0], r = loop[1], k = loop[2];
                     long cpu0 = SyncLoop.processCpuNanos(), wall0 = System.nanoTime();

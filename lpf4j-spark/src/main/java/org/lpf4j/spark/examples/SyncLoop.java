@@ -95,13 +95,13 @@ public final class SyncLoop {
     }
 
     /**
-     * Under {@code lpf run -p 2}: prints every process's figures.
+     * Under {@code lpf run -p N}: N processes ({@link Lpf#MAX_P}), and prints every process's figures.
      *
      * @param args warm-up syncs, repetitions, syncs per repetition
      */
     public static void main(String[] args) {
         int warm = Integer.parseInt(args[0]), reps = Integer.parseInt(args[1]), syncs = Integer.parseInt(args[2]);
-        Lpf.root().exec(2, (Spmd & java.io.Serializable) ctx -> {
+        Lpf.root().exec(Lpf.MAX_P, (Spmd & java.io.Serializable) ctx -> {
             Figures f = time(ctx, warm, reps, syncs);
             System.out.println("lpf-run pid " + ctx.pid() + " " + f + (ctx.pid() == 0 ? " | " + jvm() : ""));
         });
