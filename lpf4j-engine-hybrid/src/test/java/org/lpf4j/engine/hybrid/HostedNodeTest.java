@@ -48,7 +48,7 @@ class HostedNodeTest {
     void theConformanceSuitePassesOnHostedNodes() throws Exception {
         boolean whole = Boolean.getBoolean("lpf.test.long");
         NetJob.assertSuitePassed(NetJob.run(1, List.of("-Dlpf.test.engine=hosted", "-Dlpf.engine.threads.procs=8",
-                "-Dlpf.test.procs=" + (whole ? "1,2,3,4,5,8" : "5")), NetJob.CONFORMANCE_MAIN), whole ? 150 : 60);
+                "-Dlpf.test.procs=" + (whole ? "1,2,3,4,5,8" : "5")), NetJob.CONFORMANCE_MAIN), whole ? 150 : 40);
     }
 
     /** Every process puts its pid to the next pid's slot and gets the previous one's: pids are the host's, across and within nodes. */
