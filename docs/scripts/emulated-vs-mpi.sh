@@ -3,6 +3,10 @@
 # (bin/emulated-hosts --mpi: btl tcp,self on the hosts' subnet) on the same namespaces, taking turns
 # round by round. Workloads: the anchors' ScaleBench (empty sync, 8-byte ring put, dense put) and
 # docs/scripts/BigPut.java (1 MiB put to the right neighbour).
+# Both engines run with bin/emulated-hosts --yield: the hosts share this machine's cores, so a spinning
+# wait would take the core the peer it waits for needs (16 JVMs spinning on 2 cores measure the
+# scheduler); the net engine blocks at once (lpf.engine.net.spinMicros=0), the MPI engine polls and
+# yields, and Open MPI's own waits yield (lpf.engine.mpi.wait=poll; docs/scale.md).
 # Usage: docs/scripts/emulated-vs-mpi.sh HOSTS PER_HOST [ROUNDS] [SYNCS] -> lines "<engine> <name> <p> <value>"
 # Needs root and iproute2; run from anywhere after a build (bin/lpf info builds lpf4j-tools if stale).
 set -u
@@ -19,7 +23,7 @@ chmod -R a+rX "$lb"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 java="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED -Xmx256m"
 tag() { awk -v t="$1" 'NF == 3 && $3 ~ /^[0-9.]+$/ { print t, $0; fflush() }'; }
-eh="bin/emulated-hosts --hosts $hosts --per-host $per --timeout 600"
+eh="bin/emulated-hosts --hosts $hosts --per-host $per --timeout 600 --yield"
 for r in $(seq "$rounds"); do
   for prog in "ScaleBench $p $syncs" "BigPut $p"; do
     $eh -- $java -cp "$cp:$lb" $prog 2>/dev/null | tag net

@@ -394,7 +394,9 @@ public final class MpiLauncher implements ProcessLauncher {
     /**
      * The command {@code lpf run --engine mpi -p N} runs: {@code env} with the variables of
      * {@link #environment} (and, under srun with more ranks than the allocation's cores, Open MPI's
-     * {@code mpi_yield_when_idle}, which mpirun's {@code --oversubscribe} implies), then the launcher,
+     * {@code mpi_yield_when_idle}, which mpirun's {@code --oversubscribe} implies; with Open MPI under
+     * any launcher when {@code lpf.engine.mpi.wait=poll} asks the ranks to yield: a hostfile's hosts
+     * that share cores), then the launcher,
      * then the JVM command with native access enabled,
      * all inside the wrapper of {@link #commandReportingDeaths} (a rank that dies is named).
      * Options for the launcher itself (hosts, hostfile) come from {@code lpf.engine.mpi.launcherOptions}.
@@ -415,10 +417,12 @@ public final class MpiLauncher implements ProcessLauncher {
         }
         Map<String, String> env = new java.util.TreeMap<>();
         environment(env);
-        if (kind == Kind.SRUN && !mpich && System.getenv(YIELD) == null
-                && launch.processes() > Runtime.getRuntime().availableProcessors() * (long) Math.max(1, Slurm.allocationNodes())) {
+        if (!mpich && System.getenv(YIELD) == null && (askedToYield() || kind == Kind.SRUN
+                && launch.processes() > Runtime.getRuntime().availableProcessors() * (long) Math.max(1, Slurm.allocationNodes()))) {
             // mpirun --oversubscribe makes Open MPI yield when idle; under srun it spins, and the ranks
-            // that wait starve the ones that work (figures: docs/performance-log.md)
+            // that wait starve the ones that work (figures: docs/performance-log.md). Hosts that look
+            // like hosts of their own to mpirun (slots=K, K ranks) but share cores (bin/emulated-hosts)
+            // say so by lpf.engine.mpi.wait=poll.
             env.put(YIELD, "1");
         }
         List<String> cmd = reportingPrefix();
@@ -438,6 +442,9 @@ public final class MpiLauncher implements ProcessLauncher {
         cmd.addAll(command(launch.processes(), program, true));
         return cmd;
     }
+
+    /** @return whether the ranks were asked to wait by polling and yielding the core ({@code lpf.engine.mpi.wait=poll}) */
+    private static boolean askedToYield() { return "poll".equals(MpiParameters.WAIT.get()); }
 
     /** Open MPI's setting to yield the core while waiting. */
     private static final String YIELD = LauncherEnvironment.OMPI_YIELD_WHEN_IDLE;

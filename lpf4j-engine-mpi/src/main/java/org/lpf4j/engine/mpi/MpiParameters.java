@@ -111,7 +111,9 @@ public final class MpiParameters {
      * outnumber its cores, or a layered engine asked for waits that yield; block otherwise. MPICH
      * has no switch of its own to yield while it waits (Open MPI has {@code mpi_yield_when_idle},
      * which {@code mpirun --oversubscribe} sets), so its oversubscribed ranks would spin in a
-     * blocking call, taking the cores the ranks they wait for need. May differ between ranks.
+     * blocking call, taking the cores the ranks they wait for need. With Open MPI, {@code poll} also
+     * makes {@code lpf run}'s launcher set {@code mpi_yield_when_idle=1} (unless set): every wait
+     * inside MPI yields too (hosts of a hostfile that share cores). May differ between ranks.
      */
     public static final Parameters.Parameter<String> WAIT = ParameterRegistry.global().choice(PREFIX + "wait", "auto",
             List.of("auto", "block", "poll"),

@@ -38,6 +38,21 @@ class LauncherTest {
     }
 
     @Test
+    void askedToPollOpenMpisRanksYieldInsideMpiToo() {
+        String yield = org.lpf4j.spi.kit.LauncherEnvironment.OMPI_YIELD_WHEN_IDLE + "=1";
+        boolean usersOwn = System.getenv(org.lpf4j.spi.kit.LauncherEnvironment.OMPI_YIELD_WHEN_IDLE) != null; // it wins
+        assertFalse(new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).command(LAUNCH).contains(yield), "not asked: mpirun decides");
+        Parameters.set("lpf.engine.mpi.wait", "poll");
+        try {
+            List<String> c = new MpiLauncher(MpiLauncher.Kind.OPEN_MPI).command(LAUNCH);
+            assertEquals(!usersOwn, c.indexOf(yield) > c.indexOf("env") && c.indexOf(yield) < c.indexOf("--oversubscribe"), String.join(" ", c));
+            assertFalse(new MpiLauncher(MpiLauncher.Kind.MPICH).command(LAUNCH).contains(yield), "MPICH has no such switch");
+        } finally {
+            Parameters.clear("lpf.engine.mpi.wait");
+        }
+    }
+
+    @Test
     void mpichCommandLoadsMpichAndHostOptionsPassThrough() {
         Parameters.set("lpf.engine.mpi.launcherOptions", "--hostfile hosts.txt");
         try {
