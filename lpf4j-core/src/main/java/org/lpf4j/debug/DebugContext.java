@@ -15,7 +15,6 @@ import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -46,7 +45,7 @@ final class DebugContext extends ForwardingContext {
     private long queuePending;
     /** {@code lpf.capacity=grow}: capacities are not checked (the engine grows them); the high-water marks are reported at the end. */
     private final boolean grows = "grow".equals(CoreParameters.CAPACITY.get());
-    /** The most slots registered at once, and the most requests issued by or aimed at this process in one superstep. */
+    /** The most slots registered at once, and the most requests issued by this process in one superstep (aimed at it: {@link SyncChecks#incomingHigh}). */
     private long regHigh, queueHigh;
     /** The engine's owner object of this process's slots, learnt from the first registration. */
     private Object slotOwner;
@@ -64,10 +63,8 @@ final class DebugContext extends ForwardingContext {
     private long rehooks;
     /** Whether the engine supports combining puts (asked once). */
     private final boolean combining;
-    /** The layer's exchange with the other processes; {@code null} with one process (or before {@link #start}). */
-    private Mailbox mailbox;
-    /** The target's checks of the requests aimed at this process. */
-    private final IncomingChecks incomingChecks;
+    /** The checks of a sync that need the other processes, and the layer's exchange with them. */
+    private final SyncChecks checks;
 
     DebugContext(Context engine, DebugSection section) {
         super(engine);
@@ -79,13 +76,8 @@ final class DebugContext extends ForwardingContext {
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
-        this.incomingChecks = new IncomingChecks(pid, globalsById, requests, this::candidate);
-    }
-
-    /** @return this process's requests of the current superstep that target {@code target} */
-    private List<Request> requestsTo(int target) {
-        List<Request> list = requestsTo[target];
-        return list != null ? list : List.of();
+        this.checks = new SyncChecks(pid, nprocs, requests, byTarget, collectiveCalls, collectiveKeys, globalsById,
+                this::candidate, section, this::layerSync);
     }
 
     @Override public int pid() { return pid; }
@@ -212,8 +204,6 @@ final class DebugContext extends ForwardingContext {
     // sync: local checks, the layer's exchange through the engine, then the real superstep
     // =====================================================================================
 
-    /** What a process is doing when it takes part in an exchange. */
-    private static final long SYNC = 1, END = 2;
     private static final String RETURN = "return from the SPMD function";
 
     /**
@@ -222,7 +212,7 @@ final class DebugContext extends ForwardingContext {
      * program does). Nothing in a section of one process, whose checks need no exchange.
      */
     void start() {
-        if (nprocs == 1 || mailbox != null) return;
+        if (nprocs == 1 || checks.isOpen()) return;
         try {
             startExchange();
         } catch (FatalException e) {
@@ -234,7 +224,7 @@ final class DebugContext extends ForwardingContext {
         engine.resizeMemoryRegister(withReserve(Math.max(regPending, regCapacity), Mailbox.REGISTRATIONS));
         engine.resizeMessageQueue(withReserve(Math.max(queuePending, queueCapacity), Mailbox.queueEntries(nprocs)));
         layerSync();
-        mailbox = new Mailbox(engine);
+        checks.open(engine);
         layerSync();
     }
 
@@ -247,11 +237,11 @@ final class DebugContext extends ForwardingContext {
         LpfProgrammingError local = localAreaChanged();
         boolean anyRequests;
         try {
-            anyRequests = checkSuperstep(SYNC, "sync()", site, local);
+            anyRequests = checkSuperstep(SyncChecks.SYNC, "sync()", site, local);
         } catch (FatalException e) {
             throw failed(e, local);
         }
-        if (anyRequests || mailbox == null) {
+        if (anyRequests || !checks.isOpen()) {
             for (Request r : requests) forward(r);
             engineSync(attr);
         }
@@ -300,17 +290,16 @@ final class DebugContext extends ForwardingContext {
             local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.size()
                     + " slot(s) still registered: " + left + " (deregister them before returning)");
         }
-        if (mailbox == null) {
+        if (!checks.isOpen()) {
             if (local != null) throw recorded(local);
             return;
         }
         try {
-            checkSuperstep(END, RETURN, "the end of the SPMD function", local);
-            mailbox.release();
+            checkSuperstep(SyncChecks.END, RETURN, "the end of the SPMD function", local);
+            checks.close();
         } catch (FatalException e) {
             throw failed(e, local);
         }
-        mailbox = null;
     }
 
     /**
@@ -318,142 +307,16 @@ final class DebugContext extends ForwardingContext {
      *         would have sufficed, counted as the debug layer checks them
      */
     String highWaterMarks() {
+        long queue = Math.max(queueHigh, checks.incomingHigh());
         return "lpf debug: pid " + pid + " of " + nprocs + ": high-water marks of the section (lpf.capacity=grow): "
-                + regHigh + " register slot(s) at once, " + queueHigh + " queue entries in one superstep (the requests"
+                + regHigh + " register slot(s) at once, " + queue + " queue entries in one superstep (the requests"
                 + " this process issued, or those aimed at it, whichever is more); for fixed capacities reserve at least"
-                + " Capacity.of(" + regHigh + ", " + queueHigh + ")";
+                + " Capacity.of(" + regHigh + ", " + queue + ")";
     }
 
-    /**
-     * The checks that need the whole job, made the same way on every engine: an exchange through
-     * the engine's public API (see {@link Mailbox}). Phase A ({@link Outgoing}): each process puts
-     * to every process a record (what it is doing, how many requests it has for that process, a
-     * hash of its collective calls, whether it found an error itself) with the descriptors of
-     * those requests beside it if they fit, else where they are; engine sync. Then, from what all
-     * records say ({@link Census}), one of: the unequal syncs named; the collective calls compared;
-     * or phase B, only if some descriptors did not fit (each process gets them; engine sync), and
-     * each process checks the requests aimed at it against its own memory ({@link IncomingChecks}).
-     * Last, the verdict: every process learns the report of the lowest pid that has one, and all
-     * throw it. A bad request so never reaches the engine, and no process is left waiting.
-     *
-     * @return whether any process has requests this superstep (else the real superstep is not needed)
-     */
+    /** {@link SyncChecks#check} with this superstep's figures (see there and {@link Debug} for the scheme). */
     private boolean checkSuperstep(long kind, String call, String site, LpfProgrammingError local) {
-        boolean sending = kind == SYNC;
-        if (mailbox == null) { // one process: everything is here
-            LpfProgrammingError e = local != null ? local : sending ? checkIncoming(incomingFromSelf()) : null;
-            if (e != null) throw recorded(e);
-            return sending && !requests.isEmpty();
-        }
-        Outgoing out = Outgoing.send(mailbox, pid, nprocs, kind, step, sending, requestsTo, requests.size(),
-                collectiveCalls, collectiveKeys, local != null);
-        layerSync();
-        Census all = Census.read(mailbox, nprocs, SYNC);
-        LpfProgrammingError mine = local;
-        if (all.kindsDiffer()) {
-            if (mine == null && pid == all.firstSyncing()) {
-                mine = candidate(pid, Check.UNEQUAL_SYNCS, call, site, "pid(s) " + all.returned() + " returned from the SPMD"
-                        + " function instead of making this sync (superstep " + step + "); every process must make the"
-                        + " same number of syncs");
-            }
-        } else if (!all.anyLocal() && all.collectiveReporter() >= 0) {
-            mine = compareCollectiveCalls(call, site, out, all);
-        } else if (!all.anyLocal() && all.total() > 0) {
-            mine = checkIncoming(gatherIncoming(out, all));
-        }
-        if (all.needsVerdict()) {
-            LpfProgrammingError verdict = verdict(mine);
-            if (verdict != null) throw verdict;
-        }
-        return sending && all.total() > 0;
-    }
-
-    /**
-     * The collective calls differ: the first process whose calls differ from process 0's fetches
-     * process 0's and words the report (one engine sync, and another if the mailbox must grow).
-     *
-     * @return that report at that process, null at the others
-     */
-    private LpfProgrammingError compareCollectiveCalls(String call, String site, Outgoing out, Census all) {
-        int reporter = all.collectiveReporter();
-        long callsOf0 = mailbox.record(0, Mailbox.COLL_BYTES), inbox = out.free + all.maxOut();
-        mailbox.ensure(inbox + callsOf0, this::layerSync);
-        mailbox.write(out.callsAt, out.calls);
-        if (pid == reporter) mailbox.fetch(0, mailbox.record(0, Mailbox.COLL_OFFSET), inbox, callsOf0);
-        layerSync();
-        if (pid != reporter) return null;
-        return candidate(pid, Check.COLLECTIVE_MISMATCH, call, site, "global register/deregister calls of this"
-                + " superstep differ in order or number (they are collective: same calls, same order, on every"
-                + " process): pid 0 made " + mailbox.readText(inbox, callsOf0) + ", pid " + pid + " made "
-                + collectiveCalls);
-    }
-
-    /**
-     * Every request aimed at this process: its own, and those the others described, read beside
-     * their records or, in phase B (only if some did not fit there), fetched from their out areas.
-     */
-    private List<Incoming> gatherIncoming(Outgoing out, Census all) {
-        long[] from = new long[nprocs];
-        for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
-        if (all.maxMaxTo() > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
-            long inbox = out.free + all.maxOut();
-            mailbox.ensure(inbox + all.sumMaxTo(), this::layerSync);
-            out.writeChunks(mailbox);
-            long in = 0;
-            for (int q = 0; q < nprocs; q++) {
-                long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
-                if (q == pid || bytes == 0 || offset < 0) continue;
-                from[q] = inbox + in;
-                mailbox.fetch(q, offset, from[q], bytes);
-                in += bytes;
-            }
-            layerSync();
-        }
-        List<Incoming> incoming = new ArrayList<>();
-        for (int q = 0; q < nprocs; q++) {
-            if (q == pid) incoming.addAll(incomingFromSelf());
-            else Descriptors.decode(mailbox, from[q], mailbox.record(q, Mailbox.COUNT_TO), q, pid, incoming);
-        }
-        return incoming;
-    }
-
-    /**
-     * Every process learns whether any found an error, and all throw the report of the lowest
-     * pid that did (fetched from its mailbox): the same report everywhere, in the same sync. The
-     * verdicts that came in stay zero until a process reports (the section then ends).
-     *
-     * @return that report, or {@code null} if no process has one
-     */
-    private LpfProgrammingError verdict(LpfProgrammingError mine) {
-        byte[] text = mine == null ? new byte[0] : mine.getMessage().getBytes(StandardCharsets.UTF_8);
-        // Only a process with a report sends (to everyone): without one, the verdict is an empty sync.
-        if (mine != null) mailbox.sendVerdict(mine.check().ordinal(), text.length);
-        layerSync();
-        int reporter = -1;
-        for (int q = 0; q < nprocs && reporter < 0; q++) if (mailbox.verdict(q, 0) != 0) reporter = q;
-        if (reporter < 0) return null;
-        long length = mailbox.verdict(reporter, 2), at = mailbox.freeStart();
-        mailbox.ensure(at + length, this::layerSync);
-        if (pid == reporter) mailbox.write(at, text);
-        else mailbox.fetch(reporter, at, at, length);
-        layerSync();
-        LpfProgrammingError e = pid == reporter ? mine
-                : new LpfProgrammingError(Check.values()[(int) mailbox.verdict(reporter, 1)], mailbox.readText(at, length), null);
-        mailbox.clearVerdicts();
-        return recorded(e);
-    }
-
-    /** This process's requests to itself, all a section of one process has. */
-    private List<Incoming> incomingFromSelf() {
-        List<Incoming> incoming = new ArrayList<>();
-        for (Request r : requestsTo(pid)) incoming.add(new Incoming(r, r.remoteSlot.id(), r.remoteSlot.toString()));
-        return incoming;
-    }
-
-    /** The target's checks of the requests aimed at it, in the order they are reported; {@code null} if all pass. */
-    private LpfProgrammingError checkIncoming(List<Incoming> incoming) {
-        queueHigh = Math.max(queueHigh, incoming.size());
-        return incomingChecks.check(incoming, step, grows ? Long.MAX_VALUE : queueCapacity);
+        return checks.check(kind, call, site, local, step, grows ? Long.MAX_VALUE : queueCapacity);
     }
 
     private void layerSync() { engineSync(SyncAttr.DEFAULT); }
