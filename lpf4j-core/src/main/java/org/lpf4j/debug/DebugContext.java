@@ -11,15 +11,10 @@ import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.CoreParameters;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
-import org.lpf4j.spi.kit.SlotRegister;
-import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -29,6 +24,10 @@ import java.util.Objects;
  * state: remote bounds and activation, the queue capacity at each target, the order of
  * collective registrations, syncs that not every process makes, and read/write conflicts on this
  * process's memory. Used by one thread at a time, like any context.
+ *
+ * <p>The checks that need the other processes are {@link SyncChecks}, this process's
+ * registrations {@link Registrations}: this class makes the checks a process can make alone,
+ * holds the requests and runs the steps of each call.
  */
 final class DebugContext extends ForwardingContext {
     private final Context engine;
@@ -47,12 +46,8 @@ final class DebugContext extends ForwardingContext {
     private final boolean grows = "grow".equals(CoreParameters.CAPACITY.get());
     /** The most slots registered at once, and the most requests issued by this process in one superstep (aimed at it: {@link SyncChecks#incomingHigh}). */
     private long regHigh, queueHigh;
-    /** The engine's owner object of this process's slots, learnt from the first registration. */
-    private Object slotOwner;
-    /** Handles deregistered through this layer (weak: a dropped handle costs nothing). */
-    private final java.util.WeakHashMap<Memslot, Boolean> retired = new java.util.WeakHashMap<>();
-    private final Map<Memslot, SlotInfo> slots = new IdentityHashMap<>();
-    private final Map<Integer, SlotInfo> globalsById = new HashMap<>();
+    /** This process's live registrations; also what the argument rules see of them. */
+    private final Registrations slots = new Registrations();
     private final List<Request> requests = new ArrayList<>();
     /** The same requests by target pid (lists made on first use), so a target finds its own in O(p + n). */
     private final List<Request>[] requestsTo;
@@ -76,7 +71,7 @@ final class DebugContext extends ForwardingContext {
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
-        this.checks = new SyncChecks(pid, nprocs, requests, byTarget, collectiveCalls, collectiveKeys, globalsById,
+        this.checks = new SyncChecks(pid, nprocs, requests, byTarget, collectiveCalls, collectiveKeys, slots.globalsById(),
                 this::candidate, section, this::layerSync);
     }
 
@@ -138,9 +133,9 @@ final class DebugContext extends ForwardingContext {
     private void enqueue(Request r) {
         failIfSectionFailed();
         RequestChecks.Violation v = r.put
-                ? RequestChecks.putViolation(slotView, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
+                ? RequestChecks.putViolation(slots, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
                         r.remoteOffset, r.size, r.attr, requests.size(), queueLimit(), combining)
-                : RequestChecks.getViolation(slotView, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
+                : RequestChecks.getViolation(slots, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
                         r.localOffset, r.size, r.attr, requests.size(), queueLimit());
         if (v != null) {
             String problem = v.kind() == RequestChecks.Kind.OUT_OF_BOUNDS
@@ -165,40 +160,6 @@ final class DebugContext extends ForwardingContext {
             case QUEUE_FULL -> Check.QUEUE_CAPACITY;
         };
     }
-
-    /** This process's registrations as the argument rules see them. */
-    private final SlotView slotView = new SlotView() {
-        @Override public MemorySegment localArea(Memslot slot, long superstep, boolean source) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info == null || info.activeFrom > superstep ? null : info.segment;
-        }
-
-        @Override public boolean isUsableGlobal(Memslot slot, long superstep) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info != null && slot.isGlobal() && info.activeFrom <= superstep;
-        }
-
-        @Override public boolean isOwnLocal(Memslot slot) {
-            return slot != null && !slot.isGlobal() && slots.get(slot) != null;
-        }
-
-        @Override public boolean isPending(Memslot slot, long superstep) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info != null && info.activeFrom > superstep;
-        }
-
-        @Override public String describeUnusable(Memslot slot, long superstep) {
-            if (slot == null) return "is null";
-            SlotInfo info = slots.get(slot);
-            if (info == null) {
-                return slot.owner() != slotOwner && slot.owner() instanceof SlotRegister
-                        ? slot + " belongs to another context (slots are per context and process)"
-                        : slot.owner() != slotOwner ? SlotRegister.notIssued(slot)
-                        : retired.containsKey(slot) ? slot + " is deregistered" : SlotRegister.notIssued(slot);
-            }
-            return slot + " was registered globally at " + info.site + " in this superstep; it is usable only after the next sync";
-        }
-    };
 
     // =====================================================================================
     // sync: local checks, the layer's exchange through the engine, then the real superstep
@@ -283,11 +244,11 @@ final class DebugContext extends ForwardingContext {
     void end() {
         if (grows) System.err.println(highWaterMarks());
         LpfProgrammingError local = null;
-        if (!slots.isEmpty()) {
+        if (!slots.live().isEmpty()) {
             List<String> left = new ArrayList<>();
-            for (SlotInfo s : slots.values()) left.add(s.slot + " registered at " + s.site);
-            SlotInfo first = slots.values().iterator().next();
-            local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.size()
+            for (SlotInfo s : slots.live()) left.add(s.slot + " registered at " + s.site);
+            SlotInfo first = slots.live().iterator().next();
+            local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.live().size()
                     + " slot(s) still registered: " + left + " (deregister them before returning)");
         }
         if (!checks.isOpen()) {
@@ -394,10 +355,7 @@ final class DebugContext extends ForwardingContext {
         } catch (RuntimeException e) {
             throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
         }
-        slotOwner = slot.owner();
-        SlotInfo info = new SlotInfo(slot, segment, global ? step + 1 : step, site);
-        slots.put(slot, info);
-        if (global) globalsById.put(slot.id(), info);
+        slots.add(slot, new SlotInfo(slot, segment, global ? step + 1 : step, site), global);
         regUsed++;
         regHigh = Math.max(regHigh, regUsed);
         return slot;
@@ -411,9 +369,7 @@ final class DebugContext extends ForwardingContext {
         if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, "slot is null", null);
         SlotInfo info = slots.get(slot);
         if (info == null) {
-            throw report(Check.BAD_SLOT, call, site, slot.owner() != slotOwner
-                    ? (slot.owner() instanceof SlotRegister ? slot + " belongs to another context" : SlotRegister.notIssued(slot))
-                    : retired.containsKey(slot) ? slot + " is already deregistered" : SlotRegister.notIssued(slot), null);
+            throw report(Check.BAD_SLOT, call, site, slots.whyUnknown(slot), null);
         }
         for (Request r : requests) {
             if (r.names(slot)) {
@@ -427,9 +383,7 @@ final class DebugContext extends ForwardingContext {
             throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
         }
         slots.remove(slot);
-        retired.put(slot, Boolean.TRUE);
         if (slot.isGlobal()) {
-            globalsById.remove(slot.id());
             collectiveCalls.add("deregister(" + slot + ") at " + site);
             collectiveKeys.add("deregister(global#" + slot.id() + ")");
         }
