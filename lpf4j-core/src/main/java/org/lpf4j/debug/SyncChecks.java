@@ -15,10 +15,11 @@ import java.util.Map;
  * too, with no exchange.
  *
  * <p>Cost per check: one engine sync (phase A) when no process has requests or a report; else
- * two (A and the verdict; one more for phase B, for the verdict's text when some process reports,
- * and per growth of the mailbox), and O(p + n log n) work for the n requests that touch this
- * process's memory ({@link Debug} has the scheme). Allocates the descriptors and lists (the debug
- * layer is not on the hot path). Used by its process's thread only.
+ * two (A and the verdict; one more for phase B, for the comparison of collective calls, for the
+ * verdict's text when some process reports, and per growth of the mailbox), and O(p + n log n)
+ * work for the n requests that touch this process's memory ({@link Debug} has the scheme).
+ * Allocates the descriptors and lists (the debug layer is not on the hot path). Used by its
+ * process's thread only.
  */
 final class SyncChecks {
     /** What a process is doing when it takes part in an exchange. */
