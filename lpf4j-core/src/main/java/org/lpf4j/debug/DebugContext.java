@@ -11,16 +11,10 @@ import org.lpf4j.SyncAttr;
 import org.lpf4j.spi.CoreParameters;
 import org.lpf4j.spi.kit.ForwardingContext;
 import org.lpf4j.spi.kit.RequestChecks;
-import org.lpf4j.spi.kit.SlotRegister;
-import org.lpf4j.spi.kit.SlotView;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -30,6 +24,10 @@ import java.util.Objects;
  * state: remote bounds and activation, the queue capacity at each target, the order of
  * collective registrations, syncs that not every process makes, and read/write conflicts on this
  * process's memory. Used by one thread at a time, like any context.
+ *
+ * <p>The checks that need the other processes are {@link SyncChecks}, this process's
+ * registrations {@link Registrations}: this class makes the checks a process can make alone,
+ * holds the requests and runs the steps of each call.
  */
 final class DebugContext extends ForwardingContext {
     private final Context engine;
@@ -46,14 +44,10 @@ final class DebugContext extends ForwardingContext {
     private long queuePending;
     /** {@code lpf.capacity=grow}: capacities are not checked (the engine grows them); the high-water marks are reported at the end. */
     private final boolean grows = "grow".equals(CoreParameters.CAPACITY.get());
-    /** The most slots registered at once, and the most requests issued by or aimed at this process in one superstep. */
+    /** The most slots registered at once, and the most requests issued by this process in one superstep (aimed at it: {@link SyncChecks#incomingHigh}). */
     private long regHigh, queueHigh;
-    /** The engine's owner object of this process's slots, learnt from the first registration. */
-    private Object slotOwner;
-    /** Handles deregistered through this layer (weak: a dropped handle costs nothing). */
-    private final java.util.WeakHashMap<Memslot, Boolean> retired = new java.util.WeakHashMap<>();
-    private final Map<Memslot, SlotInfo> slots = new IdentityHashMap<>();
-    private final Map<Integer, SlotInfo> globalsById = new HashMap<>();
+    /** This process's live registrations; also what the argument rules see of them. */
+    private final Registrations slots = new Registrations();
     private final List<Request> requests = new ArrayList<>();
     /** The same requests by target pid (lists made on first use), so a target finds its own in O(p + n). */
     private final List<Request>[] requestsTo;
@@ -64,10 +58,8 @@ final class DebugContext extends ForwardingContext {
     private long rehooks;
     /** Whether the engine supports combining puts (asked once). */
     private final boolean combining;
-    /** The layer's exchange with the other processes; {@code null} with one process (or before {@link #start}). */
-    private Mailbox mailbox;
-    /** The target's checks of the requests aimed at this process. */
-    private final IncomingChecks incomingChecks;
+    /** The checks of a sync that need the other processes, and the layer's exchange with them. */
+    private final SyncChecks checks;
 
     DebugContext(Context engine, DebugSection section) {
         super(engine);
@@ -79,13 +71,8 @@ final class DebugContext extends ForwardingContext {
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Request>[] byTarget = new List[nprocs];
         this.requestsTo = byTarget;
-        this.incomingChecks = new IncomingChecks(pid, globalsById, requests, this::candidate);
-    }
-
-    /** @return this process's requests of the current superstep that target {@code target} */
-    private List<Request> requestsTo(int target) {
-        List<Request> list = requestsTo[target];
-        return list != null ? list : List.of();
+        this.checks = new SyncChecks(pid, nprocs, requests, byTarget, collectiveCalls, collectiveKeys, slots.globalsById(),
+                this::candidate, section, this::layerSync);
     }
 
     @Override public int pid() { return pid; }
@@ -146,9 +133,9 @@ final class DebugContext extends ForwardingContext {
     private void enqueue(Request r) {
         failIfSectionFailed();
         RequestChecks.Violation v = r.put
-                ? RequestChecks.putViolation(slotView, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
+                ? RequestChecks.putViolation(slots, step, nprocs, r.localSlot, r.localOffset, r.remotePid, r.remoteSlot,
                         r.remoteOffset, r.size, r.attr, requests.size(), queueLimit(), combining)
-                : RequestChecks.getViolation(slotView, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
+                : RequestChecks.getViolation(slots, step, nprocs, r.remotePid, r.remoteSlot, r.remoteOffset, r.localSlot,
                         r.localOffset, r.size, r.attr, requests.size(), queueLimit());
         if (v != null) {
             String problem = v.kind() == RequestChecks.Kind.OUT_OF_BOUNDS
@@ -174,46 +161,10 @@ final class DebugContext extends ForwardingContext {
         };
     }
 
-    /** This process's registrations as the argument rules see them. */
-    private final SlotView slotView = new SlotView() {
-        @Override public MemorySegment localArea(Memslot slot, long superstep, boolean source) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info == null || info.activeFrom > superstep ? null : info.segment;
-        }
-
-        @Override public boolean isUsableGlobal(Memslot slot, long superstep) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info != null && slot.isGlobal() && info.activeFrom <= superstep;
-        }
-
-        @Override public boolean isOwnLocal(Memslot slot) {
-            return slot != null && !slot.isGlobal() && slots.get(slot) != null;
-        }
-
-        @Override public boolean isPending(Memslot slot, long superstep) {
-            SlotInfo info = slot == null ? null : slots.get(slot);
-            return info != null && info.activeFrom > superstep;
-        }
-
-        @Override public String describeUnusable(Memslot slot, long superstep) {
-            if (slot == null) return "is null";
-            SlotInfo info = slots.get(slot);
-            if (info == null) {
-                return slot.owner() != slotOwner && slot.owner() instanceof SlotRegister
-                        ? slot + " belongs to another context (slots are per context and process)"
-                        : slot.owner() != slotOwner ? SlotRegister.notIssued(slot)
-                        : retired.containsKey(slot) ? slot + " is deregistered" : SlotRegister.notIssued(slot);
-            }
-            return slot + " was registered globally at " + info.site + " in this superstep; it is usable only after the next sync";
-        }
-    };
-
     // =====================================================================================
     // sync: local checks, the layer's exchange through the engine, then the real superstep
     // =====================================================================================
 
-    /** What a process is doing when it takes part in an exchange. */
-    private static final long SYNC = 1, END = 2;
     private static final String RETURN = "return from the SPMD function";
 
     /**
@@ -222,7 +173,7 @@ final class DebugContext extends ForwardingContext {
      * program does). Nothing in a section of one process, whose checks need no exchange.
      */
     void start() {
-        if (nprocs == 1 || mailbox != null) return;
+        if (nprocs == 1 || checks.isOpen()) return;
         try {
             startExchange();
         } catch (FatalException e) {
@@ -234,7 +185,7 @@ final class DebugContext extends ForwardingContext {
         engine.resizeMemoryRegister(withReserve(Math.max(regPending, regCapacity), Mailbox.REGISTRATIONS));
         engine.resizeMessageQueue(withReserve(Math.max(queuePending, queueCapacity), Mailbox.queueEntries(nprocs)));
         layerSync();
-        mailbox = new Mailbox(engine);
+        checks.open(engine);
         layerSync();
     }
 
@@ -247,11 +198,11 @@ final class DebugContext extends ForwardingContext {
         LpfProgrammingError local = localAreaChanged();
         boolean anyRequests;
         try {
-            anyRequests = checkSuperstep(SYNC, "sync()", site, local);
+            anyRequests = checkSuperstep(SyncChecks.SYNC, "sync()", site, local);
         } catch (FatalException e) {
             throw failed(e, local);
         }
-        if (anyRequests || mailbox == null) {
+        if (anyRequests || !checks.isOpen()) {
             for (Request r : requests) forward(r);
             engineSync(attr);
         }
@@ -293,24 +244,23 @@ final class DebugContext extends ForwardingContext {
     void end() {
         if (grows) System.err.println(highWaterMarks());
         LpfProgrammingError local = null;
-        if (!slots.isEmpty()) {
+        if (!slots.live().isEmpty()) {
             List<String> left = new ArrayList<>();
-            for (SlotInfo s : slots.values()) left.add(s.slot + " registered at " + s.site);
-            SlotInfo first = slots.values().iterator().next();
-            local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.size()
+            for (SlotInfo s : slots.live()) left.add(s.slot + " registered at " + s.site);
+            SlotInfo first = slots.live().iterator().next();
+            local = candidate(pid, Check.SLOTS_LEFT_REGISTERED, RETURN, first.site, slots.live().size()
                     + " slot(s) still registered: " + left + " (deregister them before returning)");
         }
-        if (mailbox == null) {
+        if (!checks.isOpen()) {
             if (local != null) throw recorded(local);
             return;
         }
         try {
-            checkSuperstep(END, RETURN, "the end of the SPMD function", local);
-            mailbox.release();
+            checkSuperstep(SyncChecks.END, RETURN, "the end of the SPMD function", local);
+            checks.close();
         } catch (FatalException e) {
             throw failed(e, local);
         }
-        mailbox = null;
     }
 
     /**
@@ -318,142 +268,16 @@ final class DebugContext extends ForwardingContext {
      *         would have sufficed, counted as the debug layer checks them
      */
     String highWaterMarks() {
+        long queue = Math.max(queueHigh, checks.incomingHigh());
         return "lpf debug: pid " + pid + " of " + nprocs + ": high-water marks of the section (lpf.capacity=grow): "
-                + regHigh + " register slot(s) at once, " + queueHigh + " queue entries in one superstep (the requests"
+                + regHigh + " register slot(s) at once, " + queue + " queue entries in one superstep (the requests"
                 + " this process issued, or those aimed at it, whichever is more); for fixed capacities reserve at least"
-                + " Capacity.of(" + regHigh + ", " + queueHigh + ")";
+                + " Capacity.of(" + regHigh + ", " + queue + ")";
     }
 
-    /**
-     * The checks that need the whole job, made the same way on every engine: an exchange through
-     * the engine's public API (see {@link Mailbox}). Phase A ({@link Outgoing}): each process puts
-     * to every process a record (what it is doing, how many requests it has for that process, a
-     * hash of its collective calls, whether it found an error itself) with the descriptors of
-     * those requests beside it if they fit, else where they are; engine sync. Then, from what all
-     * records say ({@link Census}), one of: the unequal syncs named; the collective calls compared;
-     * or phase B, only if some descriptors did not fit (each process gets them; engine sync), and
-     * each process checks the requests aimed at it against its own memory ({@link IncomingChecks}).
-     * Last, the verdict: every process learns the report of the lowest pid that has one, and all
-     * throw it. A bad request so never reaches the engine, and no process is left waiting.
-     *
-     * @return whether any process has requests this superstep (else the real superstep is not needed)
-     */
+    /** {@link SyncChecks#check} with this superstep's figures (see there and {@link Debug} for the scheme). */
     private boolean checkSuperstep(long kind, String call, String site, LpfProgrammingError local) {
-        boolean sending = kind == SYNC;
-        if (mailbox == null) { // one process: everything is here
-            LpfProgrammingError e = local != null ? local : sending ? checkIncoming(incomingFromSelf()) : null;
-            if (e != null) throw recorded(e);
-            return sending && !requests.isEmpty();
-        }
-        Outgoing out = Outgoing.send(mailbox, pid, nprocs, kind, step, sending, requestsTo, requests.size(),
-                collectiveCalls, collectiveKeys, local != null);
-        layerSync();
-        Census all = Census.read(mailbox, nprocs, SYNC);
-        LpfProgrammingError mine = local;
-        if (all.kindsDiffer()) {
-            if (mine == null && pid == all.firstSyncing()) {
-                mine = candidate(pid, Check.UNEQUAL_SYNCS, call, site, "pid(s) " + all.returned() + " returned from the SPMD"
-                        + " function instead of making this sync (superstep " + step + "); every process must make the"
-                        + " same number of syncs");
-            }
-        } else if (!all.anyLocal() && all.collectiveReporter() >= 0) {
-            mine = compareCollectiveCalls(call, site, out, all);
-        } else if (!all.anyLocal() && all.total() > 0) {
-            mine = checkIncoming(gatherIncoming(out, all));
-        }
-        if (all.needsVerdict()) {
-            LpfProgrammingError verdict = verdict(mine);
-            if (verdict != null) throw verdict;
-        }
-        return sending && all.total() > 0;
-    }
-
-    /**
-     * The collective calls differ: the first process whose calls differ from process 0's fetches
-     * process 0's and words the report (one engine sync, and another if the mailbox must grow).
-     *
-     * @return that report at that process, null at the others
-     */
-    private LpfProgrammingError compareCollectiveCalls(String call, String site, Outgoing out, Census all) {
-        int reporter = all.collectiveReporter();
-        long callsOf0 = mailbox.record(0, Mailbox.COLL_BYTES), inbox = out.free + all.maxOut();
-        mailbox.ensure(inbox + callsOf0, this::layerSync);
-        mailbox.write(out.callsAt, out.calls);
-        if (pid == reporter) mailbox.fetch(0, mailbox.record(0, Mailbox.COLL_OFFSET), inbox, callsOf0);
-        layerSync();
-        if (pid != reporter) return null;
-        return candidate(pid, Check.COLLECTIVE_MISMATCH, call, site, "global register/deregister calls of this"
-                + " superstep differ in order or number (they are collective: same calls, same order, on every"
-                + " process): pid 0 made " + mailbox.readText(inbox, callsOf0) + ", pid " + pid + " made "
-                + collectiveCalls);
-    }
-
-    /**
-     * Every request aimed at this process: its own, and those the others described, read beside
-     * their records or, in phase B (only if some did not fit there), fetched from their out areas.
-     */
-    private List<Incoming> gatherIncoming(Outgoing out, Census all) {
-        long[] from = new long[nprocs];
-        for (int q = 0; q < nprocs; q++) if (mailbox.record(q, Mailbox.DESC_OFFSET) < 0) from[q] = mailbox.inlineFrom(q);
-        if (all.maxMaxTo() > mailbox.inlineBytes()) { // phase B: some descriptors did not fit beside their record
-            long inbox = out.free + all.maxOut();
-            mailbox.ensure(inbox + all.sumMaxTo(), this::layerSync);
-            out.writeChunks(mailbox);
-            long in = 0;
-            for (int q = 0; q < nprocs; q++) {
-                long bytes = mailbox.record(q, Mailbox.DESC_BYTES), offset = mailbox.record(q, Mailbox.DESC_OFFSET);
-                if (q == pid || bytes == 0 || offset < 0) continue;
-                from[q] = inbox + in;
-                mailbox.fetch(q, offset, from[q], bytes);
-                in += bytes;
-            }
-            layerSync();
-        }
-        List<Incoming> incoming = new ArrayList<>();
-        for (int q = 0; q < nprocs; q++) {
-            if (q == pid) incoming.addAll(incomingFromSelf());
-            else Descriptors.decode(mailbox, from[q], mailbox.record(q, Mailbox.COUNT_TO), q, pid, incoming);
-        }
-        return incoming;
-    }
-
-    /**
-     * Every process learns whether any found an error, and all throw the report of the lowest
-     * pid that did (fetched from its mailbox): the same report everywhere, in the same sync. The
-     * verdicts that came in stay zero until a process reports (the section then ends).
-     *
-     * @return that report, or {@code null} if no process has one
-     */
-    private LpfProgrammingError verdict(LpfProgrammingError mine) {
-        byte[] text = mine == null ? new byte[0] : mine.getMessage().getBytes(StandardCharsets.UTF_8);
-        // Only a process with a report sends (to everyone): without one, the verdict is an empty sync.
-        if (mine != null) mailbox.sendVerdict(mine.check().ordinal(), text.length);
-        layerSync();
-        int reporter = -1;
-        for (int q = 0; q < nprocs && reporter < 0; q++) if (mailbox.verdict(q, 0) != 0) reporter = q;
-        if (reporter < 0) return null;
-        long length = mailbox.verdict(reporter, 2), at = mailbox.freeStart();
-        mailbox.ensure(at + length, this::layerSync);
-        if (pid == reporter) mailbox.write(at, text);
-        else mailbox.fetch(reporter, at, at, length);
-        layerSync();
-        LpfProgrammingError e = pid == reporter ? mine
-                : new LpfProgrammingError(Check.values()[(int) mailbox.verdict(reporter, 1)], mailbox.readText(at, length), null);
-        mailbox.clearVerdicts();
-        return recorded(e);
-    }
-
-    /** This process's requests to itself, all a section of one process has. */
-    private List<Incoming> incomingFromSelf() {
-        List<Incoming> incoming = new ArrayList<>();
-        for (Request r : requestsTo(pid)) incoming.add(new Incoming(r, r.remoteSlot.id(), r.remoteSlot.toString()));
-        return incoming;
-    }
-
-    /** The target's checks of the requests aimed at it, in the order they are reported; {@code null} if all pass. */
-    private LpfProgrammingError checkIncoming(List<Incoming> incoming) {
-        queueHigh = Math.max(queueHigh, incoming.size());
-        return incomingChecks.check(incoming, step, grows ? Long.MAX_VALUE : queueCapacity);
+        return checks.check(kind, call, site, local, step, grows ? Long.MAX_VALUE : queueCapacity);
     }
 
     private void layerSync() { engineSync(SyncAttr.DEFAULT); }
@@ -531,10 +355,7 @@ final class DebugContext extends ForwardingContext {
         } catch (RuntimeException e) {
             throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
         }
-        slotOwner = slot.owner();
-        SlotInfo info = new SlotInfo(slot, segment, global ? step + 1 : step, site);
-        slots.put(slot, info);
-        if (global) globalsById.put(slot.id(), info);
+        slots.add(slot, new SlotInfo(slot, segment, global ? step + 1 : step, site), global);
         regUsed++;
         regHigh = Math.max(regHigh, regUsed);
         return slot;
@@ -548,9 +369,7 @@ final class DebugContext extends ForwardingContext {
         if (slot == null) throw report(Check.BAD_ARGUMENT, call, site, "slot is null", null);
         SlotInfo info = slots.get(slot);
         if (info == null) {
-            throw report(Check.BAD_SLOT, call, site, slot.owner() != slotOwner
-                    ? (slot.owner() instanceof SlotRegister ? slot + " belongs to another context" : SlotRegister.notIssued(slot))
-                    : retired.containsKey(slot) ? slot + " is already deregistered" : SlotRegister.notIssued(slot), null);
+            throw report(Check.BAD_SLOT, call, site, slots.whyUnknown(slot), null);
         }
         for (Request r : requests) {
             if (r.names(slot)) {
@@ -564,9 +383,7 @@ final class DebugContext extends ForwardingContext {
             throw report(Check.ENGINE_REJECTED, call, site, e.getMessage(), e);
         }
         slots.remove(slot);
-        retired.put(slot, Boolean.TRUE);
         if (slot.isGlobal()) {
-            globalsById.remove(slot.id());
             collectiveCalls.add("deregister(" + slot + ") at " + site);
             collectiveKeys.add("deregister(global#" + slot.id() + ")");
         }

@@ -32,7 +32,7 @@ final class Outgoing {
     /**
      * Sends this process's records (the puts; they arrive at the next engine sync).
      *
-     * @param kind            what this process is doing ({@code SYNC} or {@code END} of {@link DebugContext})
+     * @param kind            what this process is doing ({@link SyncChecks#SYNC} or {@link SyncChecks#END})
      * @param sending         whether its requests count (at a sync; at the end there are none)
      * @param requestsTo      this process's requests by target
      * @param collectiveCalls its global register/deregister calls of this superstep, with sites

@@ -4,7 +4,7 @@ import org.lpf4j.MsgAttr;
 
 import java.util.Arrays;
 
-/** The puts one local process must write in a sync, in apply order, as parallel arrays: grown by doubling, kept from sync to sync ({@link Exchange}). */
+/** The puts one local process must write in a sync, in apply order, as parallel arrays: grown by doubling, kept from sync to sync ({@link Delivery}). */
 final class Arrivals {
     /** Where the payload is: in the stream of {@link #fromRank}, or in the staging buffer if that is -1. */
     long[] payload = new long[16], dstOffset = new long[16], size = new long[16];

@@ -1,8 +1,6 @@
 package org.lpf4j.superstep;
 
-import org.lpf4j.MsgAttr;
 import org.lpf4j.spi.kit.BulkCopy;
-import org.lpf4j.spi.kit.RequestChecks;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 import org.lpf4j.spi.kit.WireCounts;
@@ -10,14 +8,8 @@ import org.lpf4j.superstep.Transport.Channel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 
-import static org.lpf4j.superstep.PackedHeader.DEFINE;
-import static org.lpf4j.superstep.PackedHeader.GET;
-import static org.lpf4j.superstep.PackedHeader.LENGTH;
-import static org.lpf4j.superstep.PackedHeader.PUT_INLINE;
-import static org.lpf4j.superstep.PackedHeader.PUT_LARGE;
-import static org.lpf4j.superstep.PackedHeader.pad;
+import static org.lpf4j.superstep.ExchangeBuffers.PREFIX;
 
 /**
  * The superstep exchange between JVMs, written once over a {@link Transport}: a sync of a
@@ -36,7 +28,7 @@ import static org.lpf4j.superstep.PackedHeader.pad;
  *       nonblocking consensus among the ranks that send (a sparse superstep: O(destinations +
  *       log p) messages per rank), or an all-to-all of one long per pair (a dense one).</li>
  *   <li>One packed stream per pair of ranks ({@link PackedHeader}): every request's header and
- *       the payloads of small puts; a put of at least {@link #LARGE} bytes to another rank
+ *       the payloads of small puts; a put of at least {@link Packer#LARGE} bytes to another rank
  *       travels as a message of its own, from the source memory in place when it is native
  *       (heap sources are copied once into a staging buffer).</li>
  *   <li>Gets addressed to this rank are served from the owners' memory <em>before anything is
@@ -56,42 +48,29 @@ import static org.lpf4j.superstep.PackedHeader.pad;
  * stream per pair with gets, one message per large put; small payloads are copied twice (pack,
  * apply), large ones to native destinations not at all, others once. Allocates only when a buffer
  * grows or a combining operator is first defined.
+ *
+ * <p>This class runs the steps in their order and owns the meta-data (the counts, the round's
+ * bits, the early receives); the buffers and their per-rank offsets are laid out by
+ * {@link ExchangeBuffers}, the sending side is {@link Packer}, the receiving side {@link Delivery}.
  */
 final class Exchange implements AutoCloseable {
-    /** Payloads of at least this many bytes to another rank travel as their own message. */
-    static final long LARGE = 16 * 1024;
     /**
      * A stream sent before the round goes as its first {@code earlyChunk} bytes (its length, then
      * the stream), received into a slot of this size per source, and the rest as a second message:
      * the transport's eager size ({@link Transport#eagerBytes()}), so that it arrives while the round runs.
      */
     private final long earlyChunk;
-    /** Every stream in the outgoing buffer is preceded by its length (one long): what a stream sent early starts with. */
-    private static final long PREFIX = 8;
 
     private final Transport transport;
-    /** Counts this rank's messages: each stream, large put and reply stream it sends, and the count exchanges. */
+    /** Counts this rank's messages: the count exchanges (the streams, large puts and replies: {@link Packer}, {@link Delivery}). */
     private final WireCounts wire;
-    private final CombinerTable combiners;
-    private final BulkCopy copier;
     private final int me, ranks;
-    private final int[] progress;
-    private final NativeBuffer counts = new NativeBuffer(), packedOut = new NativeBuffer(), packedIn = new NativeBuffer(),
-            replyOut = new NativeBuffer(), replyIn = new NativeBuffer(), staging = new NativeBuffer(),
-            sendStaging = new NativeBuffer(), packedLong = new NativeBuffer();
-    /** Per source rank: whether its stream (sent early, longer than a chunk) is in {@link #packedLong}, not {@link #packedIn}. */
+    private final ExchangeBuffers buffers;
+    private final NativeBuffer counts, packedIn, packedLong, replyIn;
+    private final long[] outBytes, inBytes, inAt, replyInBytes, replyInAt;
     private final boolean[] longIn;
-    /** Bytes of large puts from heap memory that {@link #sendLarge} stages (counted by {@link #pack}). */
-    private long heapLarge;
-    /** The first put whose source {@link #pack} could not read (its memory was freed), or null. */
-    private IllegalStateException packFailure;
-    /** Per destination rank: the put data in its packed stream (the rest of the stream is headers), for {@link #wire}. */
-    private final long[] inlineOut;
-    private final long[] outBytes, outAt, inBytes, inAt, replyInBytes, replyInAt, replyOutBytes, replyOutAt, cursor;
-    /** The areas this sync sends from and receives into in place. */
-    private final InPlaceAreas inPlace = new InPlaceAreas();
-    /** Per local process: the puts from other ranks it must write. */
-    private Arrivals[] arrivals = {new Arrivals()};
+    private final Packer packer;
+    private final Delivery delivery;
 
     /**
      * @param me    this rank
@@ -103,58 +82,23 @@ final class Exchange implements AutoCloseable {
         this.transport = transport;
         this.wire = wire;
         this.earlyChunk = transport.eagerBytes();
-        this.copier = copier;
-        this.combiners = combiners;
         this.me = me;
         this.ranks = ranks;
-        this.progress = new int[ranks];
-        outBytes = new long[ranks]; outAt = new long[ranks]; inBytes = new long[ranks]; inAt = new long[ranks];
-        replyInBytes = new long[ranks]; replyInAt = new long[ranks]; replyOutBytes = new long[ranks];
-        replyOutAt = new long[ranks]; cursor = new long[ranks];
-        longIn = new boolean[ranks];
-        inlineOut = new long[ranks];
+        buffers = new ExchangeBuffers(me, ranks);
+        counts = buffers.counts; packedIn = buffers.packedIn; packedLong = buffers.packedLong; replyIn = buffers.replyIn;
+        outBytes = buffers.outBytes; inBytes = buffers.inBytes; inAt = buffers.inAt;
+        replyInBytes = buffers.replyInBytes; replyInAt = buffers.replyInAt; longIn = buffers.longIn;
+        InPlaceAreas inPlace = new InPlaceAreas();
+        packer = new Packer(transport, me, ranks, combiners, copier, wire, buffers, inPlace);
+        delivery = new Delivery(transport, me, ranks, combiners, copier, wire, buffers, inPlace);
     }
-
-    /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
-    private boolean isLarge(int rank, long size, int attr) { return rank != me && size >= LARGE && attr < 0; }
 
     /**
-     * Counts the packed bytes this rank sends to each rank and the reply bytes it expects;
-     * interns the combining attributes a queue has not interned yet (a combining put's
-     * {@code putTag} is its attribute id, or -1 until interned; -1 for a plain put). Allocates nothing unless an attribute is new.
+     * {@link Packer#count}: the bytes this rank sends to and expects from each rank.
      *
      * @return the number of requests the rank's processes queued
-     * @throws IllegalArgumentException if a combining put's operator does not serialize
      */
-    int count(NodeRequests r) {
-        Arrays.fill(outBytes, 0);
-        Arrays.fill(replyInBytes, 0);
-        heapLarge = 0;
-        packFailure = null;
-        combiners.progressInto(progress);
-        int n = 0;
-        for (int l = 0, t = r.processes(); l < t; l++) {
-            RequestList q = r.requests(l);
-            n += q.count();
-            for (int i = 0; i < q.puts; i++) {
-                int d = r.rankOf(q.putPid[i]);
-                int attr = q.putAttr[i] == null ? -1 : q.putTag[i] >= 0 ? q.putTag[i] : combiners.idOf(q.putAttr[i]);
-                q.putTag[i] = attr;
-                if (attr >= progress[d]) {
-                    for (int j = progress[d]; j <= attr; j++) outBytes[d] += LENGTH + pad(combiners.definition(j).length);
-                    progress[d] = attr + 1;
-                }
-                long size = q.putSize[i];
-                outBytes[d] += isLarge(d, size, attr) ? LENGTH : LENGTH + pad(size);
-            }
-            for (int i = 0; i < q.gets; i++) {
-                int s = r.rankOf(q.getPid[i]);
-                outBytes[s] += LENGTH;
-                replyInBytes[s] += q.getSize[i];
-            }
-        }
-        return n;
-    }
+    int count(NodeRequests r) { return packer.count(r); }
 
     /** @return the packed bytes this rank sends to {@code rank} in this sync (after {@link #count}) */
     long outBytes(int rank) { return outBytes[rank]; }
@@ -221,8 +165,8 @@ final class Exchange implements AutoCloseable {
      * ({@link #runEarly}) or the drain ({@link #drainEarly}) that must follow the round.
      */
     void sendEarly(NodeRequests r) {
-        layOutOut();
-        pack(r, true);
+        buffers.layOutOut();
+        packer.pack(r, true);
     }
 
     /**
@@ -233,11 +177,11 @@ final class Exchange implements AutoCloseable {
      * @return the first rule an incoming request broke at its destination (the sync must throw it), or null
      */
     RuntimeException runEarly(NodeRequests r, boolean sent, MemorySegment bits, long at) {
-        if (!sent) layOutOut(); // nothing queued here: an empty stream of its own
+        if (!sent) buffers.layOutOut(); // nothing queued here: an empty stream of its own
         receiveEarly(bits, at);
-        layOutReplies();
+        buffers.layOutReplies();
         postReplyReceives();
-        sendLarge(r);
+        packer.sendLarge(r);
         return serveAndPlace(r);
     }
 
@@ -248,9 +192,10 @@ final class Exchange implements AutoCloseable {
      * @return the first failure of this sync: a put whose source could not be read, a rule a get or put broke, or null
      */
     private RuntimeException serveAndPlace(NodeRequests r) {
-        RuntimeException broken = serveGets(r);
-        RuntimeException misplaced = placePuts(r);
+        RuntimeException broken = delivery.serveGets(r);
+        RuntimeException misplaced = delivery.placePuts(r);
         transport.complete(Transport.REST);
+        IllegalStateException packFailure = packer.failure();
         return packFailure != null ? packFailure : broken != null ? broken : misplaced;
     }
 
@@ -301,44 +246,14 @@ final class Exchange implements AutoCloseable {
     // ---- the way after the round ----
 
     private RuntimeException move(NodeRequests r) {
-        layOutOut();
-        layOutIn();
-        layOutReplies();
+        buffers.layOutOut();
+        buffers.layOutIn();
+        buffers.layOutReplies();
         postReceives();
-        pack(r, false);
-        sendLarge(r);
+        packer.pack(r, false);
+        packer.sendLarge(r);
         transport.complete(Transport.EARLY);
         return serveAndPlace(r);
-    }
-
-    /** Where each destination's stream goes in the outgoing buffer (after its length), which grows to fit. */
-    private void layOutOut() {
-        long o = 0;
-        for (int k = 0; k < ranks; k++) {
-            outAt[k] = o;
-            o += PREFIX + outBytes[k];
-        }
-        packedOut.atLeast(o);
-    }
-
-    /** Where each source's stream goes in the incoming buffer, when the counts came before the streams. */
-    private void layOutIn() {
-        long i = 0;
-        for (int k = 0; k < ranks; k++) {
-            inAt[k] = i;
-            longIn[k] = false;
-            if (k != me) i += inBytes[k];
-        }
-        packedIn.atLeast(i);
-    }
-
-    private void layOutReplies() {
-        long r = 0;
-        for (int k = 0; k < ranks; k++) {
-            replyInAt[k] = r;
-            if (k != me) r += replyInBytes[k];
-        }
-        replyIn.atLeast(r);
     }
 
     private void postReceives() {
@@ -356,291 +271,17 @@ final class Exchange implements AutoCloseable {
         }
     }
 
-    /**
-     * Packs every local process's requests by destination rank (local process by local process,
-     * each in its queue order) and sends the streams: {@code early}, each with its length in
-     * front and split after {@code earlyChunk} bytes, else as they are. Each get's
-     * {@code getTag} becomes where its reply starts in the reply stream of its owner's rank.
-     */
-    private void pack(NodeRequests r, boolean early) {
-        MemorySegment out = packedOut.atLeast(0);
-        long[] at = cursor, replyAt = replyOutAt; // replyOutAt: scratch until serveGets
-        for (int d = 0; d < ranks; d++) at[d] = outAt[d] + PREFIX;
-        Arrays.fill(replyAt, 0);
-        Arrays.fill(inlineOut, 0);
-        heapLarge = 0;
-        for (int l = 0, t = r.processes(); l < t; l++) {
-            RequestList q = r.requests(l);
-            for (int i = 0; i < q.puts; i++) {
-                int d = r.rankOf(q.putPid[i]);
-                long size = q.putSize[i];
-                int attr = q.putTag[i];
-                if (attr >= combiners.knownBy(d)) {
-                    for (int j = combiners.knownBy(d); j <= attr; j++) {
-                        byte[] def = combiners.definition(j);
-                        PackedHeader.write(out, at[d], DEFINE, -1, l, 0, j, 0, def.length);
-                        MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, at[d] + LENGTH, def.length);
-                        at[d] += LENGTH + pad(def.length);
-                    }
-                    combiners.shipped(d, attr + 1);
-                }
-                boolean large = isLarge(d, size, attr);
-                PackedHeader.write(out, at[d], large ? PUT_LARGE : PUT_INLINE, attr, l, r.localOf(q.putPid[i]), q.putSlot[i],
-                        q.putDstOffset[i], size);
-                at[d] += LENGTH;
-                if (large) {
-                    if (!q.putSource[i].isNative()) heapLarge += size;
-                } else {
-                    inlineOut[d] += size;
-                    try {
-                        copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
-                    } catch (IllegalStateException e) { // its Arena was closed: the sync goes on, and throws this at its end
-                        if (packFailure == null) {
-                            packFailure = new IllegalStateException("put from pid " + r.pidOf(me, l) + " to pid " + q.putPid[i]
-                                    + " (size=" + size + "): pid " + r.pidOf(me, l) + " closed the Arena of its source memory"
-                                    + " before the sync", e);
-                        }
-                        out.asSlice(at[d], size).fill((byte) 0);
-                    }
-                    at[d] += pad(size);
-                }
-            }
-            for (int i = 0; i < q.gets; i++) {
-                int s = r.rankOf(q.getPid[i]);
-                PackedHeader.write(out, at[s], GET, -1, l, r.localOf(q.getPid[i]), q.getSlot[i], q.getSrcOffset[i], q.getSize[i]);
-                at[s] += LENGTH;
-                q.getTag[i] = replyAt[s];
-                replyAt[s] += q.getSize[i];
-            }
-        }
-        for (int d = 0; d < ranks; d++) {
-            if (d == me || outBytes[d] == 0) continue;
-            if (!early) {
-                transport.send(Transport.REST, Channel.PACKED, out, outAt[d] + PREFIX, outBytes[d], d);
-                wire.data(1, inlineOut[d], outBytes[d] - inlineOut[d]);
-                continue;
-            }
-            long total = PREFIX + outBytes[d], first = Math.min(total, earlyChunk);
-            out.set(ValueLayout.JAVA_LONG, outAt[d], outBytes[d]);
-            transport.send(Transport.REST, Channel.PACKED, out, outAt[d], first, d);
-            if (total > first) transport.send(Transport.REST, Channel.PACKED_REST, out, outAt[d] + first, total - first, d);
-            wire.data(total > first ? 2 : 1, inlineOut[d], total - inlineOut[d]);
-        }
-    }
+    /** {@link Delivery#applyPuts}: local process {@code local} writes the puts that address it, in order. */
+    void applyPuts(int local, SlotRegister register) { delivery.applyPuts(local, register); }
 
-    /** Sends every large put, in the order its header was packed (the receiver posts in that order). */
-    private void sendLarge(NodeRequests r) {
-        inPlace.sending = 0;
-        MemorySegment stage = heapLarge > 0 ? sendStaging.atLeast(heapLarge) : null;
-        long staged = 0;
-        for (int l = 0, t = r.processes(); l < t; l++) {
-            RequestList q = r.requests(l);
-            for (int i = 0; i < q.puts; i++) {
-                int d = r.rankOf(q.putPid[i]);
-                long size = q.putSize[i];
-                if (!isLarge(d, size, q.putTag[i])) continue;
-                MemorySegment src = q.putSource[i];
-                if (src.isNative()) {
-                    long start = src.address() + q.putSrcOffset[i];
-                    inPlace.addSending(start, start + size);
-                    transport.send(Transport.REST, Channel.LARGE, src, q.putSrcOffset[i], size, d);
-                } else {
-                    copier.copy(src, q.putSrcOffset[i], stage, staged, size);
-                    transport.send(Transport.REST, Channel.LARGE, stage, staged, size, d);
-                    staged += size;
-                }
-                wire.data(1, size, 0);
-            }
-        }
-    }
-
-    /**
-     * Reads the operator definitions, then serves every get addressed to this rank from its
-     * owner's memory (before any write of this sync: no put has been placed yet) and sends one
-     * reply stream per requesting rank. A get past the end of its area gets zeros. An operator
-     * that does not deserialize is reported, not thrown here: the others wait for this rank's
-     * replies and receives, so the exchange completes first.
-     *
-     * @return the first rule a get broke or operator that failed, or null
-     */
-    private RuntimeException serveGets(NodeRequests r) {
-        RuntimeException broken = null;
-        long total = 0;
-        for (int s = 0; s < ranks; s++) {
-            MemorySegment stream = streamOf(s);
-            replyOutBytes[s] = 0;
-            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
-                int kind = PackedHeader.kind(stream, h);
-                if (kind == GET) {
-                    replyOutBytes[s] += PackedHeader.size(stream, h);
-                } else if (kind == DEFINE) {
-                    int n = (int) PackedHeader.size(stream, h);
-                    byte[] def = new byte[n];
-                    MemorySegment.copy(stream, ValueLayout.JAVA_BYTE, h + LENGTH, def, 0, n);
-                    try {
-                        combiners.define(s, PackedHeader.slot(stream, h), def);
-                    } catch (RuntimeException e) {
-                        // The exchange goes on (replies and large receives that others wait for); its puts are dropped below.
-                        if (broken == null) broken = e;
-                    }
-                }
-            }
-            replyOutAt[s] = total;
-            total += replyOutBytes[s];
-        }
-        MemorySegment replies = replyOut.atLeast(total);
-        for (int s = 0; s < ranks; s++) {
-            if (replyOutBytes[s] == 0) continue;
-            MemorySegment stream = streamOf(s);
-            long reply = replyOutAt[s];
-            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
-                if (PackedHeader.kind(stream, h) != GET) continue;
-                long size = PackedHeader.size(stream, h);
-                if (size == 0) continue;
-                int owner = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
-                long offset = PackedHeader.offset(stream, h);
-                MemorySegment src = r.register(owner).globalSegment(slot);
-                if (!RequestChecks.remoteGetFits(src, offset, size)) {
-                    if (broken == null) {
-                        broken = RequestChecks.remoteGetTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)),
-                                r.pidOf(me, owner), slot, offset, size, src);
-                    }
-                    replies.asSlice(reply, size).fill((byte) 0);
-                } else {
-                    try {
-                        copier.copy(src, offset, replies, reply, size);
-                    } catch (IllegalStateException e) { // its owner closed the memory's Arena: the exchange goes on
-                        if (broken == null) {
-                            broken = new IllegalStateException("get by pid " + r.pidOf(s, PackedHeader.sourceLocal(stream, h))
-                                    + " from pid " + r.pidOf(me, owner) + " global#" + slot + " (offset=" + offset + ", size="
-                                    + size + "): the owner closed the Arena of its memory before deregistering it", e);
-                        }
-                        replies.asSlice(reply, size).fill((byte) 0);
-                    }
-                }
-                reply += size;
-            }
-            if (s != me) {
-                transport.send(Transport.REST, Channel.REPLY, replies, replyOutAt[s], replyOutBytes[s], s);
-                wire.data(1, replyOutBytes[s], 0);
-            }
-        }
-        return broken;
-    }
-
-    /**
-     * Lists every incoming put for the local process it addresses, and posts the receipt of every
-     * large one: straight into the destination when that is safe, else into the staging buffer.
-     *
-     * @return the first rule a put broke at its destination, or null
-     */
-    private RuntimeException placePuts(NodeRequests r) {
-        RuntimeException broken = null;
-        int t = r.processes();
-        if (arrivals.length < t) {
-            arrivals = Arrays.copyOf(arrivals, t);
-            for (int l = 0; l < t; l++) if (arrivals[l] == null) arrivals[l] = new Arrivals();
-        }
-        for (int l = 0; l < t; l++) arrivals[l].count = 0;
-        long stageTotal = 0;
-        for (int s = 0; s < ranks; s++) {
-            MemorySegment stream = streamOf(s);
-            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
-                if (PackedHeader.kind(stream, h) == PUT_LARGE) stageTotal += PackedHeader.size(stream, h);
-            }
-        }
-        MemorySegment stage = staging.atLeast(stageTotal);
-        inPlace.direct = 0;
-        long staged = 0;
-        for (int s = 0; s < ranks; s++) {
-            MemorySegment stream = streamOf(s);
-            for (long h = streamAt(s), end = h + inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
-                int kind = PackedHeader.kind(stream, h);
-                if (kind != PUT_INLINE && kind != PUT_LARGE) continue;
-                long size = PackedHeader.size(stream, h);
-                int l = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
-                long offset = PackedHeader.offset(stream, h);
-                MemorySegment dst = r.register(l).globalSegment(slot);
-                int attr = PackedHeader.attr(stream, h);
-                MsgAttr combining = attr >= 0 ? combiners.attr(s, attr) : null;
-                boolean fits = RequestChecks.remotePutFits(dst, offset, size);
-                if (!fits && broken == null) {
-                    broken = RequestChecks.remotePutTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)), r.pidOf(me, l), slot,
-                            offset, size, dst);
-                }
-                boolean valid = fits && (attr < 0 || combining != null); // an operator that did not arrive: serveGets reported it
-                long payload;
-                if (kind == PUT_INLINE) {
-                    payload = h + LENGTH;
-                } else if (valid && size > 0 && dst.isNative() && inPlace.canReceiveDirectly(dst.address() + offset, size)) {
-                    transport.receive(Transport.REST, Channel.LARGE, dst, offset, size, s);
-                    continue; // written by the transport
-                } else {
-                    payload = staged;
-                    transport.receive(Transport.REST, Channel.LARGE, stage, staged, size, s);
-                    staged += size;
-                }
-                if (!valid || size == 0) continue; // a zero-size put is a no-op whatever it names
-                Arrivals a = arrivals[l];
-                int n = a.add();
-                a.payload[n] = payload;
-                a.fromRank[n] = kind == PUT_INLINE ? s : -1;
-                a.slot[n] = slot;
-                a.dstOffset[n] = offset;
-                a.size[n] = size;
-                a.attr[n] = combining;
-            }
-        }
-        return broken;
-    }
-
-    /** Writes the puts from other ranks (and, for an engine with one process per rank, from itself) that address local process {@code local}, in order. */
-    void applyPuts(int local, SlotRegister register) {
-        if (local >= arrivals.length) return;
-        Arrivals a = arrivals[local];
-        MemorySegment stage = staging.atLeast(0);
-        for (int n = 0; n < a.count; n++) {
-            MemorySegment from = a.fromRank[n] < 0 ? stage : streamOf(a.fromRank[n]);
-            MemorySegment dst = register.globalSegment(a.slot[n]);
-            if (a.attr[n] != null) {
-                RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
-                a.attr[n] = null;
-            } else {
-                copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
-            }
-        }
-        a.count = 0;
-    }
-
-    /** Copies the replies to the gets of {@code gets} (local process {@code local}'s list) to their destinations. */
-    void applyReplies(RequestList gets, NodeRequests r) {
-        MemorySegment remote = replyIn.atLeast(0), own = replyOut.atLeast(0);
-        for (int i = 0; i < gets.gets; i++) {
-            long size = gets.getSize[i];
-            if (size == 0) continue;
-            int s = r.rankOf(gets.getPid[i]);
-            MemorySegment from = s == me ? own : remote;
-            long at = (s == me ? replyOutAt[s] : replyInAt[s]) + gets.getTag[i];
-            copier.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
-        }
-    }
-
-    /** The packed stream from {@code s}: this rank's own part of the outgoing buffer when {@code s} is itself. */
-    private MemorySegment streamOf(int s) {
-        return s == me ? packedOut.atLeast(0) : longIn[s] ? packedLong.atLeast(0) : packedIn.atLeast(0);
-    }
-
-    private long streamAt(int s) {
-        return s == me ? outAt[s] + PREFIX : inAt[s];
-    }
-
-    private long inBytes(int s) {
-        return s == me ? outBytes[s] : inBytes[s];
-    }
+    /** {@link Delivery#applyReplies}: the replies to the gets of {@code gets} go to their destinations. */
+    void applyReplies(RequestList gets, NodeRequests r) { delivery.applyReplies(gets, r); }
 
     @Override
     public void close() {
-        for (NativeBuffer b : new NativeBuffer[] {counts, packedOut, packedIn, replyOut, replyIn, staging, sendStaging, packedLong}) b.close();
+        buffers.close();
+        packer.close();
+        delivery.close();
         transport.close();
     }
 }

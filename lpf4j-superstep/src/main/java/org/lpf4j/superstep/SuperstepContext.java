@@ -19,11 +19,7 @@ import org.lpf4j.spi.kit.StagedCapacity;
 import org.lpf4j.spi.kit.SuperstepRecorder;
 import org.lpf4j.spi.kit.WireCounts;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -55,13 +51,12 @@ import java.util.function.Supplier;
  * probe's figures are kept ({@link #probeFit}) and what {@link #close} releases beyond the
  * protocol's buffers ({@link #closeEngine}). Not thread-safe (a context belongs to its
  * process's thread, as in every engine).
+ *
+ * <p>The round itself is {@link Round}, the end of the section (status rounds, failure, causes)
+ * {@link SectionEnd}, the data movement {@link Exchange}: this class holds the process's
+ * registrations and queue and runs the steps of its calls.
  */
 public abstract class SuperstepContext implements Context, NodeExchange, WireCounts.Source {
-    /** Bits of the word every process contributes to a round. */
-    static final long HAS_MESSAGES = 1, ENDING = 2, IN_SYNC = 4, IN_REHOOK = 8;
-    /** A process's status in the end round. */
-    static final long SYNCING = 0, RETURNED = 1, THREW = 2, REHOOKING = 3;
-
     private final Transport transport;
     private final int pid, nprocs;
     private final Args args;
@@ -70,27 +65,16 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
     private final RequestList queue = new RequestList();
     private final Exchange exchange;
     private final CombinerTable combiners;
-    private final CrossJvmObjects objects;
     private final ProtocolSettings settings;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment statuses;
-    /** The round's longs ({@link #roundWords}), sent, then received. */
-    private final NativeBuffer carried = new NativeBuffer();
-    /** Whether the section is small enough to send its streams before the round, which carries who sends to whom. */
-    private final boolean pairsFit;
+    /** The sync's round, and the end of the section. */
+    private final Round round;
+    private final SectionEnd end;
     private long superstep;
     /** JFR superstep events; messages in are not counted here (-1). */
     private final SuperstepRecorder flight;
     /** What this rank sent: the transport's collectives, the exchange's messages; and the counts at the start of a recorded sync. */
     private final WireCounts counts;
     private final long[] countsBefore = new long[WireCounts.COUNTERS];
-    private boolean ended;
-    /** Whether the section failed because processes did not reach a sync in time: its collectives can never complete. */
-    private boolean deadlinePassed;
-    /** What this context threw when the deadline passed (not a cause of its own at pid 0). */
-    private FatalException deadlineFatal;
-    private String failure;
-    private final List<Throwable> causes = new ArrayList<>();
 
     /**
      * @param transport the section's transport (this context closes it at {@link #close})
@@ -105,15 +89,13 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         this.pid = transport.rank();
         this.nprocs = transport.ranks();
         this.args = args;
-        this.objects = objects;
         this.combiners = new CombinerTable(nprocs, objects);
         this.settings = settings;
         this.flight = new SuperstepRecorder(engine);
         this.counts = transport.counts();
         this.exchange = new Exchange(transport, pid, nprocs, combiners, settings.copy(), counts);
-        this.pairsFit = settings.pairsInRound(nprocs);
-        this.carried.atLeast(roundBytes()); // zeroed, and no allocation at the first sync
-        this.statuses = arena.allocate(16L * nprocs);
+        this.round = new Round(transport, counts, exchange, nprocs, settings.pairsInRound(nprocs));
+        this.end = new SectionEnd(transport, counts, objects, round, pid, nprocs);
     }
 
     /** Combining puts whose operator is {@link java.io.Serializable}: it is shipped to the destination. */
@@ -132,14 +114,14 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
 
     @Override
     public Memslot registerGlobal(MemorySegment segment) {
-        live("registerGlobal");
+        end.live("registerGlobal");
         // The same refusal of thread-confined segments as on the threads engine: a program that works here must work there.
         return register.registerGlobalShared(segment, superstep, pid, nprocs);
     }
 
     @Override
     public Memslot registerLocal(MemorySegment segment) {
-        live("registerLocal");
+        end.live("registerLocal");
         return register.registerLocalShared(segment, pid, nprocs);
     }
 
@@ -258,23 +240,6 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
     /** Whether the last {@link #exchangeRound} moved requests (someone had queued some). */
     private boolean hadMessages;
 
-    /** @return the longs of a round: the word, and the p × p bits of who sends to whom when the round carries them */
-    private int roundWords() { return 1 + (pairsFit ? Exchange.pairWords(nprocs) : 0); }
-
-    private long roundBytes() { return 16L * roundWords(); }
-
-    /** @return where the received round's bits of who sends to whom start in {@link #carried} */
-    private long pairsAt() { return 8L * roundWords() + 8; }
-
-    /**
-     * After a round that ends the section (someone ended or rehooks): takes in the streams sent
-     * before it, so that every process's sends complete. Every process makes such a round and
-     * then this call.
-     */
-    private void drainEarly() {
-        if (pairsFit) exchange.drainEarly(carried.atLeast(0), pairsAt());
-    }
-
     /**
      * The sync's round and, if anyone queued requests, the exchange of {@code requests}; sets
      * {@link #hadMessages}. Throws {@link FatalException} when another process ended.
@@ -282,69 +247,33 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
      * @return the first rule an incoming request broke at its destination (after every transfer completed), or null
      */
     private RuntimeException exchangeRound(NodeRequests requests) {
-        if (ended) throw fatal("sync");
+        if (end.ended()) throw end.fatal("sync");
         hadMessages = false;
         transport.beginRound(superstep);
         try {
             int queued = exchange.count(requests);
-            long mine = IN_SYNC | (queued > 0 ? HAS_MESSAGES : 0);
-            boolean sent = pairsFit && queued > 0;
+            long mine = Round.IN_SYNC | (queued > 0 ? Round.HAS_MESSAGES : 0);
+            boolean pairsFit = round.pairsFit(), sent = pairsFit && queued > 0;
             if (sent) exchange.sendEarly(requests);
-            if (!pairsFit) mine |= degreeBit(exchange.destinations());
-            long all = round(mine, sent);
-            if ((all & (ENDING | IN_REHOOK)) != 0) {
-                drainEarly();
-                endRound(SYNCING, null);
-                throw fatal("sync");
+            if (!pairsFit) mine |= Round.degreeBit(exchange.destinations());
+            long all = round.round(mine, sent);
+            if ((all & (Round.ENDING | Round.IN_REHOOK)) != 0) {
+                round.drainEarly();
+                end.endRound(SectionEnd.SYNCING, null);
+                throw end.fatal("sync");
             }
-            if ((all & HAS_MESSAGES) == 0) return null;
+            if ((all & Round.HAS_MESSAGES) == 0) return null;
             hadMessages = true;
-            return pairsFit ? exchange.runEarly(requests, sent, carried.atLeast(0), pairsAt())
-                    : exchange.run(requests, settings.sparse(nprocs, maxDegree(all)));
+            return pairsFit ? round.runEarly(requests, sent)
+                    : exchange.run(requests, settings.sparse(nprocs, Round.maxDegree(all)));
         } catch (Transport.Stopped e) {
-            passed(e);
-            throw deadlineFatal = fatal("sync");
+            end.passed(e);
+            throw end.deadlineFatal("sync");
         } finally {
             register.capacity().applyAtSync();
             queueCapacity.applyAtSync();
             superstep++;
         }
-    }
-
-    /** The first bit of the round's word that carries a process's out-degree, as a power of two. */
-    private static final int DEGREE_SHIFT = 16;
-
-    /**
-     * @return the bit that says "I send to at most 2^b - 1 other processes" ({@code b} the bit
-     *         length of {@code destinations}), so that the OR of the round gives every process a
-     *         bound on the largest out-degree; 0 for none
-     */
-    static long degreeBit(int destinations) {
-        return destinations == 0 ? 0 : 1L << (DEGREE_SHIFT + 32 - Integer.numberOfLeadingZeros(destinations));
-    }
-
-    /** @return a bound on the largest number of other processes any process sends to, from the round's OR */
-    static int maxDegree(long all) {
-        long bits = all >>> DEGREE_SHIFT;
-        return bits == 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (1L << (63 - Long.numberOfLeadingZeros(bits))) - 1);
-    }
-
-    private long round(long mine) { return round(mine, false); }
-
-    /**
-     * One round: the OR of every process's word. When the round carries who sends to whom, this
-     * process's row of the bits names the processes it sent streams to if {@code sent} (a sync
-     * after {@link Exchange#sendEarly}), else none (a rehook or end round, or nothing queued), so
-     * every round passes the transport the same count.
-     */
-    private long round(long mine, boolean sent) {
-        int n = roundWords(); // sent at 0, received at 8n
-        MemorySegment buf = carried.atLeast(0);
-        buf.set(ValueLayout.JAVA_LONG, 0, mine);
-        if (pairsFit) exchange.writePairs(buf, 8, sent);
-        counts.collective();
-        transport.allreduce(buf, n, Transport.Reduction.OR);
-        return buf.get(ValueLayout.JAVA_LONG, 8L * n);
     }
 
     /**
@@ -353,127 +282,16 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
      *
      * @param threw what the SPMD function threw, or null if it returned
      */
-    public void finish(Throwable threw) {
-        if (deadlinePassed) {
-            if (pid == 0 && threw != null && threw != deadlineFatal) causes.add(threw); // a layered engine's own report
-            return;
-        }
-        transport.beginRound(superstep);
-        try {
-            if (!ended) {
-                round(ENDING);
-                drainEarly();
-                endRound(threw == null ? RETURNED : THREW, threw);
-                if (failure != null) lateRound(null); // everyone makes it after a failure
-            } else if (failure != null) {
-                lateRound(threw instanceof FatalException ? null : threw);
-            }
-        } catch (Transport.Stopped e) {
-            passed(e);
-            if (pid == 0 && threw != null && !(threw instanceof FatalException)) causes.add(threw);
-        }
-    }
-
-    /**
-     * The section failed by its sync deadline: no collective of it can complete any more, so no
-     * end round follows; the reason names the processes that did not arrive.
-     */
-    private void passed(Transport.Stopped e) {
-        ended = true;
-        deadlinePassed = true;
-        failure = e.getMessage();
-    }
+    public void finish(Throwable threw) { end.finish(threw, superstep); }
 
     @Override
-    public String deadlineFailure() { return deadlinePassed ? failure : null; }
-
-    /**
-     * After a failed section every process ends with this round, so that what a process threw
-     * after the failure (an assertion about the failure, say) still reaches pid 0 as a cause.
-     */
-    private void lateRound(Throwable late) {
-        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
-        out.fill((byte) 0);
-        out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
-        counts.collective();
-        transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
-        long[] status = in.toArray(ValueLayout.JAVA_LONG);
-        if (late != null) {
-            if (pid == 0) causes.add(late);
-            else transport.sendMessage(Causes.bytes(late, pid), 0);
-        }
-        if (pid == 0) {
-            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
-        }
-    }
-
-    /** Everyone learns everyone's status; throwers send their exception to pid 0. */
-    private void endRound(long mine, Throwable threw) {
-        ended = true;
-        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
-        out.fill((byte) 0);
-        out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
-        counts.collective();
-        transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
-        long[] status = in.toArray(ValueLayout.JAVA_LONG);
-        if (mine == THREW && threw != null) {
-            if (pid == 0) causes.add(threw);
-            else transport.sendMessage(Causes.bytes(threw, pid), 0);
-        }
-        if (pid == 0) {
-            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
-        }
-        failure = describe(status);
-    }
-
-    private static String describe(long[] status) {
-        List<String> threw = new ArrayList<>(), syncing = new ArrayList<>(), rehooking = new ArrayList<>();
-        for (int q = 0; q < status.length; q++) {
-            if (status[q] == THREW) threw.add(Integer.toString(q));
-            else if (status[q] == SYNCING) syncing.add(Integer.toString(q));
-            else if (status[q] == REHOOKING) rehooking.add(Integer.toString(q));
-        }
-        if (threw.isEmpty() && syncing.isEmpty() && rehooking.isEmpty()) return null;
-        if (!rehooking.isEmpty()) {
-            return "pid " + String.join(", ", rehooking) + " called rehook while "
-                    + (syncing.isEmpty() ? "" : "pid " + String.join(", ", syncing) + " called sync")
-                    + (!syncing.isEmpty() && !threw.isEmpty() ? " and " : "")
-                    + (threw.isEmpty() ? "" : "pid " + String.join(", ", threw) + " threw")
-                    + (syncing.isEmpty() && threw.isEmpty() ? "the others had returned" : "");
-        }
-        StringBuilder b = new StringBuilder();
-        if (!threw.isEmpty()) b.append("pid ").append(String.join(", ", threw)).append(" threw");
-        if (!syncing.isEmpty()) {
-            if (!b.isEmpty()) b.append("; ");
-            b.append("pid ").append(String.join(", ", syncing)).append(" still called sync while ")
-                    .append(threw.isEmpty() ? "the others had returned (a process returned early)" : "the others had ended");
-        }
-        return b.toString();
-    }
-
-    private FatalException fatal(String call) {
-        Throwable first = causes.isEmpty() ? null : causes.get(0);
-        FatalException e = new FatalException(call + " at pid " + pid + " of " + nprocs + ": the section failed: "
-                + failure + (first != null ? ": " + first : ""), first);
-        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
-        return e;
-    }
+    public String deadlineFailure() { return end.deadlineFailure(); }
 
     /**
      * @param call e.g. {@code "exec(p=4)"}
      * @return the failure of the ended section (with the causes on pid 0), or null if it ended well
      */
-    public FatalException outcome(String call) {
-        if (failure == null) return null;
-        Throwable first = causes.isEmpty() ? null : causes.get(0);
-        FatalException e = new FatalException(call + " failed: " + failure + (first != null ? ": " + first : ""), first);
-        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
-        return e;
-    }
-
-    private void live(String call) {
-        if (ended) throw fatal(call);
-    }
+    public FatalException outcome(String call) { return end.outcome(call); }
 
     // ---- sections ----
 
@@ -485,18 +303,18 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
     public void rehook(Spmd spmd, Args args) {
         java.util.Objects.requireNonNull(spmd, "rehook: spmd");
         java.util.Objects.requireNonNull(args, "rehook: args");
-        live("rehook");
+        end.live("rehook");
         transport.beginRound(superstep);
         try {
-            long all = round(IN_REHOOK);
-            drainEarly();
-            if ((all & (ENDING | IN_SYNC)) != 0) {
-                endRound(REHOOKING, null);
-                throw fatal("rehook");
+            long all = round.round(Round.IN_REHOOK);
+            round.drainEarly();
+            if ((all & (Round.ENDING | Round.IN_SYNC)) != 0) {
+                end.endRound(SectionEnd.REHOOKING, null);
+                throw end.fatal("rehook");
             }
         } catch (Transport.Stopped e) {
-            passed(e);
-            throw deadlineFatal = fatal("rehook");
+            end.passed(e);
+            throw end.deadlineFatal("rehook");
         }
         FatalException f = runChild(spmd, args, "rehook");
         if (f != null) throw f;
@@ -510,7 +328,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
      */
     @Override
     public Machine probe() {
-        live("probe");
+        end.live("probe");
         ProbeHarness.Fit fit = probeFit(() -> {
             ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
             FatalException f = runChild(ctx -> result[0] = ProbeHarness.cachedOrMeasured(ctx, probeKey(), probeNanos()), Args.NONE,
@@ -533,7 +351,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         java.util.Objects.requireNonNull(spmd, "exec: spmd");
         java.util.Objects.requireNonNull(args, "exec: args");
         if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at pid " + pid + ": p must be at least 1");
-        live("exec");
+        end.live("exec");
         int n = Math.min(p, freeP());
         if (n > 1) {
             Context threads = null;
@@ -611,7 +429,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
     }
 
     /** Checks that the section has not ended; throws its failure otherwise. For the engine's own calls. */
-    protected final void requireLive(String call) { live(call); }
+    protected final void requireLive(String call) { end.live(call); }
 
     /**
      * Frees the protocol's buffers and the transport, then the engine's own ({@link #closeEngine});
@@ -620,15 +438,15 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
      * @throws IllegalStateException if transfers are still pending
      */
     public final void close() {
-        if (deadlinePassed) return;
+        if (end.deadlinePassed()) return;
         int pending = exchange.pendingTransfers();
         if (pending > 0) { // the transport may still write into the buffers: they stay allocated
             throw new IllegalStateException("the section of pid " + pid + " of " + nprocs + " ended with " + pending
                     + " transfers of superstep " + superstep + " pending");
         }
         exchange.close(); // and the transport
-        carried.close();
-        arena.close();
+        round.close();
+        end.close();
         closeEngine();
     }
 

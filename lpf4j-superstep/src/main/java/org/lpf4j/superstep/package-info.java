@@ -26,6 +26,9 @@
  * from; every other write is applied after every transfer completed, in the order (source pid,
  * queue order). So <b>write conflicts end as a serialisation</b> with no locking. Heap segments
  * are copied through native buffers ({@link org.lpf4j.superstep.NativeBuffer}).
+ * In the sources: the round is {@code Round}, the exchange {@code Exchange}, which runs the sending
+ * side ({@code Packer}) and the receiving side ({@code Delivery}) over one buffer layout
+ * ({@code ExchangeBuffers}), and the end of a section {@code SectionEnd}.
  *
  * <h2>Failure</h2>
  * A process whose SPMD function returns or throws contributes "ending" to the next round; every

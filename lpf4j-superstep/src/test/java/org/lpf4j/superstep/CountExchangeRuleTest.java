@@ -14,16 +14,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CountExchangeRuleTest {
     @Test
     void theRoundsOrBoundsTheLargestOutDegreeWithinAFactorOfTwo() {
-        assertEquals(0, SuperstepContext.degreeBit(0));
-        assertEquals(0, SuperstepContext.maxDegree(SuperstepContext.HAS_MESSAGES | SuperstepContext.IN_SYNC), "the flags are not a degree");
+        assertEquals(0, Round.degreeBit(0));
+        assertEquals(0, Round.maxDegree(Round.HAS_MESSAGES | Round.IN_SYNC), "the flags are not a degree");
         for (int d = 1; d < 5000; d++) {
-            int bound = SuperstepContext.maxDegree(SuperstepContext.degreeBit(d) | SuperstepContext.IN_SYNC | SuperstepContext.HAS_MESSAGES);
+            int bound = Round.maxDegree(Round.degreeBit(d) | Round.IN_SYNC | Round.HAS_MESSAGES);
             assertTrue(bound >= d && bound < 2 * d, "degree " + d + ": bound " + bound);
         }
-        long all = SuperstepContext.degreeBit(1) | SuperstepContext.degreeBit(7) | SuperstepContext.degreeBit(3);
-        assertEquals(7, SuperstepContext.maxDegree(all));
-        assertEquals(15, SuperstepContext.maxDegree(all | SuperstepContext.degreeBit(8)));
-        assertTrue((SuperstepContext.degreeBit(Integer.MAX_VALUE) & (SuperstepContext.ENDING | SuperstepContext.IN_REHOOK)) == 0);
+        long all = Round.degreeBit(1) | Round.degreeBit(7) | Round.degreeBit(3);
+        assertEquals(7, Round.maxDegree(all));
+        assertEquals(15, Round.maxDegree(all | Round.degreeBit(8)));
+        assertTrue((Round.degreeBit(Integer.MAX_VALUE) & (Round.ENDING | Round.IN_REHOOK)) == 0);
     }
 
     @Test

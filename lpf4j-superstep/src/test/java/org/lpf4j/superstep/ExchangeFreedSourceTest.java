@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A put whose source memory was freed before the sync does not stop the exchange half-way (the
  * other ranks would wait for this rank's streams forever): the stream goes out with zeros in its
  * place, every transfer completes, and the sync reports the put, naming the closed Arena.
- * One rank over a transport with no other rank: {@link Exchange#pack} is the same for every rank.
+ * One rank over a transport with no other rank: {@link Packer#pack} is the same for every rank.
  */
 class ExchangeFreedSourceTest {
     /** A section of one rank: nothing to send or receive. */
