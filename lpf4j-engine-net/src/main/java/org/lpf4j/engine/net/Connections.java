@@ -186,7 +186,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
      * until the dial's time is up; a refused connection (nothing listens: the process ended) is
      * retried briefly only, and a handshake whose answer did not come in time after its HELLO went
      * out not at all ({@link Handshake.Unsettled}: the acceptor may hold the connection already).
-     * A read waits at most a quarter of the dial's time (10 s at most).
+     * A read waits at most {@link Mesh#handshakeMillis} of the dial's time.
      */
     private Made connect(int to, int intent) throws IOException {
         InetSocketAddress at = addresses.get(to);
@@ -197,7 +197,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
             SocketChannel ch = SocketChannel.open();
             try {
                 ch.socket().connect(at, (int) Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000)));
-                tune(ch, (int) Math.max(1, Math.min(10_000, dialMillis / 4)));
+                tune(ch, Mesh.handshakeMillis(dialMillis));
                 return new Made(ch, Handshake.connect(ch, key, jobId, rank, size, to, intent));
             } catch (Handshake.Refused | Handshake.Unsettled e) {
                 ch.close();
@@ -237,7 +237,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
             handshaking.incrementAndGet();
             Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
                 try {
-                    tune(ch, Mesh.HANDSHAKE_MILLIS);
+                    tune(ch, Math.max(5_000, Mesh.handshakeMillis(dialMillis)));
                     Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this);
                     ShmLink link;
                     try {

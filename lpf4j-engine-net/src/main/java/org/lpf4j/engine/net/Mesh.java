@@ -71,8 +71,13 @@ import java.util.function.Consumer;
  * <p>Used by one thread at a time.
  */
 final class Mesh implements AutoCloseable {
-    /** How long one connection may take to prove the key. */
-    static final int HANDSHAKE_MILLIS = 5_000;
+    /**
+     * @param setupMillis how long one connection may take to be made ({@code lpf.engine.net.setupMillis})
+     * @return how long a handshake's read may wait: a quarter of that, at most 60 s (JVMs that
+     *         start on busy cores answer late); the accepting side waits at least 5 s (a connection
+     *         that never proves the key holds one of {@link #MAX_HANDSHAKES} slots that long)
+     */
+    static int handshakeMillis(long setupMillis) { return (int) Math.max(1, Math.min(60_000, setupMillis / 4)); }
     /** Handshakes under way at once; more connections are refused at once. */
     static final int MAX_HANDSHAKES = 64;
     /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */

@@ -49,6 +49,17 @@ class ConnectionsTest {
         }
     }
 
+    /**
+     * A handshake's read waits a quarter of the set-up time, at most 60 s: 10 s (the old cap) was
+     * too short for 256 processes starting in 8 JVMs on 2 cores, whose start failed on "Read timed out".
+     */
+    @Test
+    void aHandshakeWaitsAQuarterOfTheSetUpTimeAtMostAMinute() {
+        assertEquals(15_000, Mesh.handshakeMillis(60_000), "lpf.engine.net.setupMillis' default");
+        assertEquals(60_000, Mesh.handshakeMillis(1_800_000), "the scale tests' setup time");
+        assertEquals(1_000, Mesh.handshakeMillis(4_000));
+    }
+
     @Test
     void aDialWhoseWelcomeDoesNotComeIsNotRepeated() throws Exception {
         AtomicInteger accepted = new AtomicInteger();
