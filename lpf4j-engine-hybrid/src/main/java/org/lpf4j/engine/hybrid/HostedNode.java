@@ -8,6 +8,7 @@ import org.lpf4j.Spmd;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -213,18 +214,7 @@ public final class HostedNode {
         }
 
         synchronized void awaitJoined(long nanos) {
-            long deadline = System.nanoTime() + nanos;
-            boolean interrupted = false;
-            while (joinedCount < t) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) break;
-                try {
-                    wait(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) Thread.currentThread().interrupt();
+            waitUntil(() -> joinedCount == t, nanos);
             if (joinedCount < t) {
                 StringBuilder missing = new StringBuilder();
                 for (int l = 0; l < t; l++) if (!joined[l]) missing.append(missing.isEmpty() ? "" : ", ").append(layout.pid(node, l));
@@ -248,23 +238,11 @@ public final class HostedNode {
 
         /** @return the node, or null if the section ended before the leader built it */
         synchronized Node awaitNode(int local, long nanos) {
-            long deadline = System.nanoTime() + nanos;
-            boolean interrupted = false;
-            while (built == null && !ended) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    gaveUp[local] = true;
-                    if (interrupted) Thread.currentThread().interrupt();
-                    throw new FatalException("HostedNode " + key + ": pid " + layout.pid(node, local) + " waited " + nanos / 1_000_000
-                            + " ms for its node's leader (pid " + layout.pid(node, 0) + ") to start the node", null);
-                }
-                try {
-                    wait(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+            if (!waitUntil(() -> built != null || ended, nanos)) {
+                gaveUp[local] = true;
+                throw new FatalException("HostedNode " + key + ": pid " + layout.pid(node, local) + " waited " + nanos / 1_000_000
+                        + " ms for its node's leader (pid " + layout.pid(node, 0) + ") to start the node", null);
             }
-            if (interrupted) Thread.currentThread().interrupt();
             return built;
         }
 
@@ -278,16 +256,31 @@ public final class HostedNode {
 
         /** Waits (without a deadline: the leader's section ends or fails by the node level's own deadlines) for the end. */
         synchronized FatalException awaitEnd() {
+            waitUntil(() -> ended, Long.MAX_VALUE);
+            return failure;
+        }
+
+        /**
+         * Waits on this gathering's monitor (held by the caller) until {@code done} or {@code nanos}
+         * have passed; an interrupt does not end the wait and is kept for the caller.
+         *
+         * @return whether {@code done} holds
+         */
+        private boolean waitUntil(BooleanSupplier done, long nanos) {
+            long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
             boolean interrupted = false;
-            while (!ended) {
+            while (!done.getAsBoolean()) {
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) break;
                 try {
-                    wait();
+                    if (left == Long.MAX_VALUE) wait();
+                    else wait(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
             }
             if (interrupted) Thread.currentThread().interrupt();
-            return failure;
+            return done.getAsBoolean();
         }
 
         synchronized void abort(String reason) {
