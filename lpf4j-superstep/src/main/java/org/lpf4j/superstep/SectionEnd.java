@@ -110,38 +110,36 @@ final class SectionEnd implements AutoCloseable {
      * after the failure (an assertion about the failure, say) still reaches pid 0 as a cause.
      */
     void lateRound(Throwable late) {
-        MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
-        out.fill((byte) 0);
-        out.setAtIndex(ValueLayout.JAVA_LONG, pid, late != null ? THREW : RETURNED);
-        counts.collective();
-        transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
-        long[] status = in.toArray(ValueLayout.JAVA_LONG);
-        if (late != null) {
-            if (pid == 0) causes.add(late);
-            else transport.sendMessage(Causes.bytes(late, pid), 0);
-        }
-        if (pid == 0) {
-            for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
-        }
+        statusRound(late != null ? THREW : RETURNED, late);
     }
 
     /** Everyone learns everyone's status; throwers send their exception to pid 0. */
     void endRound(long mine, Throwable threw) {
         ended = true;
+        failure = describe(statusRound(mine, mine == THREW ? threw : null));
+    }
+
+    /**
+     * One status round: an allreduce (max) of every process's status; {@code threw}, if not
+     * null, goes to pid 0, which collects every thrower's exception as a cause.
+     *
+     * @return every process's status
+     */
+    private long[] statusRound(long mine, Throwable threw) {
         MemorySegment out = statuses.asSlice(0, 8L * nprocs), in = statuses.asSlice(8L * nprocs, 8L * nprocs);
         out.fill((byte) 0);
         out.setAtIndex(ValueLayout.JAVA_LONG, pid, mine);
         counts.collective();
         transport.allreduce(statuses, nprocs, Transport.Reduction.MAX);
         long[] status = in.toArray(ValueLayout.JAVA_LONG);
-        if (mine == THREW && threw != null) {
+        if (threw != null) {
             if (pid == 0) causes.add(threw);
             else transport.sendMessage(Causes.bytes(threw, pid), 0);
         }
         if (pid == 0) {
             for (int q = 1; q < nprocs; q++) if (status[q] == THREW) causes.add(Causes.of(transport.receiveMessage(q), q, objects));
         }
-        failure = describe(status);
+        return status;
     }
 
     private static String describe(long[] status) {
@@ -171,11 +169,7 @@ final class SectionEnd implements AutoCloseable {
 
     /** @return what {@code call} throws once the section ended: its failure, with the causes at pid 0 */
     FatalException fatal(String call) {
-        Throwable first = causes.isEmpty() ? null : causes.get(0);
-        FatalException e = new FatalException(call + " at pid " + pid + " of " + nprocs + ": the section failed: "
-                + failure + (first != null ? ": " + first : ""), first);
-        for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
-        return e;
+        return withCauses(call + " at pid " + pid + " of " + nprocs + ": the section failed: " + failure);
     }
 
     /**
@@ -183,9 +177,13 @@ final class SectionEnd implements AutoCloseable {
      * @return the failure of the ended section (with the causes on pid 0), or null if it ended well
      */
     FatalException outcome(String call) {
-        if (failure == null) return null;
+        return failure == null ? null : withCauses(call + " failed: " + failure);
+    }
+
+    /** @return a {@link FatalException} saying {@code what}, its cause the first of {@link #causes}, the others suppressed */
+    private FatalException withCauses(String what) {
         Throwable first = causes.isEmpty() ? null : causes.get(0);
-        FatalException e = new FatalException(call + " failed: " + failure + (first != null ? ": " + first : ""), first);
+        FatalException e = new FatalException(what + (first != null ? ": " + first : ""), first);
         for (int i = 1; i < causes.size(); i++) e.addSuppressed(causes.get(i));
         return e;
     }
