@@ -10,6 +10,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -17,7 +19,8 @@ import java.util.function.Consumer;
  * How a {@link Mesh}'s connections are made: on first use, by either side, each authenticated by
  * {@link Handshake}. The listening socket stays open while the mesh lives; a thread of its own
  * accepts, and every dial and handshake runs on a virtual thread, bounded in time, so that the
- * mesh's thread never blocks on a peer that is slow to answer. A connection that is ready (or a
+ * mesh's thread never blocks on a peer that is slow to answer; at most {@link Mesh#MAX_DIALS} of a
+ * process's dials are under way at once, the others wait in order. A connection that is ready (or a
  * dial that failed) is handed to the mesh's thread ({@link #poll}), and its selector woken.
  *
  * <p><b>Roles.</b> A pair (a &lt; b) that talks has a <em>main</em> connection, which carries
@@ -72,6 +75,8 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     private final boolean[] dialsMain;
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final AtomicInteger handshaking = new AtomicInteger();
+    /** Slots for this process's dials under way ({@link Mesh#MAX_DIALS}), taken in order. */
+    private final Semaphore dials = new Semaphore(Mesh.MAX_DIALS, true);
     private final AtomicInteger dialled = new AtomicInteger(), accepted = new AtomicInteger();
     private volatile boolean closed;
 
@@ -160,22 +165,39 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
             Ready r;
             try {
-                Made m = connect(peer, intent);
-                ShmLink link = afterHandshake(m.channel(), peer, m.role(), true);
-                if (intent == Handshake.MAIN) {
-                    synchronized (this) {
-                        main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
-                        dialsMain[peer] = false;
+                awaitDialSlot(peer);
+                try {
+                    Made m = connect(peer, intent);
+                    ShmLink link = afterHandshake(m.channel(), peer, m.role(), true);
+                    if (intent == Handshake.MAIN) {
+                        synchronized (this) {
+                            main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
+                            dialsMain[peer] = false;
+                        }
                     }
+                    dialled.incrementAndGet();
+                    r = new Ready(peer, intent, m.role(), m.channel(), link, null);
+                } finally {
+                    dials.release();
                 }
-                dialled.incrementAndGet();
-                r = new Ready(peer, intent, m.role(), m.channel(), link, null);
             } catch (IOException | RuntimeException e) {
                 r = new Ready(peer, intent, intent, null, "pid " + peer + " took no connection from pid " + rank + " ("
                         + e.getMessage() + "): its JVM died or was killed");
             }
             hand(r);
         });
+    }
+
+    /** Waits for one of {@link Mesh#MAX_DIALS} dial slots; gives up (without one) once the mesh closes. */
+    private void awaitDialSlot(int peer) throws IOException {
+        try {
+            while (!dials.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                if (closed) throw new IOException("the mesh closed before a dial to rank " + peer + " began");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting to dial rank " + peer, e);
+        }
     }
 
     /** A connection this process dialled, and the role the acceptor gave it. */

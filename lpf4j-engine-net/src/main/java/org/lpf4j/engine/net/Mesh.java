@@ -80,6 +80,13 @@ final class Mesh implements AutoCloseable {
     static int handshakeMillis(long setupMillis) { return (int) Math.max(1, Math.min(60_000, setupMillis / 4)); }
     /** Handshakes under way at once; more connections are refused at once. */
     static final int MAX_HANDSHAKES = 64;
+    /**
+     * Dials one process has under way at once (each with its handshake and locality exchange);
+     * more wait for a slot, in order. A superstep that first talks to every peer would otherwise
+     * start p − 1 handshakes at every process at once, which the acceptors refuse above
+     * {@link #MAX_HANDSHAKES} and the diallers retry.
+     */
+    static final int MAX_DIALS = 8;
     /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
     static final int IN_BYTES = 64 * 1024;
     /** Bytes staged for a socket at once: small frames are copied here and written together, in one write. */

@@ -100,4 +100,54 @@ class ConnectionsTest {
             acceptor.join(5000);
         }
     }
+    /**
+     * At most {@link Mesh#MAX_DIALS} of a process's dials are under way at once: a superstep that
+     * first talks to 20 peers whose handshakes stall holds 8 connections to them, not 20 (at
+     * p = 256, 255 dials at every process at once overran the acceptors). Once the mesh closes,
+     * the waiting dials give up without connecting.
+     */
+    @Test
+    void atMostEightDialsAreUnderWayAtOnce() throws Exception {
+        int peers = 20;
+        AtomicInteger accepted = new AtomicInteger();
+        List<Socket> held = new CopyOnWriteArrayList<>();
+        List<ServerSocket> silent = new ArrayList<>();
+        List<Thread> acceptors = new ArrayList<>();
+        List<InetSocketAddress> all = new ArrayList<>();
+        try (ServerSocketChannel mine = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             Selector wake = Selector.open()) {
+            for (int q = 0; q < peers; q++) {
+                ServerSocket s = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+                silent.add(s);
+                all.add((InetSocketAddress) s.getLocalSocketAddress());
+                acceptors.add(Thread.ofVirtual().start(() -> { // takes the HELLO, then stalls
+                    try {
+                        Socket c = s.accept();
+                        held.add(c);
+                        accepted.incrementAndGet();
+                        c.getOutputStream().write(ByteBuffer.allocate(Handshake.CHALLENGE_BYTES).putInt(Handshake.MAGIC)
+                                .putInt(Handshake.VERSION).array());
+                        new DataInputStream(c.getInputStream()).readFully(new byte[Handshake.HELLO_BYTES]);
+                    } catch (Exception e) {
+                        // the test closed the socket
+                    }
+                }));
+            }
+            all.add((InetSocketAddress) mine.getLocalAddress());
+            try (Connections c = connections(peers, peers + 1, mine, all, 40_000, wake)) {
+                for (int q = 0; q < peers; q++) assertTrue(c.dialMain(q));
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (accepted.get() < Mesh.MAX_DIALS && System.nanoTime() < deadline) Thread.sleep(10);
+                assertEquals(Mesh.MAX_DIALS, accepted.get(), "the first dials connected");
+                Thread.sleep(500); // no slot frees: every handshake held waits 10 s for its WELCOME
+                assertEquals(Mesh.MAX_DIALS, accepted.get(), "the other dials wait for a slot");
+            }
+            for (Socket s : held) s.close(); // the held handshakes fail and free their slots; the mesh is closed
+            Thread.sleep(500);
+            assertEquals(Mesh.MAX_DIALS, accepted.get(), "no dial began after the mesh closed");
+        } finally {
+            for (ServerSocket s : silent) s.close();
+            for (Thread t : acceptors) t.join(5000);
+        }
+    }
 }
