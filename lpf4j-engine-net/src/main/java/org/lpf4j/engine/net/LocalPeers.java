@@ -112,7 +112,7 @@ final class LocalPeers {
      *         ({@link NetParameters#SHM}: off means every offer is declined and none made)
      */
     static LocalPeers open(byte[] key, long jobId, int rank, List<InetSocketAddress> addresses, Consumer<String> log) {
-        long capacity = capacity(NetParameters.SHM_BYTES.get());
+        long capacity = capacity(pairBytes(NetParameters.SHM_BYTES.get(), NetParameters.SHM_PROCESS_BYTES.get(), addresses.size()));
         if (!NetParameters.SHM.get()) return off(rank, log);
         String configured = NetParameters.SHM_DIR.get().strip();
         String launcher = System.getenv(DIR_VARIABLE);
@@ -142,6 +142,17 @@ final class LocalPeers {
     /** @return a side that declines every offer and makes none: TCP to every peer */
     static LocalPeers off(int rank, Consumer<String> log) {
         return new LocalPeers(null, false, rank, capacity(NetParameters.SHM_BYTES.get()), List.of(), log);
+    }
+
+    /**
+     * @param pairBytes    {@link NetParameters#SHM_BYTES}
+     * @param processBytes {@link NetParameters#SHM_PROCESS_BYTES}
+     * @param size         the job's processes
+     * @return the shared memory of one pair: {@code pairBytes}, or less where the process's share
+     *         over its p - 1 peers is less, at least 16 KiB (both ends of a pair compute the same)
+     */
+    static long pairBytes(long pairBytes, long processBytes, int size) {
+        return Math.min(pairBytes, Math.max(16 << 10, processBytes / Math.max(1, size - 1)));
     }
 
     /** @return each ring's capacity when a pair has {@code pairBytes} of shared memory (its three rings and two preambles fit in it) */

@@ -68,6 +68,14 @@ public final class NetParameters {
             4 << 20, 16 << 10, 1 << 30, "bytes of shared memory per pair of processes on one host (three rings of equal size, a"
                     + " power of two each: two on the main connection, one on the large one; a larger payload streams through"
                     + " them in pieces)");
+    /**
+     * {@code lpf.engine.net.shmProcessBytes}: the shared memory one process gives its pairs on this
+     * host together; a pair gets the smaller of {@link #SHM_BYTES} and this over p - 1, at least 16 KiB.
+     */
+    public static final Parameters.Parameter<Integer> SHM_PROCESS_BYTES = ParameterRegistry.global().integer(PREFIX + "shmProcessBytes",
+            256 << 20, 16 << 10, Integer.MAX_VALUE, "bytes of shared memory one process gives all its pairs on one host"
+                    + " together: a pair of a p-process job gets the smaller of lpf.engine.net.shmBytes and this / (p - 1), at"
+                    + " least 16 KiB (the default leaves shmBytes whole up to p = 64)");
     /** {@code lpf.engine.net.shmDir}: where a job's shared-memory directory is made. */
     public static final Parameters.Parameter<String> SHM_DIR = ParameterRegistry.global().string(PREFIX + "shmDir", "",
             "directory under which a job's 0700 shared-memory directory is made while a connection sets up its rings (empty:"

@@ -178,6 +178,23 @@ class ShmMeshTest {
         assertEquals(64, large[1].read(got, 0, 64));
     }
 
+    /**
+     * A pair's shared memory is {@code lpf.engine.net.shmBytes} up to p = 64 with the defaults,
+     * and shrinks beyond so that a process's pairs together stay within
+     * {@code lpf.engine.net.shmProcessBytes} (p = 256 threads of 8 JVMs zeroed 4 MiB rings for every
+     * pair of a JVM: about 1 GiB each), never below 16 KiB.
+     */
+    @Test
+    void aProcessesPairsTogetherStayWithinItsShare() {
+        long pair = NetParameters.SHM_BYTES.get(), process = NetParameters.SHM_PROCESS_BYTES.get();
+        for (int p : new int[]{2, 3, 8, 64}) assertEquals(pair, LocalPeers.pairBytes(pair, process, p), "p = " + p);
+        assertEquals(process / 255, LocalPeers.pairBytes(pair, process, 256));
+        assertTrue(255 * LocalPeers.pairBytes(pair, process, 256) <= process);
+        assertEquals(16 << 10, LocalPeers.pairBytes(pair, 1 << 20, 1 << 20), "at least 16 KiB");
+        assertEquals(pair, LocalPeers.pairBytes(pair, process, 1), "one process: no peer");
+        assertTrue(LocalPeers.capacity(LocalPeers.pairBytes(pair, process, 256)) >= 64 << 10, "rings of at least 64 KiB at p = 256");
+    }
+
     @Test
     void theExchangeGivesRingsOnlyToSidesThatSeeTheSameFile(@TempDir Path base, @TempDir Path other) throws Exception {
         List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
