@@ -1,5 +1,7 @@
 package org.lpf4j.spark;
 
+import org.lpf4j.debug.LpfProgrammingError;
+
 /**
  * A task of a {@link BspStage} whose section failed: thrown by the task, it fails the barrier
  * stage, and Spark's driver reports it. Its message names the partition (the pid), the stage
@@ -38,11 +40,12 @@ public final class BspStageException extends RuntimeException {
     static boolean isProgrammingError(String message) { return message != null && message.endsWith(PROGRAMMING_ERROR); }
 
     /**
-     * Whether an exception is one of lpf4j's checks failing: of a type such checks throw, and
+     * Whether an exception is one of lpf4j's checks failing: the debug layer's report, or of a type such checks throw, and
      * thrown (past the JDK's own frames, e.g. {@code Objects.checkIndex}) by lpf4j code other
      * than this package's, which holds no check a program can fail.
      */
     static boolean isProgrammingError(Throwable t) {
+        if (t instanceof LpfProgrammingError) return true; // the debug layer's report (lpf.debug=true)
         if (!(t instanceof IllegalArgumentException || t instanceof IllegalStateException
                 || t instanceof IndexOutOfBoundsException || t instanceof NullPointerException)) {
             return false;

@@ -2,7 +2,10 @@ package org.lpf4j.spark;
 
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
+import org.lpf4j.Args;
 import org.lpf4j.FatalException;
+import org.lpf4j.Init;
+import org.lpf4j.Lpf;
 import org.lpf4j.Spmd;
 import org.lpf4j.cr.CheckpointDirectory;
 import org.lpf4j.cr.Restarts;
@@ -91,11 +94,14 @@ final class BspTask<T, R>
              KillWatch watch = new KillWatch(task, Thread.currentThread())) {
             InetAddress bind = bindAddress(tasks[pid].address());
             Spmd resumable = Restarts.attempt(process, attempt, runId, resumptions);
-            if (executors != null && executors.length < tasks.length) {
-                runAsExecutorNode(session, executors, nodesOnHost(tasks, executors, pid), pid, bind, attempt, resumable, watch);
-            } else {
-                HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, resumable);
-            }
+            boolean asNode = executors != null && executors.length < tasks.length;
+            int nodesOnHost = asNode ? nodesOnHost(tasks, executors, pid) : 0;
+            // Through Lpf.hook, as every other way into a section: lpf.debug=true (a stage parameter) checks the stage.
+            Init section = (spmd, args) -> {
+                if (asNode) runAsExecutorNode(session, executors, nodesOnHost, pid, bind, attempt, spmd, watch);
+                else HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, spmd);
+            };
+            Lpf.hook(section, resumable, Args.NONE);
         } catch (FatalException e) {
             throw failure(pid, where, e, threw[0]);
         }
@@ -180,7 +186,7 @@ final class BspTask<T, R>
             if (e.getCause() != own) b.addSuppressed(e);
             return b;
         }
-        if (e.getCause() != null && BspStageException.isProgrammingError(e.getCause())) {
+        if (BspStageException.isProgrammingError(e) || e.getCause() != null && BspStageException.isProgrammingError(e.getCause())) {
             return new BspStageException(pid, where + " failed: " + e.getMessage() + " " + BspStageException.PROGRAMMING_ERROR, e);
         }
         if (e.getCause() == null) {

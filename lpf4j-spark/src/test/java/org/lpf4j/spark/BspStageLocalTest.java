@@ -240,6 +240,28 @@ class BspStageLocalTest {
         }
     }
 
+    /**
+     * {@code lpf.debug=true} as a stage parameter checks the stage as {@code lpf run --debug}
+     * checks a job, whether the executor's tasks are one node or net processes: a slot left
+     * registered when the function returns (which no engine reports) fails the stage as a
+     * programming error naming the line that registered it.
+     */
+    @ParameterizedTest(name = "executorNodes = {0}")
+    @ValueSource(booleans = {true, false})
+    void aStageWithLpfDebugIsChecked(boolean nodes) {
+        Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).executorNodes(nodes).parameter("lpf.debug", "true")
+                .mapPartitions((Context ctx, Iterator<Long> it) -> {
+                    reserve(ctx, 1, 0);
+                    ctx.registerGlobal(Arena.ofAuto().allocate(8, 8)); // never deregistered
+                    ctx.sync();
+                    return List.<Long>of().iterator();
+                }).collect());
+        String message = text(e);
+        assertTrue(message.contains("lpf debug [slots-left-registered]"), "the debug layer's check: " + message);
+        assertTrue(message.contains("BspStageLocalTest.java:"), "names the line: " + message);
+        assertTrue(message.contains("not retried"), "a programming error: " + message);
+    }
+
     @Test
     void theStageIsNamedAfterTheLineThatMadeItUnlessTheCallerNamedIt() throws Exception {
         try (StageLog log = StageLog.listen()) {
