@@ -22,13 +22,21 @@ import java.util.function.IntToDoubleFunction;
  * docs/scripts/StartupTime.java ({@code startup p=P from_last_main_ms=T ...}, optionally after
  * {@code series=NAME}) print. {@code java ... org.lpf4j.tools.plot.GrowthPlots OUTDIR FILE...}
  * writes {@code OUTDIR/growth-messages.png}, {@code growth-bytes.png}, {@code growth-connections.png}
- * (each but the bytes with a line in O(log p) to read it against) and {@code startup.png} (the median per p and series), for
- * whichever of them the files have data. p is on a log2 axis. Other lines are ignored.
+ * (each but the bytes with a line in O(log p) to read it against), {@code startup.png} (the median per p and series) and
+ * {@code growth-time.png}, for whichever of them the files have data. p is on a log2 axis. Other lines are ignored.
+ *
+ * <p>{@code growth-time.png} is the time per superstep against p of each engine, from the lines that
+ * docs/scripts/emulated-vs-mpi.sh prints ({@code ENGINE empty_sync_us P VALUE}, likewise {@code ring8_sync_us} and
+ * {@code dense8_sync_us}; the median per engine, workload and p), beside the bound a line
+ * {@code emulated hosts=H one_way_us=D} gives: a sync's information crosses between hosts in at least
+ * ⌈log2 H⌉ rounds, each at least the wire's one-way delay (none drawn when that delay is 0).
  */
 public final class GrowthPlots {
     private GrowthPlots() {}
 
     private static final String[] WORKLOADS = {"empty", "ring", "dense"};
+    /** The time lines' names, by workload. */
+    private static final Map<String, String> TIMES = Map.of("empty_sync_us", "empty", "ring8_sync_us", "ring", "dense8_sync_us", "dense");
     private static final Map<String, String> LABELS = Map.of("empty", "empty sync", "ring", "ring (8 B to 1 peer)",
             "dense", "dense (8 B to p - 1 peers)");
 
@@ -55,8 +63,23 @@ public final class GrowthPlots {
         // workload -> what -> p -> value; series -> p -> start-up times
         Map<String, Map<String, TreeMap<Integer, Double>>> counts = new HashMap<>();
         Map<String, TreeMap<Integer, List<Double>>> startup = new TreeMap<>();
+        Map<String, TreeMap<Integer, List<Double>>> times = new TreeMap<>(); // "engine: workload" -> p -> µs
+        double bound = Double.NaN;
+        String where = "";
         for (String line : lines) {
             Map<String, String> f = fields(line);
+            String[] t = line.trim().split("\\s+");
+            if (t.length == 4 && TIMES.containsKey(t[1]) && t[2].matches("\\d+") && t[3].matches("[0-9.]+")) {
+                times.computeIfAbsent(t[0] + ": " + LABELS.get(TIMES.get(t[1])), k -> new TreeMap<>())
+                        .computeIfAbsent(Integer.parseInt(t[2]), k -> new ArrayList<>()).add(Double.parseDouble(t[3]));
+                continue;
+            }
+            if (line.startsWith("emulated ") && f.containsKey("hosts") && f.containsKey("one_way_us")) {
+                double d = log2(Integer.parseInt(f.get("hosts"))) * Double.parseDouble(f.get("one_way_us"));
+                bound = d > 0 ? d : Double.NaN;
+                where = " on " + f.get("hosts") + " emulated hosts";
+                continue;
+            }
             if (line.contains("counts ") && f.containsKey("workload") && f.containsKey("p")) {
                 int p = Integer.parseInt(f.get("p"));
                 for (String what : List.of("messages", "bytes", "connections")) {
@@ -93,7 +116,37 @@ public final class GrowthPlots {
             log2Axis(chart);
             written.add(png(chart, dir.resolve("startup.png")));
         }
+        if (!times.isEmpty()) written.add(timeChart(times, bound, where, dir.resolve("growth-time.png")));
         return written;
+    }
+
+    private static Path timeChart(Map<String, TreeMap<Integer, List<Double>>> times, double bound, String where, Path file)
+            throws IOException {
+        String boundName = "⌈log2 hosts⌉ × one-way delay (a sync's bound)";
+        List<String> names = new ArrayList<>(times.keySet());
+        if (!Double.isNaN(bound)) names.add(boundName);
+        XYChart chart = Charts.chart("time per superstep" + where + " (median)", "processes p", "µs", names);
+        List<Double> all = new ArrayList<>();
+        TreeMap<Integer, List<Double>> any = null;
+        for (Map.Entry<String, TreeMap<Integer, List<Double>>> series : times.entrySet()) {
+            TreeMap<Integer, List<Double>> byP = series.getValue();
+            any = byP;
+            double[] x = byP.keySet().stream().mapToDouble(GrowthPlots::log2exact).toArray();
+            double[] y = byP.values().stream().mapToDouble(GrowthPlots::median).toArray();
+            for (double v : y) all.add(v);
+            chart.addSeries(series.getKey(), x, y).setMarker(SeriesMarkers.CIRCLE);
+        }
+        if (!Double.isNaN(bound)) {
+            double[] x = any.keySet().stream().mapToDouble(GrowthPlots::log2exact).toArray();
+            double[] y = new double[x.length];
+            Arrays.fill(y, bound);
+            all.add(bound);
+            chart.addSeries(boundName, x, y).setMarker(SeriesMarkers.NONE);
+        }
+        chart.getStyler().setYAxisLogarithmic(true);
+        Charts.spanDecades(chart, 0, all.stream().mapToDouble(Double::doubleValue).toArray());
+        log2Axis(chart);
+        return png(chart, file);
     }
 
     private static Path countChart(Map<String, Map<String, TreeMap<Integer, Double>>> counts, String what, String title, String unit,

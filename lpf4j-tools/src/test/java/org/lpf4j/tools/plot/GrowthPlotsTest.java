@@ -10,7 +10,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link GrowthPlots} draws its four charts from the lines the scale scripts print, and skips other lines. */
+/** {@link GrowthPlots} draws its five charts from the lines the scale scripts print, and skips other lines. */
 class GrowthPlotsTest {
     @Test
     void drawsTheCountsAndTheStartUpFromMeasuredLines(@TempDir Path dir) throws Exception {
@@ -28,5 +28,21 @@ class GrowthPlotsTest {
                 files.stream().map(p -> p.getFileName().toString()).toList());
         for (Path f : files) assertTrue(Files.size(f) > 1000, f + " is a picture");
         assertEquals(3, GrowthPlots.log2(5));
+    }
+
+    @Test
+    void drawsTheTimePerSuperstepOfEachEngineFromTheEmulatedHostsLines(@TempDir Path dir) throws Exception {
+        List<String> lines = List.of(
+                "emulated hosts=8 one_way_us=50",
+                "net empty_sync_us 8 2163", "mpi-tcp empty_sync_us 8 2836",
+                "net ring8_sync_us 8 1206", "mpi-tcp ring8_sync_us 8 7194",
+                "net dense8_sync_us 16 8716", "net put1MiB_GBps 16 0.020",
+                "net empty_sync_us x 1");
+        List<Path> files = GrowthPlots.write(lines, dir);
+        assertEquals(List.of("growth-time.png"), files.stream().map(p -> p.getFileName().toString()).toList(),
+                "only the time chart: no counts or start-up lines");
+        assertTrue(Files.size(files.get(0)) > 1000, "a picture");
+        assertEquals(List.of(), GrowthPlots.write(List.of("net empty_sync_us x 1", "net put1MiB_GBps 16 0.020"), dir.resolve("none")),
+                "malformed lines and bandwidths draw no time chart");
     }
 }
