@@ -103,6 +103,19 @@ public final class PageRankVsGraphX {
     }
 
     /**
+     * The BSP iterations alone, for the same graph on the same cluster, with an executor's tasks
+     * as threads of one node or ({@code executorNodes} false, the way before) each a net-engine
+     * process of its own.
+     *
+     * @return seconds of the iterations at pid 0
+     */
+    public static double loopSeconds(JavaSparkContext spark, JavaRDD<Arc> arcs, int iterations, boolean executorNodes) {
+        LongAccumulator loop = spark.sc().longAccumulator("lpf4j PageRank loop nanos");
+        BspStage.of(arcs).executorNodes(executorNodes).mapPartitions(new BspPageRank(iterations, RESET, 0, null, loop)).collect();
+        return loop.value() / 1e9;
+    }
+
+    /**
      * One lpf4j sync against one Spark {@code barrier()}, inside the same barrier stage. The sync
      * is timed as {@code lpf run}'s benchmarks time it ({@link SyncLoop}): after enough warm-up
      * syncs for the JIT to have compiled the sync path, the median of 9 repetitions, so that one
@@ -148,6 +161,14 @@ public final class PageRankVsGraphX {
             System.out.println(arcs.count() + " edges in " + partitions + " partitions");
             Comparison c = compare(spark, arcs, iterations);
             System.out.println(c);
+            // Both ways again, taking turns, after the first stage warmed the JIT up.
+            for (int turn = 0; turn < 2; turn++) {
+                for (boolean nodes : new boolean[]{false, true}) {
+                    double t = loopSeconds(spark, arcs, iterations, nodes);
+                    System.out.printf("  lpf4j, %s: %.3f ms per iteration, %.0fx faster than GraphX%n", nodes
+                            ? "an executor's tasks one node" : "a net process per task", 1e3 * t / iterations, c.graphxRunSeconds() / t);
+                }
+            }
             double[] s = syncVersusBarrier(arcs, 1000);
             System.out.printf("one lpf4j sync %.1f us (median; the first 1000 after 3000: %.1f us), one Spark barrier() %.3f s: "
                     + "the sync costs 1/%.0f of the barrier%n", s[0] * 1e6, s[2] * 1e6, s[1], s[1] / s[0]);
