@@ -92,11 +92,13 @@ class ShmMeshTest {
                         ctx.sync();
                     }
                     ctx.deregister(xs);
+                    // Counted before the section ends: once a process has ended it, it may close its
+                    // connections while another still reads them (and then closes its end).
+                    linkedPeers[s] = mesh.linkedPeers();
+                    linked[s] = mesh.linkedConnections();
+                    open[s] = mesh.openConnections();
+                    for (int path = 0; path < WireCounts.PATHS; path++) paths[s][path] = mesh.openConnections(path);
                 }, Args.NONE, "exec", 1);
-                linkedPeers[rank] = mesh.linkedPeers();
-                linked[rank] = mesh.linkedConnections();
-                open[rank] = mesh.openConnections();
-                for (int path = 0; path < WireCounts.PATHS; path++) paths[rank][path] = mesh.openConnections(path);
                 mesh.close();
                 if (f != null) throw f;
             });
