@@ -5,7 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
-/** The state of one connection with a peer: what is being read from it, and what waits to be written to it. Holds two direct buffers ({@link Mesh#IN_BYTES}, {@link Mesh#OUT_BYTES}), made once per connection. */
+/**
+ * The state of one connection with a peer: what is being read from it, and what waits to be
+ * written to it. Holds two direct buffers ({@link Mesh#IN_BYTES}, {@link Mesh#OUT_BYTES}), made
+ * when the connection is first read or written ({@link #buffers}): a peer has two connections,
+ * and most pairs of a large job use one or none (at p = 256, making them all at once zeroed
+ * 64 MiB per process).
+ */
 final class Conn {
     final Peer peer;
     /** The peer's rank. */
@@ -14,8 +20,8 @@ final class Conn {
     SocketChannel channel;
     SelectionKey key;
     /** Bytes read from the socket and not parsed yet: [inStart, inEnd) of {@link #in}. */
-    final ByteBuffer inBuffer = ByteBuffer.allocateDirect(Mesh.IN_BYTES);
-    final MemorySegment in = MemorySegment.ofBuffer(inBuffer);
+    ByteBuffer inBuffer;
+    MemorySegment in;
     int inStart, inEnd;
     /** The frame being read: its receive, or its stash (neither while it is parked). */
     Op readOp;
@@ -29,8 +35,8 @@ final class Conn {
     boolean parked;
     int parkedChannel, parkedSection;
     /** Frames staged for the socket and not written yet: [outStart, outEnd) of {@link #out}. */
-    final ByteBuffer outBuffer = ByteBuffer.allocateDirect(Mesh.OUT_BYTES);
-    final MemorySegment out = MemorySegment.ofBuffer(outBuffer);
+    ByteBuffer outBuffer;
+    MemorySegment out;
     int outStart, outEnd;
     /** The send whose header is the last staged bytes and whose payload goes from its own memory after them. */
     Op largeOp;
@@ -51,6 +57,15 @@ final class Conn {
     Conn(Peer peer) {
         this.peer = peer;
         this.rank = peer.rank;
+    }
+
+    /** Makes the buffers if this is the connection's first read or write; nothing after. */
+    void buffers() {
+        if (inBuffer != null) return;
+        inBuffer = ByteBuffer.allocateDirect(Mesh.IN_BYTES);
+        in = MemorySegment.ofBuffer(inBuffer);
+        outBuffer = ByteBuffer.allocateDirect(Mesh.OUT_BYTES);
+        out = MemorySegment.ofBuffer(outBuffer);
     }
 
     boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }

@@ -73,6 +73,7 @@ final class ConnTable {
 
     /** Takes the connections made (and dials that failed) since the last call into the mesh. */
     void admit() {
+        connections.launchDials();
         for (Connections.Ready r; (r = connections.poll()) != null; ) {
             Peer p = peerOf(r.rank());
             if (r.intent() == Handshake.MAIN) p.dialsMain = false;

@@ -9,6 +9,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,9 @@ import java.util.function.Consumer;
  * {@link Handshake}. The listening socket stays open while the mesh lives; a thread of its own
  * accepts, and every dial and handshake runs on a virtual thread, bounded in time, so that the
  * mesh's thread never blocks on a peer that is slow to answer; at most {@link Mesh#MAX_DIALS} of a
- * process's dials are under way at once, the others wait in order. A connection that is ready (or a
+ * process's dials (the others wait, the nearest rank above this one first) and
+ * {@link Mesh#MAX_HANDSHAKES} of its accepted connections' handshakes (the others wait in order)
+ * are under way at once. A connection that is ready (or a
  * dial that failed) is handed to the mesh's thread ({@link #poll}), and its selector woken.
  *
  * <p><b>Roles.</b> A pair (a &lt; b) that talks has a <em>main</em> connection, which carries
@@ -75,8 +78,16 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     private final boolean[] dialsMain;
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final AtomicInteger handshaking = new AtomicInteger();
-    /** Slots for this process's dials under way ({@link Mesh#MAX_DIALS}), taken in order. */
-    private final Semaphore dials = new Semaphore(Mesh.MAX_DIALS, true);
+    /**
+     * Dials waiting for one of the {@link Mesh#MAX_DIALS} slots, guarded by this: the nearest rank
+     * above this one first ({@link #dial}), so that processes which all talk to every peer at once
+     * spread their dials over the peers rather than all dialling rank 0 first.
+     */
+    private final PriorityQueue<Integer> waitingDials = new PriorityQueue<>();
+    /** Dials under way, guarded by this. */
+    private int dialsUnderWay;
+    /** Slots for the handshakes of accepted connections ({@link Mesh#MAX_HANDSHAKES}), taken in order. */
+    private final Semaphore handshakes = new Semaphore(Mesh.MAX_HANDSHAKES, true);
     private final AtomicInteger dialled = new AtomicInteger(), accepted = new AtomicInteger();
     private volatile boolean closed;
 
@@ -123,10 +134,10 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     Ready poll() { return ready.poll(); }
 
     /**
-     * Dials the pair's main connection to {@code peer} unless this process dials or has it, or
-     * accepted it.
+     * Dials the pair's main connection to {@code peer} (at the next {@link #launchDials}) unless
+     * this process dials or has it, or accepted it.
      *
-     * @return whether a dial started
+     * @return whether a dial was queued
      */
     boolean dialMain(int peer) {
         synchronized (this) {
@@ -138,7 +149,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         return true;
     }
 
-    /** Dials this (higher) rank's large-payload connection to {@code peer}. */
+    /** Dials this (higher) rank's large-payload connection to {@code peer} (at the next {@link #launchDials}). */
     void dialLarge(int peer) { dial(peer, Handshake.LARGE); }
 
     /** The acceptor's rule for a connection's role (see the class comment). */
@@ -161,42 +172,74 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         if (role == Handshake.MAIN && main[from] == SET) main[from] = (byte) (dialsMain[from] ? DIALLING : NONE);
     }
 
-    private void dial(int peer, int intent) {
+    /** Queues a dial of {@code peer} for the role {@code intent}: {@link #launchDials} starts it once a slot is free. */
+    private synchronized void dial(int peer, int intent) {
+        waitingDials.add(((peer - rank + size) % size) * 2 + (intent == Handshake.MAIN ? 0 : 1));
+    }
+
+    /**
+     * Starts queued dials while fewer than {@link Mesh#MAX_DIALS} are under way, the nearest rank
+     * above this one first. The mesh's thread calls it at each step of progress, so that the dials
+     * a superstep asks for are queued together before any starts.
+     */
+    void launchDials() {
+        while (true) {
+            int order;
+            synchronized (this) {
+                if (closed || dialsUnderWay >= Mesh.MAX_DIALS || waitingDials.isEmpty()) return;
+                order = waitingDials.poll();
+                dialsUnderWay++;
+            }
+            startDial(order);
+        }
+    }
+
+    /** Starts the dial whose order ({@link #dial}) is {@code order}, on a virtual thread of its own. */
+    private void startDial(int order) {
+        int peer = (order / 2 + rank) % size, intent = order % 2 == 0 ? Handshake.MAIN : Handshake.LARGE;
         Thread.ofVirtual().name("lpf4j-net-dial").start(() -> {
             Ready r;
             try {
-                awaitDialSlot(peer);
-                try {
-                    Made m = connect(peer, intent);
-                    ShmLink link = afterHandshake(m.channel(), peer, m.role(), true);
-                    if (intent == Handshake.MAIN) {
-                        synchronized (this) {
-                            main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
-                            dialsMain[peer] = false;
-                        }
+                Made m = connect(peer, intent);
+                ShmLink link = afterHandshake(m.channel(), peer, m.role(), true);
+                if (intent == Handshake.MAIN) {
+                    synchronized (this) {
+                        main[peer] = SET; // this dial's, or (its dial demoted) the lower rank's, coming
+                        dialsMain[peer] = false;
                     }
-                    dialled.incrementAndGet();
-                    r = new Ready(peer, intent, m.role(), m.channel(), link, null);
-                } finally {
-                    dials.release();
                 }
+                dialled.incrementAndGet();
+                r = new Ready(peer, intent, m.role(), m.channel(), link, null);
             } catch (IOException | RuntimeException e) {
                 r = new Ready(peer, intent, intent, null, "pid " + peer + " took no connection from pid " + rank + " ("
                         + e.getMessage() + "): its JVM died or was killed");
             }
+            nextDial();
             hand(r);
         });
     }
 
-    /** Waits for one of {@link Mesh#MAX_DIALS} dial slots; gives up (without one) once the mesh closes. */
-    private void awaitDialSlot(int peer) throws IOException {
+    /** A dial ended: the waiting dial first in order takes its slot (none once the mesh closed). */
+    private void nextDial() {
+        int order;
+        synchronized (this) {
+            dialsUnderWay--;
+            if (closed || waitingDials.isEmpty()) return;
+            order = waitingDials.poll();
+            dialsUnderWay++;
+        }
+        startDial(order);
+    }
+
+    /** Waits for one of {@code slots}; gives up (without one) once the mesh closes. */
+    private void awaitSlot(Semaphore slots, String what) throws IOException {
         try {
-            while (!dials.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                if (closed) throw new IOException("the mesh closed before a dial to rank " + peer + " began");
+            while (!slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                if (closed) throw new IOException("the mesh closed before " + what + " began");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting to dial rank " + peer, e);
+            throw new IOException("interrupted while waiting for " + what, e);
         }
     }
 
@@ -250,15 +293,18 @@ final class Connections implements AutoCloseable, Handshake.Roles {
                 if (!closed) log.accept("lpf4j net: rank " + rank + " could not accept a connection: " + e.getMessage());
                 return;
             }
-            if (handshaking.get() >= Mesh.MAX_HANDSHAKES) {
+            if (handshaking.get() >= Mesh.MAX_HANDSHAKES + Mesh.MAX_WAITING_HANDSHAKES) {
                 log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": "
-                        + Mesh.MAX_HANDSHAKES + " handshakes already under way");
+                        + Mesh.MAX_HANDSHAKES + " handshakes under way and " + Mesh.MAX_WAITING_HANDSHAKES + " waiting");
                 Mesh.closeQuietly(ch);
                 continue;
             }
             handshaking.incrementAndGet();
             Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
+                boolean slot = false;
                 try {
+                    awaitSlot(handshakes, "a handshake with " + remote(ch));
+                    slot = true;
                     tune(ch, Math.max(5_000, Mesh.handshakeMillis(dialMillis)));
                     Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this);
                     ShmLink link;
@@ -271,9 +317,10 @@ final class Connections implements AutoCloseable, Handshake.Roles {
                     accepted.incrementAndGet();
                     hand(new Ready(p.rank(), -1, p.role(), ch, link, null));
                 } catch (IOException | RuntimeException e) {
-                    log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": " + e.getMessage());
+                    if (!closed) log.accept("lpf4j net: rank " + rank + " refused a connection from " + remote(ch) + ": " + e.getMessage());
                     Mesh.closeQuietly(ch);
                 } finally {
+                    if (slot) handshakes.release();
                     handshaking.decrementAndGet();
                 }
             });

@@ -73,18 +73,26 @@ import java.util.function.Consumer;
 final class Mesh implements AutoCloseable {
     /**
      * @param setupMillis how long one connection may take to be made ({@code lpf.engine.net.setupMillis})
-     * @return how long a handshake's read may wait: a quarter of that, at most 60 s (JVMs that
-     *         start on busy cores answer late); the accepting side waits at least 5 s (a connection
-     *         that never proves the key holds one of {@link #MAX_HANDSHAKES} slots that long)
+     * @return how long a handshake's read may wait: a quarter of that (JVMs that start on busy
+     *         cores answer late, and at p = 256 on 2 cores a handshake waited more than 60 s); the
+     *         accepting side waits at least 5 s (a connection that never proves the key holds one
+     *         of {@link #MAX_HANDSHAKES} slots that long)
      */
-    static int handshakeMillis(long setupMillis) { return (int) Math.max(1, Math.min(60_000, setupMillis / 4)); }
-    /** Handshakes under way at once; more connections are refused at once. */
+    static int handshakeMillis(long setupMillis) { return (int) Math.max(1, Math.min(Integer.MAX_VALUE, setupMillis / 4)); }
+    /** Handshakes under way at once; more accepted connections wait for a slot, in order. */
     static final int MAX_HANDSHAKES = 64;
     /**
+     * Accepted connections that may wait for a handshake slot; more are refused at once. Waiting
+     * in order, rather than being refused and dialled again, keeps a process that many peers
+     * dial at once (p = 256 on 2 cores) from spending its time on retries.
+     */
+    static final int MAX_WAITING_HANDSHAKES = 1024;
+    /**
      * Dials one process has under way at once (each with its handshake and locality exchange);
-     * more wait for a slot, in order. A superstep that first talks to every peer would otherwise
-     * start p − 1 handshakes at every process at once, which the acceptors refuse above
-     * {@link #MAX_HANDSHAKES} and the diallers retry.
+     * more wait, the nearest rank above this process first. A superstep that first talks to every
+     * peer would otherwise start p − 1 handshakes at every process at once, and in rank order,
+     * every process dialling ranks 0, 1, 2 … first: at p = 256 the first ranks' handshakes took
+     * longer than a handshake may wait.
      */
     static final int MAX_DIALS = 8;
     /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
@@ -359,6 +367,7 @@ final class Mesh implements AutoCloseable {
             }
         }
         Conn c = p.largeOut;
+        c.buffers();
         FrameIo.stageHeader(c, channel, matching.activeSection, 0);
         c.dirty = true;
         frames.anyDirty = true;
