@@ -34,8 +34,10 @@ class ScaleTest {
 
     /** @return the JVM options of a net job of the suites' driver at p processes ({@code lpf.test.procs}), then {@code more} */
     static List<String> options(int p, String... more) {
+        // The long runs' first superstep that connects every pair (32,640 at p = 256) takes minutes on 2 cores.
         List<String> all = new ArrayList<>(List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net", "-Dlpf.test.procs=" + p,
-                "-Dlpf.engine.net.setupMillis=1800000", "-Dlpf.boot.fence.timeout=600000"));
+                "-Dlpf.engine.net.setupMillis=1800000", "-Dlpf.boot.fence.timeout=600000",
+                "-Dlpf.engine.net.syncTimeout=" + (p > 32 ? 1_800_000 : 120_000)));
         all.addAll(List.of(more));
         return all;
     }
