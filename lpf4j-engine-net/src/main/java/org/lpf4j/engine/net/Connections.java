@@ -180,7 +180,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     /**
      * Starts queued dials while fewer than {@link Mesh#MAX_DIALS} are under way, the nearest rank
      * above this one first. The mesh's thread calls it at each step of progress, so that the dials
-     * a superstep asks for are queued together before any starts.
+     * a superstep asks for are queued together before any starts; a dial that ends calls it too.
      */
     void launchDials() {
         while (true) {
@@ -221,14 +221,10 @@ final class Connections implements AutoCloseable, Handshake.Roles {
 
     /** A dial ended: the waiting dial first in order takes its slot (none once the mesh closed). */
     private void nextDial() {
-        int order;
         synchronized (this) {
             dialsUnderWay--;
-            if (closed || waitingDials.isEmpty()) return;
-            order = waitingDials.poll();
-            dialsUnderWay++;
         }
-        startDial(order);
+        launchDials();
     }
 
     /** Waits for one of {@code slots}; gives up (without one) once the mesh closes. */
