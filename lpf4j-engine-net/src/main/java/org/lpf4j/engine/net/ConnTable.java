@@ -100,9 +100,8 @@ final class ConnTable {
             unhold(c);
         } catch (IOException e) {
             Mesh.closeQuietly(ch);
-            if (link != null) link.unmap();
             c.channel = null;
-            failures.died(c, "the connection to pid " + c.rank + " broke as it was made (" + e.getMessage() + ")");
+            failures.died(c, "the connection to pid " + c.rank + " broke as it was made (" + e + ")");
             return;
         }
         conns = java.util.Arrays.copyOf(conns, conns.length + 1);

@@ -54,10 +54,9 @@ final class Connections implements AutoCloseable, Handshake.Roles {
     record Ready(int rank, int intent, int role, SocketChannel channel, ShmLink link, String failure) {
         Ready(int rank, int intent, int role, SocketChannel channel, String failure) { this(rank, intent, role, channel, null, failure); }
 
-        /** Closes the connection and unmaps its rings: nobody will use it. */
+        /** Closes the connection: nobody will use it (its rings are unmapped when the mesh ends, {@link LocalPeers#end}). */
         void discard() {
             if (channel != null) Mesh.closeQuietly(channel);
-            if (link != null) link.unmap();
         }
     }
 
@@ -212,7 +211,7 @@ final class Connections implements AutoCloseable, Handshake.Roles {
                 r = new Ready(peer, intent, m.role(), m.channel(), link, null);
             } catch (IOException | RuntimeException e) {
                 r = new Ready(peer, intent, intent, null, "pid " + peer + " took no connection from pid " + rank + " ("
-                        + e.getMessage() + "): its JVM died or was killed");
+                        + e + "): its JVM died or was killed");
             }
             nextDial();
             hand(r);

@@ -196,7 +196,7 @@ final class FrameIo {
                 p.key.cancel();
                 p.close();
             } else {
-                failures.died(p, "the connection to pid " + p.rank + " broke while sending (" + e.getMessage() + "): its JVM died or was killed");
+                failures.died(p, "the connection to pid " + p.rank + " broke while sending (" + e + "): its JVM died or was killed");
             }
         }
     }
@@ -286,7 +286,7 @@ final class FrameIo {
                 }
             }
         } catch (IOException e) {
-            failures.died(p, "the connection to pid " + p.rank + " broke (" + e.getMessage() + "): its JVM died or was killed");
+            failures.died(p, "the connection to pid " + p.rank + " broke (" + e + "): its JVM died or was killed");
         }
     }
 

@@ -64,6 +64,11 @@ import java.util.function.Consumer;
  * dialler), the higher rank's large connection one (its large payloads to the lower rank; nothing
  * goes the other way).
  *
+ * <p>Every file this process maps stays mapped in one arena until the mesh ends ({@link #end}),
+ * even for a connection dropped before then: closing a shared arena stops every thread of the
+ * JVM for a moment, which once per connection made leaving a section of p = 256 take minutes.
+ * What stays mapped is bounded by {@link NetParameters#SHM_PROCESS_BYTES}.
+ *
  * <p>Cost per connection: two small messages, a file created, mapped and removed; nothing after.
  * Thread-safe: every connection's thread may use it at once.
  */
@@ -92,6 +97,8 @@ final class LocalPeers {
     private final boolean singleCopy = NetParameters.SHM_SINGLE_COPY.get();
     /** Files this process created: the next one's number, so that no two connections share a name. */
     private final AtomicLong files = new AtomicLong();
+    /** Every file this process mapped, unmapped at once when the mesh ends; null with shared memory off. */
+    private final Arena mappings;
 
     private LocalPeers(Path dir, boolean inJvm, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
         this.dir = dir;
@@ -101,6 +108,7 @@ final class LocalPeers {
         this.capacity = capacity;
         this.addresses = addresses;
         this.log = log;
+        this.mappings = dir != null ? Arena.ofShared() : null;
         if (this.inJvm) JvmPeers.add(dir, rank);
     }
 
@@ -181,9 +189,16 @@ final class LocalPeers {
         return dialled ? offer(ch, peer, rings) : answer(ch, peer, rings);
     }
 
-    /** The mesh is closed: forgets this rank in this JVM ({@link JvmPeers}), and removes the job's directory if it is empty. */
+    /**
+     * The mesh is closed and no thread uses its rings any more: unmaps every file this process
+     * mapped, forgets this rank in this JVM ({@link JvmPeers}), and removes the job's directory if
+     * it is empty. Idempotent.
+     */
     void end() {
         if (inJvm) JvmPeers.remove(dir, rank);
+        synchronized (this) {
+            if (mappings != null && mappings.scope().isAlive()) mappings.close();
+        }
         close();
     }
 
@@ -201,27 +216,23 @@ final class LocalPeers {
 
     private ShmLink offer(SocketChannel ch, int peer, int rings) throws IOException {
         Path file = null;
-        Arena arena = null;
         MemorySegment m = null;
         byte[] nonce = JobKeys.random(NONCE);
         long number = files.incrementAndGet();
-        boolean done = false;
         try {
             if (local(peer) && !(inJvm && JvmPeers.has(dir, peer))) { // a peer of this JVM: its rings are in this JVM's memory, no file
                 try {
                     file = ShmDirectory.createFile(dir, name(rank, peer, number));
-                    arena = Arena.ofShared();
-                    m = map(file, fileBytes(capacity, rings), arena, true);
+                    m = map(file, fileBytes(capacity, rings), true);
                     MemorySegment.copy(nonce, 0, m, ValueLayout.JAVA_BYTE, 0, NONCE);
                 } catch (IOException | RuntimeException e) {
                     log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + ": no shared memory in " + dir + " (" + e + ")");
-                    if (arena != null) arena.close();
-                    arena = null;
+                    m = null;
                 }
             }
             ByteBuffer o = ByteBuffer.allocate(OFFER_BYTES);
-            o.putInt(MAGIC).put(host).put((byte) (arena != null ? 1 : 0)).putLong(capacity).putLong(number)
-                    .put(arena != null ? nonce : new byte[NONCE]).put(inJvm && local(peer) ? JVM : new byte[NONCE]).flip();
+            o.putInt(MAGIC).put(host).put((byte) (m != null ? 1 : 0)).putLong(capacity).putLong(number)
+                    .put(m != null ? nonce : new byte[NONCE]).put(inJvm && local(peer) ? JVM : new byte[NONCE]).flip();
             Io.writeFully(ch, o);
             byte answer = Io.readFully(ch, ANSWER_BYTES).get(0);
             if (answer == 2 && inJvm && local(peer)) {
@@ -229,14 +240,12 @@ final class LocalPeers {
                 if (shared == null || shared.byteSize() != fileBytes(capacity, rings)) {
                     throw new IOException("rank " + peer + " said it left rings in this JVM, and there are none of this connection's size");
                 }
-                return link(shared, null, ch, rings, true, peer);
+                return link(shared, true, ch, rings, true, peer);
             }
-            if (answer != 0 && (answer != 1 || arena == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
+            if (answer != 0 && (answer != 1 || m == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
             if (answer == 0) return null;
-            done = true;
-            return link(m, arena, ch, rings, true, peer);
+            return link(m, false, ch, rings, true, peer);
         } finally {
-            if (!done && arena != null) arena.close();
             if (file != null) {
                 try {
                     Files.deleteIfExists(file);
@@ -266,40 +275,33 @@ final class LocalPeers {
                 IN_JVM.remove(key);
                 throw e;
             }
-            return link(shared, null, ch, rings, false, peer);
+            return link(shared, true, ch, rings, false, peer);
         }
-        Arena arena = null;
         MemorySegment m = null;
         if (offered && local(peer) && Arrays.equals(theirHost, host)) {
             Path file = dir.resolve(name(peer, rank, number));
             try {
                 if (cap != capacity) throw new IOException("its rings have " + cap + " bytes, this process's " + capacity);
-                arena = Arena.ofShared();
-                m = map(file, fileBytes(cap, rings), arena, false);
+                m = map(file, fileBytes(cap, rings), false);
                 if (!MessageDigest.isEqual(m.asSlice(0, NONCE).toArray(ValueLayout.JAVA_BYTE), nonce)) {
                     throw new IOException(file + " does not hold the nonce rank " + peer + " wrote: not the file it made");
                 }
                 Files.deleteIfExists(file); // both have mapped it
             } catch (IOException | RuntimeException e) {
                 log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + " on the same host: " + e);
-                if (arena != null) arena.close();
-                arena = null;
+                m = null;
             }
             close();
         }
-        try {
-            Io.writeFully(ch, ByteBuffer.wrap(new byte[] {(byte) (arena != null ? 1 : 0)}));
-        } catch (IOException | RuntimeException e) {
-            if (arena != null) arena.close();
-            throw e;
-        }
-        return arena == null ? null : link(m, arena, ch, rings, false, peer);
+        Io.writeFully(ch, ByteBuffer.wrap(new byte[] {(byte) (m != null ? 1 : 0)}));
+        return m == null ? null : link(m, false, ch, rings, false, peer);
     }
 
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
     private String inJvmKey(int dialler, int acceptor, long number) { return dir.getFileName() + "/" + name(dialler, acceptor, number); }
 
-    private static MemorySegment map(Path file, long bytes, Arena arena, boolean create) throws IOException {
+    /** @return {@code file} mapped in the mesh's arena ({@code bytes} long; made so if {@code create}, else checked) */
+    private MemorySegment map(Path file, long bytes, boolean create) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             if (create) {
                 ch.truncate(0);
@@ -307,7 +309,7 @@ final class LocalPeers {
             } else if (ch.size() != bytes) {
                 throw new IOException(file + " has " + ch.size() + " bytes, not " + bytes);
             }
-            return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, mappings);
         }
     }
 
@@ -315,9 +317,10 @@ final class LocalPeers {
      * @return the link of a connection over its mapping {@code m}: ring 0 carries the dialler's
      *         bytes, ring 1 (a main connection's) the acceptor's; whether each side may read the
      *         other's memory is probed on it ({@link SingleCopy#probe}, in the preamble's words 16..32)
-     * @throws IOException if the peer breaks the probe (the mapping is released)
+     * @param inJvm whether {@code m} is in this JVM's memory rather than a mapped file
+     * @throws IOException if the peer breaks the probe
      */
-    private ShmLink link(MemorySegment m, Arena arena, SocketChannel ch, int rings, boolean dialler, int peer) throws IOException {
+    private ShmLink link(MemorySegment m, boolean inJvm, SocketChannel ch, int rings, boolean dialler, int peer) throws IOException {
         long ring = ShmRing.bytesFor(capacity);
         ShmRing fromDialler = null, toDialler = null;
         MemorySegment first = m.asSlice(PREAMBLE, ring);
@@ -325,18 +328,13 @@ final class LocalPeers {
         if (dialler) {
             fromDialler = ShmRing.producer(first, capacity);
             if (rings == 2) toDialler = ShmRing.consumer(m.asSlice(PREAMBLE + ring, ring), capacity);
-            l = new ShmLink(fromDialler, toDialler, ch, arena);
+            l = new ShmLink(fromDialler, toDialler, ch, inJvm);
         } else {
             fromDialler = ShmRing.consumer(first, capacity);
             if (rings == 2) toDialler = ShmRing.producer(m.asSlice(PREAMBLE + ring, ring), capacity);
-            l = new ShmLink(toDialler, fromDialler, ch, arena);
+            l = new ShmLink(toDialler, fromDialler, ch, inJvm);
         }
-        try {
-            SingleCopy.probe(ch, m.asSlice(dialler ? NONCE : NONCE + 8, 8), singleCopy, l, rank, peer, log);
-        } catch (IOException | RuntimeException e) {
-            l.unmap();
-            throw e;
-        }
+        SingleCopy.probe(ch, m.asSlice(dialler ? NONCE : NONCE + 8, 8), singleCopy, l, rank, peer, log);
         return l;
     }
 

@@ -407,8 +407,7 @@ final class Mesh implements AutoCloseable {
             }
         }
         for (Peer p : table.peers) if (p != null) p.closeChannels();
-        table.connections.close();
-        for (Conn c : table.linked) c.link.unmap();
+        table.connections.close(); // and unmaps every connection's rings at once (LocalPeers.end)
         try {
             selector.close();
         } catch (IOException ignored) {

@@ -149,7 +149,7 @@ final class ProgressLoop {
         try {
             if (c.link.drainWakeUps()) return;
         } catch (IOException e) {
-            failures.died(c, "the connection to pid " + c.rank + " broke (" + e.getMessage() + "): its JVM died or was killed");
+            failures.died(c, "the connection to pid " + c.rank + " broke (" + e + "): its JVM died or was killed");
             return;
         }
         c.key.cancel();

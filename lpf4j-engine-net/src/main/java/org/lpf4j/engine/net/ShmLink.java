@@ -3,7 +3,6 @@ package org.lpf4j.engine.net;
 import org.lpf4j.superstep.shm.ShmRing;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -16,7 +15,8 @@ import java.nio.channels.SocketChannel;
  * that dies closes it, which the mesh sees as for any connection.
  *
  * <p>Cost: a write or read is the ring's copy and, only when the other side sleeps, one socket
- * write. Used by the mesh's one thread at a time; allocates nothing after construction.
+ * write. Used by the mesh's one thread at a time; allocates nothing after construction. The rings' memory is the mesh's
+ * ({@link LocalPeers#end}): a file's mapping lives until the mesh ends, rings in this JVM's memory until both ends drop them.
  */
 final class ShmLink {
     /** The ring this process writes to, or null if this connection carries nothing this way. */
@@ -27,16 +27,16 @@ final class ShmLink {
     /** The peer's process id, and whether this process may read the peer's memory, and the peer this one's ({@link SingleCopy#probe}). */
     long peerPid;
     boolean readsPeer, peerReads;
-    /** The connection's mapping: unmapped when the mesh closes or drops the connection. */
-    private final Arena arena;
+    /** Whether the rings are in this JVM's memory (a peer of the same JVM), not in a mapped file. */
+    private final boolean inJvm;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
     private final ByteBuffer drained = ByteBuffer.allocateDirect(64);
 
-    ShmLink(ShmRing out, ShmRing in, SocketChannel socket, Arena arena) {
+    ShmLink(ShmRing out, ShmRing in, SocketChannel socket, boolean inJvm) {
         this.out = out;
         this.in = in;
         this.socket = socket;
-        this.arena = arena;
+        this.inJvm = inJvm;
     }
 
     /**
@@ -99,10 +99,5 @@ final class ShmLink {
     }
 
     /** @return whether the rings are in this JVM's memory (a peer of the same JVM), not in a shared-memory file */
-    boolean inJvm() { return arena == null; }
-
-    /** Unmaps the rings (once; the socket is its owner's to close). */
-    void unmap() {
-        if (arena != null && arena.scope().isAlive()) arena.close(); // null: rings in this JVM's memory, freed when both ends drop them
-    }
+    boolean inJvm() { return inJvm; }
 }

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -218,8 +219,7 @@ class ShmMeshTest {
             assertCarries(main, large, (byte) 42);
             assertFalse(Files.exists(zero.directory()), "the files and the job's directory are removed once both sides mapped them");
         } finally {
-            for (ShmLink l : main) if (l != null) l.unmap();
-            for (ShmLink l : large) if (l != null) l.unmap();
+            one.end();
         }
         // The same host identity, another directory: the acceptor finds no file, both stay on TCP.
         LocalPeers elsewhere = LocalPeers.at(other, secret, 1, 4096, loopback, log::add);
@@ -229,9 +229,12 @@ class ShmMeshTest {
         assertTrue(log.stream().anyMatch(l -> l.startsWith("lpf4j net: rank 1 uses TCP to rank 0 on the same host")), log.toString());
         assertFalse(Files.exists(zero.directory()), "the offer's file is removed after the answer");
         // Shared memory off on one side: no offer, the exchange still runs and says no.
-        ShmLink[] off = prove(LocalPeers.off(0, log::add), one, Handshake.MAIN);
+        ShmLink[] off = prove(LocalPeers.off(0, log::add), LocalPeers.at(base, secret, 1, 4096, loopback, log::add), Handshake.MAIN);
         assertNull(off[0]);
         assertNull(off[1]);
+        zero.end();
+        zero.end(); // idempotent
+        assertThrows(IllegalStateException.class, () -> main[0].write(Arena.ofAuto().allocate(64), 0, 64, null, 0, 0), "the mesh's end unmapped its rings");
     }
 
     /** Peers of one JVM share rings in its memory: no file is mapped (their directories may even differ), and the rings carry bytes both ways. */
@@ -249,11 +252,12 @@ class ShmMeshTest {
         assertNull(large[0].in, "and nothing back");
         assertCarries(main, large, (byte) 7);
         assertFalse(Files.exists(zero.directory()) || Files.exists(one.directory()), "no file is left, none was mapped by the acceptor");
-        for (ShmLink l : main) l.unmap();
-        for (ShmLink l : large) if (l != null) l.unmap();
         // In-JVM rings off on the acceptor's side: the file's way, and in another directory it finds no file (TCP).
         ShmLink[] apart = prove(zero, LocalPeers.at(other, secret, false, 1, 4096, loopback, log::add), Handshake.MAIN);
         assertNull(apart[0]);
         assertNull(apart[1]);
+        zero.end();
+        one.end();
+        assertEquals(64, main[0].write(Arena.ofAuto().allocate(64), 0, 64, null, 0, 0), "rings in this JVM's memory outlive the mesh's end");
     }
 }
