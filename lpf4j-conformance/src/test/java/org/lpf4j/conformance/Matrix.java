@@ -54,6 +54,15 @@ final class Matrix {
         return Integer.getInteger("lpf.conformance.maxP", Integer.MAX_VALUE);
     }
 
+    /**
+     * @return a wall-clock bound of the suite, {@code nanos}, set for at most 8 processes on a
+     *         machine of 2 cores, for {@code p} processes: above 8 each process waits its turn for a
+     *         core, so the bound grows as p / 8 (the scale tests run p = 64 and 256 on 2 cores)
+     */
+    static long wallClockBound(long nanos, int p) {
+        return nanos * Math.max(1, (p + 7) / 8);
+    }
+
     /** @return (engine name, p) for p ≥ 2 only (tests that need a second process) */
     static Stream<Arguments> engineAndManyP() {
         return engineAndP().filter(a -> (int) a.get()[1] >= 2);

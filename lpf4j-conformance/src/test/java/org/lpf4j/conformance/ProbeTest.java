@@ -36,7 +36,7 @@ class ProbeTest {
             assertTrue(oneMiB > 1e-9 && oneMiB < 1.0, at + "1 MiB at g costs " + oneMiB + " s");
             // A second measurement takes the engine's probe budget (300-400 ms by default); a cached
             // answer took up to 12 ms with 8 processes on 2 loaded cores, two hosts apart.
-            assertTrue(secondCallNanos < 50_000_000L, at + "cached probe took " + secondCallNanos + " ns");
+            assertTrue(secondCallNanos < Matrix.wallClockBound(50_000_000L, p), at + "cached probe took " + secondCallNanos + " ns");
         });
     }
 

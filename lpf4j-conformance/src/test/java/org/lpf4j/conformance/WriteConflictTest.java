@@ -39,8 +39,8 @@ class WriteConflictTest {
                 ctx.sync();
                 if (s == round % p) {
                     byte first = dst.get(ValueLayout.JAVA_BYTE, 0);
-                    int writer = first - 1 - round;
-                    assertTrue(writer >= 0 && writer < p, "unknown writer byte " + first);
+                    int writer = Math.floorMod(Byte.toUnsignedInt(first) - 1 - round, 256); // a byte names the writer modulo 256
+                    assertTrue(writer < p, "unknown writer byte " + Byte.toUnsignedInt(first));
                     assertUniform(dst, 0, BLOCK, first, "round " + round);
                 }
             }
@@ -73,7 +73,9 @@ class WriteConflictTest {
                     assertUniform(dst, 0, half, (byte) 1, "first half-block");
                     for (int k = 1; k < p; k++) {
                         byte b = dst.get(ValueLayout.JAVA_BYTE, (long) k * half);
-                        if (b != k && b != k + 1) fail("half-block " + k + " holds byte " + b + ", not " + k + " or " + (k + 1));
+                        if (b != (byte) k && b != (byte) (k + 1)) { // writers k - 1 and k, modulo 256
+                            fail("half-block " + k + " holds byte " + Byte.toUnsignedInt(b) + ", not " + k % 256 + " or " + (k + 1) % 256);
+                        }
                         assertUniform(dst, (long) k * half, half, b, "half-block " + k);
                     }
                     assertUniform(dst, (long) p * half, half, (byte) p, "last half-block");
@@ -107,7 +109,8 @@ class WriteConflictTest {
                 ctx.sync();
                 if (s == 0) {
                     byte b = region.get(ValueLayout.JAVA_BYTE, 0);
-                    assertTrue(b >= 11 && b < 10 + p, "region holds byte " + b);
+                    int writer = Math.floorMod(Byte.toUnsignedInt(b) - 10, 256); // a byte names the writer modulo 256
+                    assertTrue(writer >= 1 && writer < p, "region holds byte " + Byte.toUnsignedInt(b));
                     assertUniform(region, 0, BLOCK, b, "round " + round);
                 }
             }
