@@ -8,7 +8,7 @@ import java.nio.channels.SocketChannel;
 /**
  * The state of one connection with a peer: what is being read from it, and what waits to be
  * written to it. Holds two direct buffers ({@link Mesh#IN_BYTES}, {@link Mesh#OUT_BYTES}), made
- * when the connection is first read or written ({@link #buffers}): a peer has two connections,
+ * when a frame is first staged for it or its socket arrives ({@link #buffers}): a peer has two connections,
  * and most pairs of a large job use one or none (at p = 256, making them all at once zeroed
  * 64 MiB per process).
  */
@@ -59,7 +59,7 @@ final class Conn {
         this.rank = peer.rank;
     }
 
-    /** Makes the buffers if this is the connection's first read or write; nothing after. */
+    /** Makes the buffers unless a staged frame or the socket's arrival made them already. */
     void buffers() {
         if (inBuffer != null) return;
         inBuffer = ByteBuffer.allocateDirect(Mesh.IN_BYTES);

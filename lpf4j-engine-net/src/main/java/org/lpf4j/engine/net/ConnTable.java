@@ -96,6 +96,7 @@ final class ConnTable {
         try {
             ch.configureBlocking(false);
             c.channel = ch;
+            c.buffers(); // what the peer sends is read into them from now on
             c.key = ch.register(selector, SelectionKey.OP_READ, c);
             unhold(c);
         } catch (IOException e) {

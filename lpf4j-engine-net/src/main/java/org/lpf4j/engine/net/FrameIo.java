@@ -202,7 +202,6 @@ final class FrameIo {
     }
 
     void writeSome(Conn p) throws IOException {
-        p.buffers();
         while (true) {
             stage(p);
             int staged = p.outEnd - p.outStart;
@@ -246,7 +245,6 @@ final class FrameIo {
      * when a long payload is still to come.
      */
     void read(Conn p) {
-        p.buffers();
         try {
             // As a socket would: a linked connection that ended, or carries nothing this way, has nothing more to read.
             if (p.link != null && (p.link.in == null || !p.channel.isOpen())) throw new java.nio.channels.ClosedChannelException();
@@ -406,7 +404,6 @@ final class FrameIo {
     /** Writes what is staged for a linked connection's peer, then a goodbye, as far as its ring takes them within {@link #BYE_WAIT_NANOS}. */
     void sayByeOverRing(Conn c) throws IOException {
         if (c.link.out == null) return; // nothing goes this way: its socket's end is its goodbye
-        c.buffers();
         long until = System.nanoTime() + BYE_WAIT_NANOS;
         for (int pass = 0; pass < 2; pass++) {
             while (c.writing()) {

@@ -367,7 +367,6 @@ final class Mesh implements AutoCloseable {
             }
         }
         Conn c = p.largeOut;
-        c.buffers();
         FrameIo.stageHeader(c, channel, matching.activeSection, 0);
         c.dirty = true;
         frames.anyDirty = true;
