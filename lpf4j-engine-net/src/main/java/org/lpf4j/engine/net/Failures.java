@@ -62,7 +62,8 @@ final class Failures {
     private void spread(int dead, String why) {
         if (table.dropped) return;
         for (Peer q : table.peers) {
-            if (q == null || q.dead || q.shared.channel == null) continue;
+            // A peer whose connection ended (it left in order) needs no notice, and writing to it would fail.
+            if (q == null || q.dead || q.shared.channel == null || !q.shared.channel.isOpen()) continue;
             stageFail(q.shared, dead, why);
             frames.write(q.shared);
         }

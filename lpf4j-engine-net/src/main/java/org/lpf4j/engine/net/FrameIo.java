@@ -190,7 +190,7 @@ final class FrameIo {
         } catch (IOException e) {
             // What the peer sent before it went (a death notice naming another process, its goodbye)
             // may still wait in the socket: read it first, so that the death named is the first cause.
-            if (!p.peer.dead && !p.parked) read(p);
+            if (!p.peer.dead && !p.parked && p.channel.isOpen()) read(p); // a closed one holds nothing, and its read would throw
             if (p.peer.dead) return;
             if (p.saidBye) { // it left in order (after a failure of its own): what it was sent is moot
                 p.key.cancel();

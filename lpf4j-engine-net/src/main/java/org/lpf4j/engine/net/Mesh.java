@@ -259,6 +259,18 @@ final class Mesh implements AutoCloseable {
     /** @return the ranks this process holds a connection with */
     int peersConnected() { return table.peersConnected(); }
 
+    /** @return why this process holds rank {@code r} dead, or null if it does not (for tests) */
+    String deathOf(int r) {
+        Peer p = table.peers[r];
+        return p != null && p.dead ? p.death : null;
+    }
+
+    /** @return whether rank {@code r}'s main connection ended after its goodbye (for tests) */
+    boolean leftInOrder(int r) {
+        Peer p = table.peers[r];
+        return p != null && p.shared.saidBye && p.shared.channel != null && !p.shared.channel.isOpen();
+    }
+
     /** @return this process's rank */
     int rank() { return rank; }
 

@@ -204,6 +204,56 @@ class MeshTest {
     }
 
     /**
+     * A process that left in order (its goodbye read, its connection closed) is not named dead
+     * when another process dies afterwards: the death notice this process passes on skips the
+     * closed connection, instead of failing on it and reporting that the connection to the
+     * process that left "broke".
+     */
+    @Test
+    void aProcessThatLeftInOrderIsNotNamedDeadWhenAnotherDiesAfterIt() throws Exception {
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        CyclicBarrier connected = new CyclicBarrier(3), left = new CyclicBarrier(3), byeRead = new CyclicBarrier(2);
+        String[] seenBy1 = new String[2];
+        Throwable[] thrown = job(3, Handshake.newKey(), ThreadLocalRandom.current().nextLong(), log, addresses -> {}, (rank, mesh) -> {
+            if (rank == 1) {
+                mesh.connect(0);
+                mesh.connect(2);
+            }
+            progressUntil(mesh, () -> rank == 1 ? mesh.connectedTo(0) && mesh.connectedTo(2) : mesh.connectedTo(1), "connected");
+            connected.await(30, TimeUnit.SECONDS);
+            if (rank == 0) {
+                mesh.close();
+                left.await(30, TimeUnit.SECONDS);
+                return;
+            }
+            left.await(30, TimeUnit.SECONDS);
+            if (rank == 2) {
+                byeRead.await(30, TimeUnit.SECONDS);
+                mesh.dropConnectionsForTest(); // as a JVM killed by a signal
+                return;
+            }
+            progressUntil(mesh, () -> mesh.leftInOrder(0), "pid 0's goodbye");
+            byeRead.await(30, TimeUnit.SECONDS);
+            progressUntil(mesh, () -> mesh.deathOf(2) != null, "pid 2's death");
+            seenBy1[0] = mesh.deathOf(0);
+            seenBy1[1] = mesh.deathOf(2);
+            mesh.close();
+        });
+        assertTrue(Arrays.stream(thrown).allMatch(t -> t == null), () -> Arrays.toString(thrown));
+        assertTrue(seenBy1[1].contains("pid 2"), seenBy1[1]);
+        assertEquals(null, seenBy1[0], "pid 0 left in order; log: " + log);
+    }
+
+    /** Makes progress on {@code mesh} until {@code done} holds (within 20 s). */
+    private static void progressUntil(Mesh mesh, java.util.function.BooleanSupplier done, String what) {
+        long start = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            assertTrue(System.nanoTime() - start < 20_000_000_000L, "rank " + mesh.rank() + " waited 20 s for " + what);
+            mesh.progress(start, what, -1);
+        }
+    }
+
+    /**
      * A large payload longer than one socket call writes ({@link Mesh#WRITE_CHUNK}) arrives whole,
      * in order with the small frames staged before and queued after it: over the lower rank's
      * shared connection (in one gathering write with what is staged) and over the higher rank's own.
