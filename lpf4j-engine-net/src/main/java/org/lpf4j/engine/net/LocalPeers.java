@@ -265,8 +265,9 @@ final class LocalPeers {
         boolean offered = o.get() == 1;
         long cap = o.getLong(), number = o.getLong();
         o.get(nonce).get(token);
-        if (inJvm && local(peer) && MessageDigest.isEqual(token, JVM) && cap == capacity) {
-            MemorySegment shared = Arena.ofAuto().allocate(fileBytes(capacity, rings), 4096); // page-aligned as a mapping; freed once both ends dropped it
+        MemorySegment shared = inJvm && local(peer) && MessageDigest.isEqual(token, JVM) && cap == capacity
+                ? ringsInThisJvm(rings, peer) : null;
+        if (shared != null) {
             String key = inJvmKey(peer, rank, number);
             IN_JVM.put(key, shared);
             try {
@@ -296,6 +297,28 @@ final class LocalPeers {
         Io.writeFully(ch, ByteBuffer.wrap(new byte[] {(byte) (m != null ? 1 : 0)}));
         return m == null ? null : link(m, false, ch, rings, false, peer);
     }
+
+    /**
+     * @return rings for a peer of this JVM, page-aligned as a mapping and freed once both ends
+     *         dropped them; or null when the JVM's limit on native memory ({@code
+     *         -XX:MaxDirectMemorySize}) refuses them: the pair then stays on TCP, whose buffers are
+     *         a sixteenth of a pair's rings
+     */
+    private MemorySegment ringsInThisJvm(int rings, int peer) {
+        try {
+            return Arena.ofAuto().allocate(fileBytes(capacity, rings), 4096);
+        } catch (OutOfMemoryError e) { // thrown before anything is allocated: the JVM is as it was
+            if (!refusedRings) {
+                refusedRings = true;
+                log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + " of this JVM, and to any other whose rings"
+                        + " do not fit: " + e.getMessage() + " (raise -XX:MaxDirectMemorySize or lower lpf.engine.net.shmProcessBytes)");
+            }
+            return null;
+        }
+    }
+
+    /** Whether rings in this JVM were refused once (said once per process). */
+    private volatile boolean refusedRings;
 
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
     private String inJvmKey(int dialler, int acceptor, long number) { return dir.getFileName() + "/" + name(dialler, acceptor, number); }

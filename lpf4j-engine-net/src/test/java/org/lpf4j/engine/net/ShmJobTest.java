@@ -109,4 +109,21 @@ class ShmJobTest {
         afterKill.removeAll(before);
         assertEquals(Set.of(), afterKill, "left in /dev/shm after a job with a JVM killed");
     }
+
+    /**
+     * Rings between ranks of one JVM are native memory, counted against {@code
+     * -XX:MaxDirectMemorySize}: when the limit refuses a pair's rings, that pair talks over TCP,
+     * the process says so once, and the suite passes (the rings were allocated on the handshake's
+     * thread, whose OutOfMemoryError left the connection unmade and the section with transfers
+     * pending). 16 MiB rings per pair: one pair of a JVM gets its rings, the next do not.
+     */
+    @Test
+    void ranksOfOneJvmWhoseRingsDoNotFitItsDirectMemoryTalkOverTcp() throws Exception {
+        String out = org.lpf4j.testkit.NetJob.run(8, 4, 240, List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net",
+                "-Dlpf.engine.net.shmBytes=" + (64 << 20), "-XX:MaxDirectMemorySize=32m"),
+                org.lpf4j.testkit.NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.DrmaTest");
+        org.lpf4j.testkit.NetJob.assertSuitePassed(out, 5);
+        assertTrue(out.contains("of this JVM, and to any other whose rings do not fit: Cannot reserve"), out);
+        assertTrue(!out.contains("OutOfMemoryError"), out);
+    }
 }
