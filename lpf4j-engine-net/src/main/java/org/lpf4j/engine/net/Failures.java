@@ -62,8 +62,7 @@ final class Failures {
     private void spread(int dead, String why) {
         if (table.dropped) return;
         for (Peer q : table.peers) {
-            // A peer whose connection ended (it left in order) needs no notice, and writing to it would fail.
-            if (q == null || q.dead || q.shared.channel == null || !q.shared.channel.isOpen()) continue;
+            if (q == null || q.dead || q.shared.channel == null) continue;
             stageFail(q.shared, dead, why);
             frames.write(q.shared);
         }

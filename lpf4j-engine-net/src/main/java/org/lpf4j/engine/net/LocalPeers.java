@@ -97,6 +97,8 @@ final class LocalPeers {
     private final boolean singleCopy = NetParameters.SHM_SINGLE_COPY.get();
     /** Files this process created: the next one's number, so that no two connections share a name. */
     private final AtomicLong files = new AtomicLong();
+    /** Whether this JVM's limit refused rings for a peer of this JVM once (said once per process). */
+    private volatile boolean refusedRings;
     /** Every file this process mapped, unmapped at once when the mesh ends; null with shared memory off. */
     private final Arena mappings;
 
@@ -301,8 +303,8 @@ final class LocalPeers {
     /**
      * @return rings for a peer of this JVM, page-aligned as a mapping and freed once both ends
      *         dropped them; or null when the JVM's limit on native memory ({@code
-     *         -XX:MaxDirectMemorySize}) refuses them: the pair then stays on TCP, whose buffers are
-     *         a sixteenth of a pair's rings
+     *         -XX:MaxDirectMemorySize}) refuses them: the pair then stays on TCP, whose buffers
+     *         are a small part of a pair's rings
      */
     private MemorySegment ringsInThisJvm(int rings, int peer) {
         try {
@@ -316,9 +318,6 @@ final class LocalPeers {
             return null;
         }
     }
-
-    /** Whether rings in this JVM were refused once (said once per process). */
-    private volatile boolean refusedRings;
 
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
     private String inJvmKey(int dialler, int acceptor, long number) { return dir.getFileName() + "/" + name(dialler, acceptor, number); }

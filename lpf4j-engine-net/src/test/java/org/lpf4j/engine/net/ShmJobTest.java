@@ -2,6 +2,7 @@ package org.lpf4j.engine.net;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lpf4j.testkit.NetJob;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -119,10 +120,10 @@ class ShmJobTest {
      */
     @Test
     void ranksOfOneJvmWhoseRingsDoNotFitItsDirectMemoryTalkOverTcp() throws Exception {
-        String out = org.lpf4j.testkit.NetJob.run(8, 4, 240, List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net",
+        String out = NetJob.run(8, 4, 240, List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net",
                 "-Dlpf.engine.net.shmBytes=" + (64 << 20), "-XX:MaxDirectMemorySize=32m"),
-                org.lpf4j.testkit.NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.DrmaTest");
-        org.lpf4j.testkit.NetJob.assertSuitePassed(out, 5);
+                NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.DrmaTest");
+        NetJob.assertSuitePassed(out, 5);
         assertTrue(out.contains("of this JVM, and to any other whose rings do not fit: Cannot reserve"), out);
         assertTrue(!out.contains("OutOfMemoryError"), out);
     }
