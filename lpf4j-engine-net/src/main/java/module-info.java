@@ -6,6 +6,7 @@
 module org.lpf4j.engine.net {
     requires transitive org.lpf4j.core;
     requires org.lpf4j.superstep;
+    requires jdk.management;
     exports org.lpf4j.engine.net;
 
     provides org.lpf4j.spi.EngineProvider with org.lpf4j.engine.net.NetEngineProvider;

@@ -62,10 +62,11 @@ final class Conn {
     /** Makes the buffers unless a staged frame or the socket's arrival made them already. */
     void buffers() {
         if (inBuffer != null) return;
-        inBuffer = ByteBuffer.allocateDirect(Mesh.IN_BYTES);
-        in = MemorySegment.ofBuffer(inBuffer);
-        outBuffer = ByteBuffer.allocateDirect(Mesh.OUT_BYTES);
+        ByteBuffer made = ByteBuffer.allocateDirect(Mesh.IN_BYTES);
+        outBuffer = ByteBuffer.allocateDirect(Mesh.OUT_BYTES); // first: if the JVM refuses it, the connection has neither
         out = MemorySegment.ofBuffer(outBuffer);
+        inBuffer = made;
+        in = MemorySegment.ofBuffer(inBuffer);
     }
 
     boolean writing() { return outEnd > outStart || largeOp != null || sendHead != null; }

@@ -22,6 +22,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -79,7 +83,10 @@ final class LocalPeers {
     /** This JVM's token: a dialler that sends it and an acceptor that holds it run in one JVM. */
     private static final byte[] JVM = JobKeys.random(NONCE);
     /** Rings an acceptor allocated for a dialler of its JVM, until the dialler takes them, by {@link #inJvmKey}. */
-    private static final java.util.Map<String, MemorySegment> IN_JVM = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Shared> IN_JVM = new ConcurrentHashMap<>();
+
+    /** Rings in this JVM's memory and their lease in its budget ({@link InJvmRings}). */
+    private record Shared(MemorySegment rings, InJvmRings.Lease lease) {}
     /** The variable in which a launcher names the directory it made for its job's shared memory (and removes after it). */
     static final String DIR_VARIABLE = "LPF_NET_SHM_DIR";
 
@@ -101,6 +108,12 @@ final class LocalPeers {
     private volatile boolean refusedRings;
     /** Every file this process mapped, unmapped at once when the mesh ends; null with shared memory off. */
     private final Arena mappings;
+    /** The buffers this process's connections keep out of the in-JVM rings' share ({@link InJvmRings}), 0 without such rings. */
+    private final long buffersKept;
+    /** The leases of the in-JVM rings this process holds, dropped when its mesh ends. */
+    private final Queue<InJvmRings.Lease> leases = new ConcurrentLinkedQueue<>();
+    /** The keys of rings this process left in {@link #IN_JVM} as acceptor: any its dialler never took go when the mesh ends. */
+    private final Queue<String> leftForDiallers = new ConcurrentLinkedQueue<>();
 
     private LocalPeers(Path dir, boolean inJvm, int rank, long capacity, List<InetSocketAddress> addresses, Consumer<String> log) {
         this.dir = dir;
@@ -111,7 +124,11 @@ final class LocalPeers {
         this.addresses = addresses;
         this.log = log;
         this.mappings = dir != null ? Arena.ofShared() : null;
-        if (this.inJvm) JvmPeers.add(dir, rank);
+        this.buffersKept = this.inJvm ? InJvmRings.bufferBytes(Math.max(1, addresses.size())) : 0;
+        if (this.inJvm) {
+            InJvmRings.jvm().reserveBuffers(buffersKept);
+            JvmPeers.add(dir, rank);
+        }
     }
 
     /**
@@ -193,13 +210,22 @@ final class LocalPeers {
 
     /**
      * The mesh is closed and no thread uses its rings any more: unmaps every file this process
-     * mapped, forgets this rank in this JVM ({@link JvmPeers}), and removes the job's directory if
-     * it is empty. Idempotent.
+     * mapped, returns its share of in-JVM rings and buffers to the JVM's budget ({@link InJvmRings}),
+     * forgets this rank in this JVM ({@link JvmPeers}), and removes the job's directory if it is
+     * empty. Idempotent.
      */
     void end() {
         if (inJvm) JvmPeers.remove(dir, rank);
         synchronized (this) {
-            if (mappings != null && mappings.scope().isAlive()) mappings.close();
+            if (mappings != null && mappings.scope().isAlive()) {
+                mappings.close();
+                for (String key; (key = leftForDiallers.poll()) != null; ) {
+                    Shared untaken = IN_JVM.remove(key);
+                    if (untaken != null) untaken.lease().drop(); // its dialler's hold: it never took them
+                }
+                for (InJvmRings.Lease l; (l = leases.poll()) != null; ) l.drop();
+                if (buffersKept > 0) InJvmRings.jvm().releaseBuffers(buffersKept);
+            }
         }
         close();
     }
@@ -238,11 +264,12 @@ final class LocalPeers {
             Io.writeFully(ch, o);
             byte answer = Io.readFully(ch, ANSWER_BYTES).get(0);
             if (answer == 2 && inJvm && local(peer)) {
-                MemorySegment shared = IN_JVM.remove(inJvmKey(rank, peer, number));
-                if (shared == null || shared.byteSize() != fileBytes(capacity, rings)) {
+                Shared shared = IN_JVM.remove(inJvmKey(rank, peer, number));
+                if (shared != null) leases.add(shared.lease());
+                if (shared == null || shared.rings().byteSize() != fileBytes(capacity, rings)) {
                     throw new IOException("rank " + peer + " said it left rings in this JVM, and there are none of this connection's size");
                 }
-                return link(shared, true, ch, rings, true, peer);
+                return link(shared.rings(), true, ch, rings, true, peer);
             }
             if (answer != 0 && (answer != 1 || m == null)) throw new IOException("rank " + peer + " broke the locality exchange (answer " + answer + ")");
             if (answer == 0) return null;
@@ -267,18 +294,20 @@ final class LocalPeers {
         boolean offered = o.get() == 1;
         long cap = o.getLong(), number = o.getLong();
         o.get(nonce).get(token);
-        MemorySegment shared = inJvm && local(peer) && MessageDigest.isEqual(token, JVM) && cap == capacity
+        Shared shared = inJvm && local(peer) && MessageDigest.isEqual(token, JVM) && cap == capacity
                 ? ringsInThisJvm(rings, peer) : null;
         if (shared != null) {
             String key = inJvmKey(peer, rank, number);
+            leases.add(shared.lease());
+            leftForDiallers.add(key);
             IN_JVM.put(key, shared);
             try {
                 Io.writeFully(ch, ByteBuffer.wrap(new byte[] {2}));
             } catch (IOException | RuntimeException e) {
-                IN_JVM.remove(key);
+                if (IN_JVM.remove(key) != null) shared.lease().drop();
                 throw e;
             }
-            return link(shared, true, ch, rings, false, peer);
+            return link(shared.rings(), true, ch, rings, false, peer);
         }
         MemorySegment m = null;
         if (offered && local(peer) && Arrays.equals(theirHost, host)) {
@@ -302,21 +331,35 @@ final class LocalPeers {
 
     /**
      * @return rings for a peer of this JVM, page-aligned as a mapping and freed once both ends
-     *         dropped them; or null when the JVM's limit on native memory ({@code
-     *         -XX:MaxDirectMemorySize}) refuses them: the pair then stays on TCP, whose buffers
-     *         are a small part of a pair's rings
+     *         dropped them, with their lease in the JVM's budget; or null when they do not fit in
+     *         the share of its direct memory ({@code -XX:MaxDirectMemorySize}) that the buffers
+     *         of its meshes' connections leave ({@link InJvmRings}), or the JVM refuses them all the
+     *         same: the pair then stays on TCP
      */
-    private MemorySegment ringsInThisJvm(int rings, int peer) {
-        try {
-            return Arena.ofAuto().allocate(fileBytes(capacity, rings), 4096);
-        } catch (OutOfMemoryError e) { // thrown before anything is allocated: the JVM is as it was
-            if (!refusedRings) {
-                refusedRings = true;
-                log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + " of this JVM, and to any other whose rings"
-                        + " do not fit: " + e.getMessage() + " (raise -XX:MaxDirectMemorySize or lower lpf.engine.net.shmProcessBytes)");
-            }
+    private Shared ringsInThisJvm(int rings, int peer) {
+        long bytes = fileBytes(capacity, rings);
+        InJvmRings budget = InJvmRings.jvm();
+        InJvmRings.Lease lease = budget.take(bytes);
+        if (lease == null) {
+            refused(peer, "rings of " + bytes + " bytes do not fit beside the connections' buffers (" + budget.describe() + ")");
             return null;
         }
+        try {
+            return new Shared(Arena.ofAuto().allocate(bytes, 4096), lease);
+        } catch (OutOfMemoryError e) { // thrown before anything is allocated: the JVM is as it was
+            lease.drop();
+            lease.drop();
+            refused(peer, e.getMessage());
+            return null;
+        }
+    }
+
+    /** Says, once per process, that a pair of this JVM stays on TCP and why. */
+    private void refused(int peer, String why) {
+        if (refusedRings) return;
+        refusedRings = true;
+        log.accept("lpf4j net: rank " + rank + " uses TCP to rank " + peer + " of this JVM, and to any other whose rings"
+                + " do not fit: " + why + " (raise -XX:MaxDirectMemorySize or lower lpf.engine.net.shmProcessBytes)");
     }
 
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */

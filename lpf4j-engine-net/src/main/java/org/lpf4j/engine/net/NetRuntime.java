@@ -85,7 +85,13 @@ final class NetRuntime extends JobRuntime {
                     System.exit(1);
                     return;
                 }
-                runtime.root(); // serves until STOP, then ends the JVM
+                try {
+                    runtime.root(); // serves until STOP, then ends the JVM
+                } catch (Throwable e) { // as a rank of its own JVM would, it ends the JVM: the job's other JVMs see it gone
+                    System.err.println("lpf4j net: rank " + session.rank() + " failed, ending its JVM: " + e);
+                    e.printStackTrace();
+                    System.exit(1);
+                }
             }, "lpf-net-rank-" + ranks.rank(i));
             t.setDaemon(true);
             t.start();

@@ -116,7 +116,7 @@ class ShmJobTest {
      * -XX:MaxDirectMemorySize}: when the limit refuses a pair's rings, that pair talks over TCP,
      * the process says so once, and the suite passes (the rings were allocated on the handshake's
      * thread, whose OutOfMemoryError left the connection unmade and the section with transfers
-     * pending). 16 MiB rings per pair: one pair of a JVM gets its rings, the next do not.
+     * pending). A pair's rings, about 64 MiB, are more than the JVM's 32 MiB.
      */
     @Test
     void ranksOfOneJvmWhoseRingsDoNotFitItsDirectMemoryTalkOverTcp() throws Exception {
@@ -124,7 +124,20 @@ class ShmJobTest {
                 "-Dlpf.engine.net.shmBytes=" + (64 << 20), "-XX:MaxDirectMemorySize=32m"),
                 NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.DrmaTest");
         NetJob.assertSuitePassed(out, 5);
-        assertTrue(out.contains("of this JVM, and to any other whose rings do not fit: Cannot reserve"), out);
+        assertTrue(out.contains("of this JVM, and to any other whose rings do not fit: rings of "), out);
         assertTrue(!out.contains("OutOfMemoryError"), out);
+    }
+
+    /**
+     * The rings of one JVM's ranks leave room in its direct memory for the connections' buffers
+     * (128 KiB each, ring or not): with 16 MiB, the rings of 5 of a JVM's 6 pairs (about 3 MiB
+     * each) would fit, and the connections would then find no memory for their buffers.
+     */
+    @Test
+    void ringsOfOneJvmLeaveItsDirectMemoryToTheConnectionsBuffers() throws Exception {
+        String out = NetJob.run(8, 4, 120, List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net", "-XX:MaxDirectMemorySize=16m"),
+                NetJob.CONFORMANCE_MAIN, "org.lpf4j.conformance.DrmaTest");
+        NetJob.assertSuitePassed(out, 5);
+        assertTrue(!out.contains("OutOfMemoryError") && !out.contains("Cannot reserve"), out);
     }
 }

@@ -1,0 +1,43 @@
+package org.lpf4j.engine.net;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** The share of a JVM's direct memory that the rings between its own ranks may take. */
+class InJvmRingsTest {
+    private static final long MIB = 1 << 20;
+
+    @Test
+    void ringsLeaveTheBuffersOfEveryMeshAndASixteenthOfTheLimit() {
+        InJvmRings budget = new InJvmRings(64 * MIB);
+        assertEquals(60 * MIB, budget.available());
+        budget.reserveBuffers(InJvmRings.bufferBytes(65)); // 64 peers, two connections of 128 KiB each
+        assertEquals(44 * MIB, budget.available());
+        assertNull(budget.take(44 * MIB + 1));
+        assertNotNull(budget.take(44 * MIB));
+        assertNull(budget.take(1));
+        budget.releaseBuffers(InJvmRings.bufferBytes(65));
+        assertEquals(16 * MIB, budget.available());
+    }
+
+    @Test
+    void aPairsRingsReturnWhenBothEndsHaveDroppedThem() {
+        InJvmRings budget = new InJvmRings(16 * MIB);
+        InJvmRings.Lease lease = budget.take(10 * MIB);
+        assertNotNull(lease);
+        assertEquals(5 * MIB, budget.available());
+        lease.drop();
+        assertEquals(5 * MIB, budget.available(), "one end still uses them");
+        lease.drop();
+        assertEquals(15 * MIB, budget.available());
+    }
+
+    @Test
+    void theLimitIsTheJvmsMaximumDirectMemory() {
+        long limit = InJvmRings.maxDirectMemory();
+        assertEquals(Runtime.getRuntime().maxMemory(), limit, "surefire's JVM sets no -XX:MaxDirectMemorySize");
+    }
+}
