@@ -7,7 +7,7 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The state of one connection with a peer: what is being read from it, and what waits to be
- * written to it. Holds two direct buffers ({@link Mesh#IN_BYTES}, {@link Mesh#OUT_BYTES}), made
+ * written to it. Holds two direct buffers of {@link Mesh#bufferBytes} each, made
  * when a frame is first staged for it or its socket arrives ({@link #buffers}): a peer has two connections,
  * and most pairs of a large job use one or none (at p = 256, making them all at once zeroed
  * 64 MiB per process).
@@ -60,10 +60,10 @@ final class Conn {
     }
 
     /** Makes the buffers unless a staged frame or the socket's arrival made them already. */
-    void buffers() {
+    void buffers(int bytes) {
         if (inBuffer != null) return;
-        ByteBuffer made = ByteBuffer.allocateDirect(Mesh.IN_BYTES);
-        outBuffer = ByteBuffer.allocateDirect(Mesh.OUT_BYTES); // first: if the JVM refuses it, the connection has neither
+        ByteBuffer made = ByteBuffer.allocateDirect(bytes);
+        outBuffer = ByteBuffer.allocateDirect(bytes); // first: if the JVM refuses it, the connection has neither
         out = MemorySegment.ofBuffer(outBuffer);
         inBuffer = made;
         in = MemorySegment.ofBuffer(inBuffer);

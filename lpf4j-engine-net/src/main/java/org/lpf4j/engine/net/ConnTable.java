@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * sync's cost). Used by one thread at a time.
  */
 final class ConnTable {
-    private final int rank, size;
+    private final int rank, size, bufferBytes;
     private final Consumer<String> log;
     private final Selector selector;
     /** How connections are made: dials, the listening socket, handshakes. */
@@ -40,7 +40,9 @@ final class ConnTable {
     private FrameIo frames;
     private Failures failures;
 
-    ConnTable(int rank, int size, Selector selector, Connections connections, Consumer<String> log) {
+    /** @param bufferBytes each of a connection's two buffers ({@link Mesh#bufferBytes}) */
+    ConnTable(int rank, int size, int bufferBytes, Selector selector, Connections connections, Consumer<String> log) {
+        this.bufferBytes = bufferBytes;
         this.rank = rank;
         this.size = size;
         this.selector = selector;
@@ -96,7 +98,7 @@ final class ConnTable {
         try {
             ch.configureBlocking(false);
             c.channel = ch;
-            c.buffers(); // what the peer sends is read into them from now on
+            c.buffers(bufferBytes); // what the peer sends is read into them from now on
             c.key = ch.register(selector, SelectionKey.OP_READ, c);
             unhold(c);
         } catch (IOException e) {

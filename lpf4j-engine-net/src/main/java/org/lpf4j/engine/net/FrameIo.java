@@ -11,8 +11,6 @@ import java.nio.channels.SelectionKey;
 
 import static org.lpf4j.engine.net.Mesh.COPY_MAX;
 import static org.lpf4j.engine.net.Mesh.DIRECT_MIN;
-import static org.lpf4j.engine.net.Mesh.IN_BYTES;
-import static org.lpf4j.engine.net.Mesh.OUT_BYTES;
 import static org.lpf4j.engine.net.Mesh.PARK_MIN;
 import static org.lpf4j.engine.net.Mesh.WRITE_CHUNK;
 
@@ -45,8 +43,12 @@ final class FrameIo {
     /** Large payloads to peers on this host that read them from this process's memory. */
     private final SingleCopy single;
 
-    FrameIo(int size, SingleCopy single) {
+    /** Each of a connection's two buffers ({@link Mesh#bufferBytes}). */
+    private final int bufferBytes;
+
+    FrameIo(int size, int bufferBytes, SingleCopy single) {
         this.size = size;
+        this.bufferBytes = bufferBytes;
         this.single = single;
     }
 
@@ -65,7 +67,7 @@ final class FrameIo {
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
         Conn p = channel == LARGE ? table.peer(to).largeOut : table.peer(to).shared;
-        p.buffers();
+        p.buffers(bufferBytes);
         if (single.takes(p.link, channel, from, length)) { // the peer reads it: a descriptor goes in its place
             offset = single.post(channel, from, offset, length, to, pending, batch);
             channel = SingleCopy.frameOf(channel);
@@ -99,13 +101,14 @@ final class FrameIo {
 
     /** @return whether {@code bytes} more fit in the peer's staging buffer (moving what is left of it to its start if need be) */
     static boolean room(Conn p, long bytes) {
-        if (OUT_BYTES - p.outEnd >= bytes) return true;
+        int capacity = p.outBuffer.capacity();
+        if (capacity - p.outEnd >= bytes) return true;
         if (p.outStart == 0) return false;
         int left = p.outEnd - p.outStart;
         MemorySegment.copy(p.out, p.outStart, p.out, 0, left);
         p.outStart = 0;
         p.outEnd = left;
-        return OUT_BYTES - left >= bytes;
+        return capacity - left >= bytes;
     }
 
     static void stageHeader(Conn p, int channel, int section, long length) {
@@ -269,8 +272,8 @@ final class FrameIo {
                     else if (n < chunk) return;
                     continue;
                 }
-                int space = IN_BYTES - p.inEnd;
-                p.inBuffer.limit(IN_BYTES).position(p.inEnd);
+                int capacity = p.inBuffer.capacity(), space = capacity - p.inEnd;
+                p.inBuffer.limit(capacity).position(p.inEnd);
                 int n = p.link != null ? p.link.read(p.in, p.inEnd, space) : p.channel.read(p.inBuffer);
                 if (n < 0) {
                     ended(p);

@@ -30,8 +30,10 @@ final class InJvmRings {
     /** @param limit the JVM's direct memory in bytes */
     InJvmRings(long limit) { this.limit = limit; }
 
-    /** @return the buffers a process of a {@code size}-process mesh holds at most: two connections per peer ({@link Conn#buffers}) */
-    static long bufferBytes(int size) { return (size - 1L) * 2 * (Mesh.IN_BYTES + Mesh.OUT_BYTES); }
+    /** @return the buffers a process of a {@code size}-process mesh holds at most: two connections per peer, two buffers each ({@link Conn#buffers}) */
+    static long bufferBytes(int size) {
+        return (size - 1L) * 2 * 2 * Mesh.bufferBytes(NetParameters.BUFFER_PROCESS_BYTES.get(), size);
+    }
 
     /** A mesh of this JVM that may have rings here opened: its buffers are kept out of the rings' share. */
     synchronized void reserveBuffers(long bytes) { buffers += bytes; }

@@ -95,14 +95,28 @@ final class Mesh implements AutoCloseable {
      * longer than a handshake may wait.
      */
     static final int MAX_DIALS = 8;
-    /** Bytes read from a socket at once: frames up to this size (and the headers) arrive in one read. */
-    static final int IN_BYTES = 64 * 1024;
-    /** Bytes staged for a socket at once: small frames are copied here and written together, in one write. */
-    static final int OUT_BYTES = 64 * 1024;
+    /**
+     * A connection's buffer each way at most ({@link #bufferBytes}): bytes read from a socket at
+     * once (frames up to this size and the headers arrive in one read), and bytes staged for it
+     * (small frames are copied there and written together, in one write).
+     */
+    static final int BUFFER_MAX = 64 * 1024;
+    /** A connection's buffer each way at least: twice {@link #DIRECT_MIN}, so that a frame read through the buffer fits in it. */
+    static final int BUFFER_MIN = 32 * 1024;
     /** Payloads up to this size are copied into the staging buffer; larger ones go from their memory in place. */
     static final long COPY_MAX = 8 * 1024;
     /** A frame with at least this many bytes still to come, when nothing else is buffered, is read into its memory in place. */
     static final long DIRECT_MIN = 16 * 1024;
+
+    /**
+     * @param processBytes {@link NetParameters#BUFFER_PROCESS_BYTES}
+     * @param size         the mesh's processes
+     * @return the bytes of each of a connection's two buffers: the process's share over its
+     *         2 (p - 1) connections, within {@link #BUFFER_MIN} and {@link #BUFFER_MAX}
+     */
+    static int bufferBytes(long processBytes, int size) {
+        return (int) Math.min(BUFFER_MAX, Math.max(BUFFER_MIN, processBytes / (4L * Math.max(1, size - 1))));
+    }
     /** A large put's payload of at least this size waits for its receive rather than being stashed and copied. */
     static final long PARK_MIN = 4 * 1024;
     /**
@@ -158,11 +172,12 @@ final class Mesh implements AutoCloseable {
         Connections connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector,
                 LocalPeers.open(key, jobId, rank, all, log));
         // The parts call each other (a read may find a death, a death is sent as a frame): made, then wired, once.
-        this.table = new ConnTable(rank, size, selector, connections, log);
+        int buffers = bufferBytes(NetParameters.BUFFER_PROCESS_BYTES.get(), size);
+        this.table = new ConnTable(rank, size, buffers, selector, connections, log);
         SingleCopy single = SingleCopy.fromParameters();
         this.single = single;
         this.matching = new Matching(rank, size, single);
-        this.frames = new FrameIo(size, single);
+        this.frames = new FrameIo(size, buffers, single);
         Failures failures = new Failures(rank, size, log);
         table.wire(frames, failures);
         matching.wire(table, frames, failures);

@@ -76,6 +76,15 @@ public final class NetParameters {
             256 << 20, 16 << 10, Integer.MAX_VALUE, "bytes of shared memory one process gives all its pairs on one host"
                     + " together: a pair of a p-process job gets the smaller of lpf.engine.net.shmBytes and this / (p - 1), at"
                     + " least 16 KiB (the default leaves shmBytes whole up to p = 64)");
+    /**
+     * {@code lpf.engine.net.bufferProcessBytes}: the direct memory one process gives the buffers of
+     * all its connections together; each of a connection's two buffers gets this over 4 (p - 1),
+     * between 32 and 64 KiB.
+     */
+    public static final Parameters.Parameter<Integer> BUFFER_PROCESS_BYTES = ParameterRegistry.global().integer(
+            PREFIX + "bufferProcessBytes", 32 << 20, 1 << 20, Integer.MAX_VALUE, "bytes of direct memory one process gives the"
+                    + " buffers of its connections together (two per peer, an in and an out buffer each): each buffer gets this"
+                    + " / (4 (p - 1)), between 32 and 64 KiB (the default leaves them at 64 KiB up to p = 129)");
     /** {@code lpf.engine.net.shmDir}: where a job's shared-memory directory is made. */
     public static final Parameters.Parameter<String> SHM_DIR = ParameterRegistry.global().string(PREFIX + "shmDir", "",
             "directory under which a job's 0700 shared-memory directory is made while a connection sets up its rings (empty:"
@@ -112,6 +121,6 @@ public final class NetParameters {
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
         return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
-                LAUNCH_NODES, PER_JVM, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHM_SINGLE_COPY, SHM_SINGLE_COPY_FROM, SHOW_PATHS);
+                LAUNCH_NODES, PER_JVM, BUFFER_PROCESS_BYTES, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHM_SINGLE_COPY, SHM_SINGLE_COPY_FROM, SHOW_PATHS);
     }
 }

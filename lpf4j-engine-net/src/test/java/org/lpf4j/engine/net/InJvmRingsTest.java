@@ -36,6 +36,16 @@ class InJvmRingsTest {
     }
 
     @Test
+    void aConnectionsBuffersAreTheProcesssShareBetween32And64KiB() {
+        assertEquals(64 << 10, Mesh.bufferBytes(32 * MIB, 2));
+        assertEquals(64 << 10, Mesh.bufferBytes(32 * MIB, 129), "32 MiB over 4 x 128 buffers");
+        assertEquals((int) (32 * MIB / (4 * 191)), Mesh.bufferBytes(32 * MIB, 192));
+        assertEquals(32 << 10, Mesh.bufferBytes(32 * MIB, 1025));
+        assertEquals(32 << 10, Mesh.bufferBytes(MIB, 64));
+        assertEquals(2 * 2 * 3 * (64 << 10), InJvmRings.bufferBytes(4), "the parameter's default, 3 peers");
+    }
+
+    @Test
     void theLimitIsTheJvmsMaximumDirectMemory() {
         long limit = InJvmRings.maxDirectMemory();
         assertEquals(Runtime.getRuntime().maxMemory(), limit, "surefire's JVM sets no -XX:MaxDirectMemorySize");
