@@ -9,8 +9,7 @@ import java.nio.channels.SocketChannel;
  * The state of one connection with a peer: what is being read from it, and what waits to be
  * written to it. Holds two direct buffers of {@link Mesh#bufferBytes} each, made
  * when a frame is first staged for it or its socket arrives ({@link #buffers}): a peer has two connections,
- * and most pairs of a large job use one or none (at p = 256, making them all at once zeroed
- * 64 MiB per process).
+ * and most pairs of a large job use one or none.
  */
 final class Conn {
     final Peer peer;
