@@ -49,8 +49,14 @@ final class NetRuntime extends JobRuntime {
     private final Mesh mesh;
     private final NetSections sections;
     private final String bootModule;
-    /** With several ranks per JVM: counts this JVM's serving ranks down as they leave; null otherwise. */
+    /**
+     * With several ranks per JVM: counts this JVM's serving ranks down once each has passed the STOP
+     * on and closed its mesh; null otherwise. The JVM ends only when it is zero.
+     */
     private final CountDownLatch leaving;
+
+    /** For tests: run by a serving rank that got the STOP, before it passes it on to its children. */
+    static volatile Runnable beforePassingOnStop;
 
     /**
      * Joins the job: this JVM's rank, or with {@code lpf.engine.net.perJvm} = k its first of k ranks,
@@ -175,9 +181,12 @@ final class NetRuntime extends JobRuntime {
 
     /** @return the ranks a command is for, 0 .. n - 1: a section's for {@code EXEC}, every rank's otherwise */
     private int commandRanks(byte[] command) {
-        MemorySegment c = MemorySegment.ofArray(command);
-        return c.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) == EXEC
-                ? (int) c.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : size;
+        return kind(command) == EXEC ? (int) MemorySegment.ofArray(command).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : size;
+    }
+
+    /** @return a command's kind ({@code EXEC}, {@code STOP}, ...) */
+    private static long kind(byte[] command) {
+        return MemorySegment.ofArray(command).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0);
     }
 
     /**
@@ -191,6 +200,8 @@ final class NetRuntime extends JobRuntime {
             int high = Integer.highestOneBit(rank), parent = rank - high;
             mesh.connect(parent);
             byte[] c = mesh.receiveWhole(Frame.CONTROL, parent, "a command of rank " + parent);
+            Runnable hook = beforePassingOnStop;
+            if (hook != null && kind(c) == STOP) hook.run();
             int ranks = commandRanks(c);
             for (long child = rank + 2L * high; child < ranks; child += child - rank) send((int) child, c);
             return c;
@@ -202,25 +213,38 @@ final class NetRuntime extends JobRuntime {
         }
     }
 
+    /**
+     * Rank 0's JVM is ending. With several ranks in it, it waits until its serving ranks have passed
+     * the STOP on to their children (in other JVMs too) and closed their meshes: ending before that
+     * would leave those children to find this JVM gone without a goodbye, and fail the job.
+     */
     @Override
     protected void release(boolean othersTold) {
         if (mesh != null) mesh.close();
+        if (othersTold) awaitTheJvmsRanks();
     }
 
     /**
-     * STOP came. A JVM of several ranks exits (when this returns) only after each of its serving
-     * ranks got its STOP: one leaving early would cut the others' connections to rank 0.
+     * STOP came, and this rank passed it on. A JVM of several ranks exits (when this returns) only
+     * after each of its serving ranks has done so and closed its mesh: one JVM ending early would cut
+     * the connections of ranks still passing the STOP on, and of those still waiting for it.
      */
     @Override
     protected void leave() {
-        if (leaving != null) {
-            leaving.countDown();
-            try {
-                leaving.await(NetParameters.SETUP_MILLIS.get(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         mesh.close();
+        if (leaving != null) leaving.countDown();
+        awaitTheJvmsRanks();
+    }
+
+    private void awaitTheJvmsRanks() {
+        if (leaving == null) return;
+        try {
+            if (!leaving.await(NetParameters.SETUP_MILLIS.get(), TimeUnit.MILLISECONDS)) {
+                System.err.println("lpf4j net: rank " + rank + " ends its JVM with " + leaving.getCount()
+                        + " of its ranks not yet gone (lpf.engine.net.setupMillis " + NetParameters.SETUP_MILLIS.get() + " ms passed)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
