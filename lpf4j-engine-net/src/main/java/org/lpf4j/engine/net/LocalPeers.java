@@ -139,13 +139,52 @@ final class LocalPeers {
      *         ({@link NetParameters#SHM}: off means every offer is declined and none made)
      */
     static LocalPeers open(byte[] key, long jobId, int rank, List<InetSocketAddress> addresses, Consumer<String> log) {
-        long capacity = capacity(pairBytes(NetParameters.SHM_BYTES.get(), NetParameters.SHM_PROCESS_BYTES.get(), addresses.size()));
         if (!NetParameters.SHM.get()) return off(rank, log);
         String configured = NetParameters.SHM_DIR.get().strip();
         String launcher = System.getenv(DIR_VARIABLE);
         Path base = Path.of(!configured.isEmpty() ? configured : launcher != null && !launcher.isBlank() ? launcher : "/dev/shm");
         if (!Files.isDirectory(base)) return off(rank, log);
+        int local = localProcesses(addresses);
+        long process = processBytes(NetParameters.SHM_PROCESS_BYTES.get(), storeBytes(base), local);
+        long capacity = capacity(pairBytes(NetParameters.SHM_BYTES.get(), process, local));
         return at(base, secret(key, jobId), NetParameters.SHM_IN_JVM.get(), rank, capacity, addresses, log);
+    }
+
+    /**
+     * @return the mesh's processes whose boot address is one of this host's, this one included (at
+     *         least 1): every process of this host counts the same, so that a pair's two ends size
+     *         its rings alike. One interface lookup per distinct address.
+     */
+    static int localProcesses(List<InetSocketAddress> addresses) {
+        Map<InetAddress, Boolean> isLocal = new java.util.HashMap<>();
+        int n = 0;
+        for (InetSocketAddress a : addresses) {
+            if (a.getAddress() != null && isLocal.computeIfAbsent(a.getAddress(), ip -> Mesh.isLocal(a))) n++;
+        }
+        return Math.max(1, n);
+    }
+
+    /**
+     * @param processBytes {@link NetParameters#SHM_PROCESS_BYTES}
+     * @param storeBytes   the size of the file system that holds the job's directory
+     * @param local        the job's processes on this host ({@link #localProcesses})
+     * @return the shared memory one process gives its pairs on this host: {@code processBytes}, or
+     *         less where half the file system over the host's processes is less, so that the job's
+     *         rings on a host take at most a quarter of it (a page of a full tmpfs is a SIGBUS when
+     *         touched, not an error at mapping)
+     */
+    static long processBytes(long processBytes, long storeBytes, int local) {
+        return Math.min(processBytes, storeBytes / 2 / Math.max(1, local));
+    }
+
+    /** @return the size of the file system that holds {@code base}, or Long.MAX_VALUE where it says none */
+    static long storeBytes(Path base) {
+        try {
+            long total = Files.getFileStore(base).getTotalSpace();
+            return total > 0 ? total : Long.MAX_VALUE;
+        } catch (IOException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** @return the secret that names a job's directory: its key and id */
@@ -173,13 +212,14 @@ final class LocalPeers {
 
     /**
      * @param pairBytes    {@link NetParameters#SHM_BYTES}
-     * @param processBytes {@link NetParameters#SHM_PROCESS_BYTES}
-     * @param size         the job's processes
+     * @param processBytes what one process gives its pairs on this host ({@link #processBytes})
+     * @param local        the job's processes on this host
      * @return the shared memory of one pair: {@code pairBytes}, or less where the process's share
-     *         over its p - 1 peers is less, at least 16 KiB (both ends of a pair compute the same)
+     *         over its {@code local - 1} peers of this host is less, at least 16 KiB (both ends of a
+     *         pair compute the same)
      */
-    static long pairBytes(long pairBytes, long processBytes, int size) {
-        return Math.min(pairBytes, Math.max(16 << 10, processBytes / Math.max(1, size - 1)));
+    static long pairBytes(long pairBytes, long processBytes, int local) {
+        return Math.min(pairBytes, Math.max(16 << 10, processBytes / Math.max(1, local - 1)));
     }
 
     /** @return each ring's capacity when a pair has {@code pairBytes} of shared memory (its three rings and two preambles fit in it) */

@@ -70,12 +70,15 @@ public final class NetParameters {
                     + " them in pieces)");
     /**
      * {@code lpf.engine.net.shmProcessBytes}: the shared memory one process gives its pairs on this
-     * host together; a pair gets the smaller of {@link #SHM_BYTES} and this over p - 1, at least 16 KiB.
+     * host together, at most half the shared-memory file system over the job's processes on the
+     * host; a pair gets the smaller of {@link #SHM_BYTES} and this over the host's processes less
+     * one, at least 16 KiB.
      */
     public static final Parameters.Parameter<Integer> SHM_PROCESS_BYTES = ParameterRegistry.global().integer(PREFIX + "shmProcessBytes",
             256 << 20, 16 << 10, Integer.MAX_VALUE, "bytes of shared memory one process gives all its pairs on one host"
-                    + " together: a pair of a p-process job gets the smaller of lpf.engine.net.shmBytes and this / (p - 1), at"
-                    + " least 16 KiB (the default leaves shmBytes whole up to p = 64)");
+                    + " together, and at most half the shared-memory file system over the job's processes on that host: a pair"
+                    + " gets the smaller of lpf.engine.net.shmBytes and this / (processes on the host - 1), at least 16 KiB"
+                    + " (the default leaves shmBytes whole up to 64 processes on a host)");
     /**
      * {@code lpf.engine.net.bufferProcessBytes}: the direct memory one process gives the buffers of
      * all its connections together; each of a connection's two buffers gets this over 4 (p - 1),

@@ -182,7 +182,7 @@ class ShmMeshTest {
     }
 
     /**
-     * A pair's shared memory is {@code lpf.engine.net.shmBytes} up to p = 64 with the defaults,
+     * A pair's shared memory is {@code lpf.engine.net.shmBytes} up to 64 processes on a host with the defaults,
      * and shrinks beyond so that a process's pairs together stay within
      * {@code lpf.engine.net.shmProcessBytes} (p = 256 threads of 8 JVMs zeroed 4 MiB rings for every
      * pair of a JVM: about 1 GiB each), never below 16 KiB.
@@ -196,6 +196,33 @@ class ShmMeshTest {
         assertEquals(16 << 10, LocalPeers.pairBytes(pair, 1 << 20, 1 << 20), "at least 16 KiB");
         assertEquals(pair, LocalPeers.pairBytes(pair, process, 1), "one process: no peer");
         assertTrue(LocalPeers.capacity(LocalPeers.pairBytes(pair, process, 256)) >= 64 << 10, "rings of at least 64 KiB at p = 256");
+    }
+
+    /**
+     * A host's processes together take at most a quarter of the shared-memory file system: each
+     * gives its pairs at most half of it over their number (256 processes at 256 MiB each would
+     * need 32 GiB, more than a tmpfs of half a 24 GiB machine holds, and a touched page beyond a
+     * tmpfs's size kills the JVM with SIGBUS).
+     */
+    @Test
+    void aHostsProcessesTogetherStayWithinItsSharedMemoryFileSystem() {
+        long process = NetParameters.SHM_PROCESS_BYTES.get(), tmpfs = 12L << 30;
+        assertEquals(process, LocalPeers.processBytes(process, tmpfs, 8), "a few processes: the parameter");
+        assertEquals(tmpfs / 2 / 256, LocalPeers.processBytes(process, tmpfs, 256), "256 processes: half the file system over them");
+        long pair = LocalPeers.pairBytes(NetParameters.SHM_BYTES.get(), LocalPeers.processBytes(process, tmpfs, 256), 256);
+        assertTrue(256L * 255 / 2 * pair <= tmpfs / 4, "every pair's file of the host together: " + 256L * 255 / 2 * pair);
+        assertEquals(process, LocalPeers.processBytes(process, Long.MAX_VALUE, 1 << 20), "a file system that gives no size bounds nothing");
+        assertTrue(LocalPeers.storeBytes(Path.of("/dev/shm")) > 0);
+    }
+
+    /** Only peers whose boot address is this host's count, so that rings on a host of a spread job are sized by that host's processes. */
+    @Test
+    void theProcessesOfThisHostAreThoseWithOneOfItsAddresses() throws Exception {
+        InetAddress here = InetAddress.getLoopbackAddress(), elsewhere = InetAddress.getByName("192.0.2.1"); // TEST-NET-1: no host's
+        List<InetSocketAddress> spread = List.of(new InetSocketAddress(here, 1), new InetSocketAddress(elsewhere, 2),
+                new InetSocketAddress(here, 3), new InetSocketAddress(elsewhere, 4), new InetSocketAddress(here, 5));
+        assertEquals(3, LocalPeers.localProcesses(spread));
+        assertEquals(1, LocalPeers.localProcesses(List.of(new InetSocketAddress(elsewhere, 1))), "at least this process");
     }
 
     @Test
