@@ -69,6 +69,11 @@ final class InJvmRings {
         void drop() {
             if (holders.decrementAndGet() == 0) giveBack(bytes);
         }
+
+        /** The rings were never made: the lease goes back to the budget at once, for both ends. */
+        void cancel() {
+            if (holders.getAndSet(0) > 0) giveBack(bytes);
+        }
     }
 
     /** Read on first use: the management beans cost a little start-up that JVMs without in-JVM rings do not pay. */

@@ -135,39 +135,25 @@ final class LocalPeers {
      * @param key       the job's key
      * @param jobId     the job's id
      * @param addresses the boot's address of every process of the mesh, by rank
+     * @param local     the processes of the mesh on this host ({@link Mesh#localProcesses}): rings are sized by them
      * @return this process's side of the exchange, with shared memory as the parameters say
      *         ({@link NetParameters#SHM}: off means every offer is declined and none made)
      */
-    static LocalPeers open(byte[] key, long jobId, int rank, List<InetSocketAddress> addresses, Consumer<String> log) {
+    static LocalPeers open(byte[] key, long jobId, int rank, List<InetSocketAddress> addresses, int local, Consumer<String> log) {
         if (!NetParameters.SHM.get()) return off(rank, log);
         String configured = NetParameters.SHM_DIR.get().strip();
         String launcher = System.getenv(DIR_VARIABLE);
         Path base = Path.of(!configured.isEmpty() ? configured : launcher != null && !launcher.isBlank() ? launcher : "/dev/shm");
         if (!Files.isDirectory(base)) return off(rank, log);
-        int local = localProcesses(addresses);
         long process = processBytes(NetParameters.SHM_PROCESS_BYTES.get(), storeBytes(base), local);
         long capacity = capacity(pairBytes(NetParameters.SHM_BYTES.get(), process, local));
         return at(base, secret(key, jobId), NetParameters.SHM_IN_JVM.get(), rank, capacity, addresses, log);
     }
 
     /**
-     * @return the mesh's processes whose boot address is one of this host's, this one included (at
-     *         least 1): every process of this host counts the same, so that a pair's two ends size
-     *         its rings alike. One interface lookup per distinct address.
-     */
-    static int localProcesses(List<InetSocketAddress> addresses) {
-        Map<InetAddress, Boolean> isLocal = new java.util.HashMap<>();
-        int n = 0;
-        for (InetSocketAddress a : addresses) {
-            if (a.getAddress() != null && isLocal.computeIfAbsent(a.getAddress(), ip -> Mesh.isLocal(a))) n++;
-        }
-        return Math.max(1, n);
-    }
-
-    /**
      * @param processBytes {@link NetParameters#SHM_PROCESS_BYTES}
      * @param storeBytes   the size of the file system that holds the job's directory
-     * @param local        the job's processes on this host ({@link #localProcesses})
+     * @param local        the job's processes on this host ({@link Mesh#localProcesses})
      * @return the shared memory one process gives its pairs on this host: {@code processBytes}, or
      *         less where half the file system over the host's processes is less, so that the job's
      *         rings on a host take at most a quarter of it (a page of a full tmpfs is a SIGBUS when
@@ -387,8 +373,7 @@ final class LocalPeers {
         try {
             return new Shared(Arena.ofAuto().allocate(bytes, 4096), lease);
         } catch (OutOfMemoryError e) { // thrown before anything is allocated: the JVM is as it was
-            lease.drop();
-            lease.drop();
+            lease.cancel();
             refused(peer, e.getMessage());
             return null;
         }

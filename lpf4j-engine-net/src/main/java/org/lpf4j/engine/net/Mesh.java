@@ -9,7 +9,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -165,12 +167,11 @@ final class Mesh implements AutoCloseable {
         this.size = size;
         this.log = log;
         this.selector = Selector.open();
-        int local = 1;
-        for (int r = 0; r < size; r++) if (r != rank && isLocal(all.get(r))) local++;
+        int local = localProcesses(rank, all);
         boolean crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
         long spin = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
         Connections connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector,
-                LocalPeers.open(key, jobId, rank, all, log));
+                LocalPeers.open(key, jobId, rank, all, local, log));
         // The parts call each other (a read may find a death, a death is sent as a frame): made, then wired, once.
         int buffers = bufferBytes(NetParameters.BUFFER_PROCESS_BYTES.get(), size);
         this.table = new ConnTable(rank, size, buffers, selector, connections, log);
@@ -188,6 +189,21 @@ final class Mesh implements AutoCloseable {
 
 
     /** @return whether the process at {@code a} runs on this machine (its address is one of this machine's) */
+    /**
+     * @return the processes of {@code all} on this host: this one ({@code rank}) and every other
+     *         whose boot address is one of this host's ({@link #isLocal}). Every process of a host
+     *         counts the same. One interface lookup per distinct address.
+     */
+    static int localProcesses(int rank, List<InetSocketAddress> all) {
+        Map<java.net.InetAddress, Boolean> local = new HashMap<>();
+        int n = 1;
+        for (int r = 0; r < all.size(); r++) {
+            InetSocketAddress a = all.get(r);
+            if (r != rank && a.getAddress() != null && local.computeIfAbsent(a.getAddress(), ip -> isLocal(a))) n++;
+        }
+        return n;
+    }
+
     static boolean isLocal(InetSocketAddress a) {
         try {
             if (a.getAddress() == null) return false;

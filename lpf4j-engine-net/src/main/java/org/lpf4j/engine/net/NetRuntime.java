@@ -94,8 +94,8 @@ final class NetRuntime extends JobRuntime {
                 try {
                     runtime.root(); // serves until STOP, then ends the JVM
                 } catch (Throwable e) { // as a rank of its own JVM would, it ends the JVM: the job's other JVMs see it gone
-                    System.err.println("lpf4j net: rank " + session.rank() + " failed, ending its JVM: " + e);
-                    e.printStackTrace();
+                    System.err.print("lpf4j net: rank " + session.rank() + " failed, ending its JVM: ");
+                    e.printStackTrace(); // its first line names the error
                     System.exit(1);
                 }
             }, "lpf-net-rank-" + ranks.rank(i));

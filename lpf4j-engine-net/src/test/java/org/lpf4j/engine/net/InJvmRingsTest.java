@@ -36,6 +36,17 @@ class InJvmRingsTest {
     }
 
     @Test
+    void aLeaseWhoseRingsWereNeverMadeReturnsAtOnceAndOnce() {
+        InJvmRings budget = new InJvmRings(16 * MIB);
+        InJvmRings.Lease lease = budget.take(10 * MIB);
+        lease.cancel();
+        assertEquals(15 * MIB, budget.available());
+        lease.cancel();
+        lease.drop();
+        assertEquals(15 * MIB, budget.available(), "nothing returned twice");
+    }
+
+    @Test
     void aConnectionsBuffersAreTheProcesssShareBetween32And64KiB() {
         assertEquals(64 << 10, Mesh.bufferBytes(32 * MIB, 2));
         assertEquals(64 << 10, Mesh.bufferBytes(32 * MIB, 129), "32 MiB over 4 x 128 buffers");

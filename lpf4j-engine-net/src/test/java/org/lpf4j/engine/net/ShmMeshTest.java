@@ -221,8 +221,9 @@ class ShmMeshTest {
         InetAddress here = InetAddress.getLoopbackAddress(), elsewhere = InetAddress.getByName("192.0.2.1"); // TEST-NET-1: no host's
         List<InetSocketAddress> spread = List.of(new InetSocketAddress(here, 1), new InetSocketAddress(elsewhere, 2),
                 new InetSocketAddress(here, 3), new InetSocketAddress(elsewhere, 4), new InetSocketAddress(here, 5));
-        assertEquals(3, LocalPeers.localProcesses(spread));
-        assertEquals(1, LocalPeers.localProcesses(List.of(new InetSocketAddress(elsewhere, 1))), "at least this process");
+        assertEquals(3, Mesh.localProcesses(0, spread));
+        assertEquals(3, Mesh.localProcesses(4, spread), "every process of this host counts the same");
+        assertEquals(1, Mesh.localProcesses(0, List.of(new InetSocketAddress(elsewhere, 1))), "this process at least");
     }
 
     @Test
