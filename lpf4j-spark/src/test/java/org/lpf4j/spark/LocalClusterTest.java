@@ -83,14 +83,18 @@ class LocalClusterTest {
         }
     }
 
-    /** The jars of lpf4j that the executors load as the application's: each module's classes and these tests. */
-    private static String[] executorJars(Path dir) throws IOException {
+    /**
+     * The jars of lpf4j that the executors load as the application's: each module's classes and
+     * these tests, and the jars (or class directories, made jars) of {@code more} classes.
+     */
+    static String[] executorJars(Path dir, String... more) throws IOException {
         Files.createDirectories(dir);
         List<String> jars = new ArrayList<>();
-        String[] anchors = {"org.lpf4j.Context", "org.lpf4j.superstep.SuperstepContext", "org.lpf4j.engine.net.HostedSection",
-                "org.lpf4j.cr.Checkpoints", "org.lpf4j.coll.Collectives", "org.lpf4j.bsmp.Bsmp", "org.lpf4j.examples.Rmat",
-                "org.lpf4j.engine.threads.ThreadsEngineProvider", "org.lpf4j.engine.hybrid.HostedNode", "org.lpf4j.spark.BspStage",
-                LocalClusterTest.class.getName()};
+        List<String> anchors = new ArrayList<>(List.of("org.lpf4j.Context", "org.lpf4j.superstep.SuperstepContext",
+                "org.lpf4j.engine.net.HostedSection", "org.lpf4j.cr.Checkpoints", "org.lpf4j.coll.Collectives", "org.lpf4j.bsmp.Bsmp",
+                "org.lpf4j.examples.Rmat", "org.lpf4j.engine.threads.ThreadsEngineProvider", "org.lpf4j.engine.hybrid.HostedNode",
+                "org.lpf4j.spark.BspStage", LocalClusterTest.class.getName()));
+        anchors.addAll(List.of(more));
         for (String anchor : anchors) {
             Path where;
             try {
@@ -126,7 +130,7 @@ class LocalClusterTest {
                 .map(c -> c.contains("CoarseGrainedExecutorBackend") && c.contains(app)).orElse(false)).toList();
     }
 
-    private static void deleteAll(Path dir) throws IOException {
+    static void deleteAll(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) return;
         try (Stream<Path> all = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
