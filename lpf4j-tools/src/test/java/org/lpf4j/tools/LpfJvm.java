@@ -77,10 +77,15 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         String out, err;
         boolean done;
         CompletableFuture<Void> action = CompletableFuture.runAsync(() -> during.accept(proc, marker));
+        Throwable actionFailure = null;
         try {
             CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
             done = waitWatching(proc, seconds, proxies);
-            action.get(10, TimeUnit.SECONDS);
+            try {
+                action.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException failed) {
+                actionFailure = failed.getCause();
+            }
             if (!done) killTree(proc);
             out = o.get(10, TimeUnit.SECONDS);
             err = e.get(10, TimeUnit.SECONDS);
@@ -88,7 +93,10 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
             action.cancel(true);
             killTree(proc);
         }
-        return new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore, proxies));
+        LpfJvm run = new LpfJvm(done ? proc.exitValue() : -1, done, out, err, ghosts(marker, daemonsBefore, proxies));
+        if (actionFailure != null) // the run's own output says why, e.g. a job that failed before what the action waited for
+            throw new AssertionError("the action during the run failed: " + actionFailure + "\n" + run.both(), actionFailure);
+        return run;
     }
 
     /** Waits, noting every 0.2 s the Hydra proxies under the run (their command lines carry no marker). */

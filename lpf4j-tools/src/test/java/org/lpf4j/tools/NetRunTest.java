@@ -4,11 +4,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -71,23 +69,10 @@ class NetRunTest {
 
     /** Waits until a checkpoint in {@code cp} is committed, then kills the job's last JVM with SIGKILL. */
     private static void killAfterFirstCommit(Path cp, Process proc) {
-        try {
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            boolean committed = false;
-            while (!committed && System.nanoTime() < deadline && proc.isAlive()) {
-                Thread.sleep(50);
-                try (Stream<Path> s = Files.exists(cp) ? Files.list(cp) : Stream.empty()) {
-                    committed = s.anyMatch(d -> Files.exists(d.resolve("COMMITTED")));
-                }
-            }
-            // The ranks are the launcher's children, never lpf run's own (the launcher is).
-            List<ProcessHandle> ranks = proc.descendants().filter(RestartRunTest::isRankJvm)
-                    .filter(h -> h.parent().map(parent -> parent.pid() != proc.pid()).orElse(true))
-                    .sorted(java.util.Comparator.comparingLong(ProcessHandle::pid)).toList();
-            if (!ranks.isEmpty()) new ProcessBuilder("kill", "-9", Long.toString(ranks.getLast().pid())).start().waitFor();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        // The ranks are the launcher's children, never lpf run's own (the launcher is).
+        RestartRunTest.signalAfterFirstCommit(cp, proc, "-9", () -> proc.descendants().filter(RestartRunTest::isRankJvm)
+                .filter(h -> h.parent().map(parent -> parent.pid() != proc.pid()).orElse(true))
+                .sorted(java.util.Comparator.comparingLong(ProcessHandle::pid)).toList());
     }
 
     @Test
