@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 final class Run {
     private Run() {}
 
-    /** The process counts every multi-process test runs with (non-powers of two included). */
-    static final int[] PROCS = {1, 2, 3, 4, 5, 8};
+    /**
+     * The process counts every multi-process test runs with (non-powers of two included), or those
+     * the system property {@code lpf.test.procs} lists (comma-separated: a machine of fewer slots).
+     */
+    static final int[] PROCS = System.getProperty("lpf.test.procs", "").isBlank() ? new int[] {1, 2, 3, 4, 5, 8}
+            : java.util.Arrays.stream(System.getProperty("lpf.test.procs").strip().split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
 
     /** Process counts of at least two, for tests about what crosses processes. */
-    static final int[] MULTI = {2, 3, 4, 5, 8};
+    static final int[] MULTI = java.util.Arrays.stream(PROCS).filter(p -> p >= 2).toArray();
 
     /** Runs {@code program} on exactly {@code p} processes, each with its own begun and ended Bsplib. */
     static void bsp(int p, BspProgram program) {

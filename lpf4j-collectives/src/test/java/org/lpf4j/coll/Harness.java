@@ -18,6 +18,26 @@ final class Harness {
     static final int[] PROCS = System.getProperty("lpf.test.procs", "").isBlank() ? new int[] {1, 2, 3, 4, 5, 6, 7, 8}
             : java.util.Arrays.stream(System.getProperty("lpf.test.procs").strip().split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
 
+    /**
+     * @return those of {@code counts} that are at most the largest of {@link #PROCS}: a test's own
+     *         process counts, cut to a machine of fewer slots that {@code lpf.test.procs} names
+     */
+    static int[] notAbove(int... counts) {
+        int largest = java.util.Arrays.stream(PROCS).max().orElseThrow();
+        return java.util.Arrays.stream(counts).filter(p -> p <= largest).toArray();
+    }
+
+    /**
+     * @return those of {@code rows} (comma-separated values, the process count first) whose count is
+     *         at most the largest of {@link #PROCS}, as a test's arguments (JUnit converts the values)
+     */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> rowsNotAbove(String... rows) {
+        int largest = java.util.Arrays.stream(PROCS).max().orElseThrow();
+        return java.util.Arrays.stream(rows).map(r -> r.split(","))
+                .filter(r -> Integer.parseInt(r[0].strip()) <= largest)
+                .map(r -> org.junit.jupiter.params.provider.Arguments.of((Object[]) java.util.Arrays.stream(r).map(String::strip).toArray(String[]::new)));
+    }
+
     /** Runs {@code spmd} on {@code p} processes of the default engine. */
     static void run(int p, Spmd spmd) {
         Lpf.root().exec(p, spmd);

@@ -3,7 +3,7 @@ package org.lpf4j.coll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.FieldSource;
 import org.lpf4j.Capacity;
 import org.lpf4j.Context;
 import org.lpf4j.FatalException;
@@ -31,6 +31,7 @@ import static org.lpf4j.coll.Harness.segment;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NeedsTest {
+    static final int[] ONE_TO_EIGHT = Harness.notAbove(1, 2, 3, 4, 5, 6, 7, 8);
     private static final int OWN_SLOTS = 2;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -44,7 +45,7 @@ class NeedsTest {
     }
 
     @ParameterizedTest(name = "p={0}")
-    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+    @FieldSource("ONE_TO_EIGHT")
     void theDeclaredCapacityIsExactlyEnough(int p) {
         for (int calls : new int[]{1, 3}) {
             Capacity need = Collectives.needs(p, calls, 0, 0);
