@@ -98,7 +98,7 @@ class LocalClusterTest {
         for (String anchor : anchors) {
             Path where;
             try {
-                where = Path.of(Class.forName(anchor).getProtectionDomain().getCodeSource().getLocation().toURI());
+                where = Path.of(Class.forName(anchor, false, LocalClusterTest.class.getClassLoader()).getProtectionDomain().getCodeSource().getLocation().toURI());
             } catch (ReflectiveOperationException | java.net.URISyntaxException e) {
                 throw new IllegalStateException("cannot find the classes of " + anchor, e);
             }

@@ -2,24 +2,30 @@ package org.lpf4j.spark;
 
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.ClassNameFilter;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.MethodFilter;
+import org.junit.platform.launcher.TagFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
+import org.lpf4j.conformance.ExpectsEngineRefusal;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -27,23 +33,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The conformance suite inside Spark: every {@code exec(p)} of its tests is a barrier stage of p
- * tasks ({@link StageEngine}) on {@code local-cluster[2,2,1024]}, two executor JVMs of two task
- * slots each, so p = 1 … 4: the tasks of one executor run as one node of threads, the executors
- * meet over the net engine, and every class comes from the executors' own class loader.
+ * The suites inside Spark: every {@code exec(p)} of their tests is a barrier stage of p tasks
+ * ({@link StageEngine}) on {@code local-cluster[2,2,1024]}, two executor JVMs of two task slots
+ * each, so p = 1 … 4: the tasks of one executor run as one node of threads, the executors meet
+ * over the net engine, and every class comes from the executors' own class loader. The conformance
+ * suite names its engine ({@code lpf.conformance.engines}); the library suites (collectives, BSMP,
+ * BSPlib) take the default engine, so {@code lpf.engine=sparkstage} is set while they run, and
+ * {@code lpf.test.procs} limits their process counts to the cluster's 4 slots. The debug suite is
+ * the conformance suite (its DRMA and spec-example classes by default) and the debug
+ * layer's own package, with {@code lpf.debug=true}, without the tests that expect the engine's own
+ * refusal (the layer reports those errors first), as everywhere under the debug layer.
  *
- * <p>By default a short list of classes runs (the DRMA rules, combining puts, registration, the
- * spec's example); {@code -Dlpf.test.spark.conformance=all} runs the whole package. Left out, and
- * the run says so: the tests that assert which exception a failed section hands {@code exec}
- * (FailureTest, CulpritMessagesTest), because a failed stage reaches the driver as Spark's
- * message while the processes' exceptions stay in the executors (BspStageLocalTest checks what
- * the driver gets); and two methods of SectionTest ({@link #METHODS_LEFT_OUT}).
+ * <p>By default short lists of classes run (for the conformance suite: the DRMA rules, combining
+ * puts, registration, the spec's example; one or two classes of each library);
+ * {@code -Dlpf.test.spark.conformance=all} runs the whole packages. Left out, and the run says
+ * so: the tests that assert which exception a failed section hands {@code exec} (FailureTest,
+ * CulpritMessagesTest, BSPlib's FailureTest, the debug layer's DebugAcrossProcessesTest), because a failed stage reaches the driver as Spark's
+ * message while the processes' exceptions stay in the executors (BspStageLocalTest checks what the
+ * driver gets); and the methods of {@link #METHODS_LEFT_OUT}.
  */
 @Timeout(value = 1800, unit = TimeUnit.SECONDS)
 class StageConformanceTest {
+    private static final boolean ALL = "all".equals(System.getProperty("lpf.test.spark.conformance"));
     static final List<String> SHORT = List.of("org.lpf4j.conformance.DrmaTest", "org.lpf4j.conformance.CombiningPutsTest",
             "org.lpf4j.conformance.RegistrationTest", "org.lpf4j.conformance.SpecExampleTest");
-    static final List<String> LEFT_OUT = List.of("org.lpf4j.conformance.FailureTest", "org.lpf4j.conformance.CulpritMessagesTest");
+    static final List<String> LIBRARIES_SHORT = List.of("org.lpf4j.coll.AlgorithmParameterTest", "org.lpf4j.coll.QueueBoundsTest",
+            "org.lpf4j.bsmp.BsmpRandomTrafficTest", "org.lpf4j.bsplib.BasicsTest");
+    static final List<String> LIBRARIES = List.of("org.lpf4j.coll", "org.lpf4j.bsmp", "org.lpf4j.bsplib");
+    static final List<String> DEBUG_SHORT = List.of("org.lpf4j.conformance.DrmaTest", "org.lpf4j.conformance.SpecExampleTest");
+    static final List<String> DEBUG = List.of("org.lpf4j.conformance", "org.lpf4j.debug");
+    static final List<String> LEFT_OUT = List.of("org.lpf4j.conformance.FailureTest", "org.lpf4j.conformance.CulpritMessagesTest",
+            "org.lpf4j.bsplib.FailureTest", "org.lpf4j.debug.DebugAcrossProcessesTest");
     /**
      * Methods that assume what a stage is not: pid 0 in the caller's JVM (a test that reads what
      * pid 0 set in a captured object), and a section of fewer tasks than the cluster's slots that
@@ -52,69 +72,122 @@ class StageConformanceTest {
     static final List<String> METHODS_LEFT_OUT = List.of(".*SectionTest#execMaxPGetsFreePAndAnExplicitPAtMostP.*",
             ".*SectionTest#nestedExecSplitsTheCallersFreeProcessors.*");
 
-    @Test
-    void theConformanceSuitePassesInsideBarrierStagesOfTwoExecutorsOfTwoTasks() throws Exception {
-        Path work = Files.createTempDirectory("lpf4j-spark-conformance");
+    private static JavaSparkContext spark;
+    private static String app;
+    private static Path work;
+
+    @BeforeAll
+    static void startTheCluster() throws Exception {
+        work = Files.createTempDirectory("lpf4j-spark-conformance");
         SparkConf conf = new SparkConf().setMaster("local-cluster[2,2,1024]").setAppName("StageConformanceTest")
                 .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
                 .set("spark.ui.enabled", "false").set("spark.executor.memory", "768m")
                 .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
                 .set("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
                 .setJars(LocalClusterTest.executorJars(work.resolve("jars"), "org.lpf4j.conformance.DrmaTest",
-                        "org.junit.jupiter.api.Assertions", "org.junit.jupiter.params.provider.Arguments", "org.opentest4j.AssertionFailedError"));
-        JavaSparkContext spark = new JavaSparkContext(conf);
-        String app = spark.sc().applicationId();
-        String engines = System.getProperty("lpf.conformance.engines"), maxP = System.getProperty("lpf.conformance.maxP");
+                        "org.lpf4j.coll.Harness", "org.lpf4j.bsmp.BsmpRandomTrafficTest", "org.lpf4j.bsplib.DrmaTest",
+                        "org.lpf4j.bsplib.Bsplib", "org.junit.jupiter.api.Assertions", "org.junit.jupiter.params.provider.Arguments",
+                        "org.opentest4j.AssertionFailedError"));
+        spark = new JavaSparkContext(conf);
+        app = spark.sc().applicationId();
+        spark.setLogLevel("ERROR");
+        long up = System.nanoTime() + TimeUnit.SECONDS.toNanos(120); // the workers start their executors after the context
+        while ((LocalClusterTest.executors(app).size() < 2 || spark.sc().statusTracker().getExecutorInfos().length < 3)
+                && System.nanoTime() < up) Thread.sleep(100);
+        assertEquals(2, LocalClusterTest.executors(app).size(), "two executor JVMs");
+        assertEquals(3, spark.sc().statusTracker().getExecutorInfos().length, "the driver and two executors registered");
+        StageEngine.use(spark, 4);
+    }
+
+    @AfterAll
+    static void stopTheCluster() throws Exception {
+        StageEngine.use(null, 1);
+        if (spark == null) return;
+        spark.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!LocalClusterTest.executors(app).isEmpty() && System.nanoTime() < deadline) Thread.sleep(100);
+        List<ProcessHandle> left = LocalClusterTest.executors(app);
+        left.forEach(ProcessHandle::destroyForcibly);
+        LocalClusterTest.deleteAll(work);
+        assertTrue(left.isEmpty(), "executor JVMs left after the context stopped: " + left);
+    }
+
+    @Test
+    void theConformanceSuitePassesInsideBarrierStagesOfTwoExecutorsOfTwoTasks() throws Exception {
+        assertPassed(withProperties(Map.of("lpf.conformance.engines", "sparkstage", "lpf.conformance.maxP", "4"),
+                () -> runSuite(ALL ? List.of() : SHORT, ALL ? List.of("org.lpf4j.conformance") : List.of(), false)));
+    }
+
+    @Test
+    void theLibrarySuitesPassInsideBarrierStagesWithTheStageAsTheDefaultEngine() throws Exception {
+        assertPassed(withProperties(Map.of("lpf.engine", "sparkstage", "lpf.test.procs", "1,2,3,4"),
+                () -> runSuite(ALL ? List.of() : LIBRARIES_SHORT, ALL ? LIBRARIES : List.of(), false)));
+    }
+
+    @Test
+    void theDebugSuitePassesInsideBarrierStages() throws Exception {
+        assertPassed(withProperties(Map.of("lpf.debug", "true", "lpf.engine", "sparkstage", "lpf.conformance.engines", "sparkstage",
+                "lpf.conformance.maxP", "4", "lpf.test.procs", "1,2,3,4"),
+                () -> runSuite(ALL ? List.of() : DEBUG_SHORT, ALL ? DEBUG : List.of(), true)));
+    }
+
+    private static void assertPassed(TestExecutionSummary s) {
+        assertTrue(s.getTestsFoundCount() > 0, "no test found");
+        assertEquals(0, s.getTestsFailedCount() + s.getTestsAbortedCount(), s.getTestsFoundCount() + " tests, "
+                + s.getTestsFailedCount() + " failed, " + s.getTestsAbortedCount() + " aborted (the FAILED lines above)");
+    }
+
+    /** Runs {@code body} with the system properties {@code set}, then restores what they were. */
+    private static <T> T withProperties(Map<String, String> set, java.util.concurrent.Callable<T> body) throws Exception {
+        Map<String, String> before = new java.util.HashMap<>();
+        for (String k : set.keySet()) before.put(k, System.getProperty(k));
+        set.forEach(System::setProperty);
         try {
-            spark.setLogLevel("ERROR");
-            long up = System.nanoTime() + TimeUnit.SECONDS.toNanos(120); // the workers start their executors after the context
-            while ((LocalClusterTest.executors(app).size() < 2 || spark.sc().statusTracker().getExecutorInfos().length < 3)
-                    && System.nanoTime() < up) Thread.sleep(100);
-            assertEquals(2, LocalClusterTest.executors(app).size(), "two executor JVMs");
-            assertEquals(3, spark.sc().statusTracker().getExecutorInfos().length, "the driver and two executors registered");
-            StageEngine.use(spark, 4);
-            System.setProperty("lpf.conformance.engines", "sparkstage");
-            System.setProperty("lpf.conformance.maxP", "4");
-            TestExecutionSummary s = runSuite("all".equals(System.getProperty("lpf.test.spark.conformance")));
-            assertTrue(s.getTestsFoundCount() > 0, "no test found");
-            assertEquals(0, s.getTestsFailedCount() + s.getTestsAbortedCount(), s.getTestsFoundCount() + " tests, "
-                    + s.getTestsFailedCount() + " failed, " + s.getTestsAbortedCount() + " aborted (the FAILED lines above)");
+            return body.call();
         } finally {
-            StageEngine.use(null, 1);
-            restore("lpf.conformance.engines", engines);
-            restore("lpf.conformance.maxP", maxP);
-            spark.close();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!LocalClusterTest.executors(app).isEmpty() && System.nanoTime() < deadline) Thread.sleep(100);
-            List<ProcessHandle> left = LocalClusterTest.executors(app);
-            left.forEach(ProcessHandle::destroyForcibly);
-            LocalClusterTest.deleteAll(work);
-            assertTrue(left.isEmpty(), "executor JVMs left after the context stopped: " + left);
+            before.forEach((k, v) -> {
+                if (v == null) System.clearProperty(k);
+                else System.setProperty(k, v);
+            });
         }
     }
 
-    /** Runs the conformance classes with the JUnit Platform, printing each test's outcome. */
-    private static TestExecutionSummary runSuite(boolean all) throws ClassNotFoundException {
+    /**
+     * Runs {@code classes} and {@code packages} with the JUnit Platform, printing each test's
+     * outcome; with {@code debug}, as ConformanceMain does, without the tests that expect the
+     * engine's own refusal of an error the debug layer reports first.
+     */
+    private static TestExecutionSummary runSuite(List<String> classes, List<String> packages, boolean debug)
+            throws ClassNotFoundException {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
-        if (all) {
-            request.selectors(DiscoverySelectors.selectPackage("org.lpf4j.conformance"));
-        } else {
-            List<org.junit.platform.engine.DiscoverySelector> classes = new ArrayList<>();
-            for (String c : SHORT) classes.add(DiscoverySelectors.selectClass(Class.forName(c)));
-            request.selectors(classes);
-        }
+        List<org.junit.platform.engine.DiscoverySelector> selectors = new ArrayList<>();
+        for (String c : classes) selectors.add(DiscoverySelectors.selectClass(Class.forName(c)));
+        for (String p : packages) selectors.add(DiscoverySelectors.selectPackage(p));
+        request.selectors(selectors);
         System.out.println("EXCLUDED " + LEFT_OUT + " (the exception a failed section hands exec stays in the executors)");
         request.filters(ClassNameFilter.excludeClassNamePatterns(
                 LEFT_OUT.stream().map(Pattern::quote).toArray(String[]::new)));
         System.out.println("EXCLUDED " + METHODS_LEFT_OUT + " (pid 0 runs in an executor; a stage holds only its own tasks' slots)");
         request.filters(MethodFilter.excludeMethodNamePatterns(METHODS_LEFT_OUT.toArray(String[]::new)));
+        if (debug) {
+            System.out.println("EXCLUDED tag " + ExpectsEngineRefusal.TAG + " (lpf.debug is on)");
+            request.filters(TagFilter.excludeTags(ExpectsEngineRefusal.TAG));
+        }
         // Like ConformanceMain: the suite's test of lpf.capacity=grow needs it set in every JVM.
         request.filters(ClassNameFilter.excludeClassNamePatterns(Pattern.quote("org.lpf4j.conformance.GrowingCapacityTest")));
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
+        Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         launcher.execute(request.build(), summary, new TestExecutionListener() {
             @Override
+            public void executionStarted(TestIdentifier id) {
+                if (id.getSource().filter(ClassSource.class::isInstance).isPresent()) started.put(id.getUniqueId(), System.nanoTime());
+            }
+
+            @Override
             public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                Long t0 = started.remove(id.getUniqueId());
+                if (t0 != null) System.out.printf("CLASS %s %.1f s%n", id.getDisplayName(), (System.nanoTime() - t0) / 1e9);
                 if (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
                     if (!id.isTest()) return;
                     System.out.println("PASSED " + id.getUniqueId());
@@ -128,10 +201,5 @@ class StageConformanceTest {
         System.out.println("CONFORMANCE in Spark tests=" + s.getTestsFoundCount() + " succeeded=" + s.getTestsSucceededCount()
                 + " failed=" + (s.getTestsFailedCount() + s.getTestsAbortedCount()));
         return s;
-    }
-
-    private static void restore(String key, String value) {
-        if (value == null) System.clearProperty(key);
-        else System.setProperty(key, value);
     }
 }
