@@ -139,6 +139,16 @@ public abstract class JobRuntime {
         sendCommand(dest, encode(kind, n, section, payload));
     }
 
+    /** @return a command's kind: {@link #EXEC}, {@link #SPLIT} or {@link #STOP} */
+    protected static long kind(byte[] command) {
+        return MemorySegment.ofArray(command).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+    }
+
+    /** @return a command's n: the ranks of the section it starts ({@link #EXEC}) or splits off ({@link #SPLIT}) */
+    protected static int ranks(byte[] command) {
+        return (int) MemorySegment.ofArray(command).get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+    }
+
     /** @return a command: its header, then the payload (engines that send it on do not change it) */
     private static byte[] encode(long kind, int n, int section, byte[] payload) {
         int length = payload == null ? 0 : payload.length;
@@ -194,9 +204,8 @@ public abstract class JobRuntime {
     private void serve() {
         while (true) {
             byte[] c = receiveCommand();
-            MemorySegment m = MemorySegment.ofArray(c);
-            long kind = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-            int n = (int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, 8), section = (int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
+            long kind = kind(c);
+            int n = ranks(c), section = (int) MemorySegment.ofArray(c).get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
             if (kind == STOP) {
                 leave();
                 System.exit(0);

@@ -181,12 +181,7 @@ final class NetRuntime extends JobRuntime {
 
     /** @return the ranks a command is for, 0 .. n - 1: a section's for {@code EXEC}, every rank's otherwise */
     private int commandRanks(byte[] command) {
-        return kind(command) == EXEC ? (int) MemorySegment.ofArray(command).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : size;
-    }
-
-    /** @return a command's kind ({@code EXEC}, {@code STOP}, ...) */
-    private static long kind(byte[] command) {
-        return MemorySegment.ofArray(command).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        return kind(command) == EXEC ? ranks(command) : size;
     }
 
     /**
