@@ -11,6 +11,7 @@ import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
 import org.lpf4j.spi.kit.ForwardingContext;
+import org.lpf4j.superstep.JobRuntime;
 import org.lpf4j.superstep.WholeJobProbe;
 
 import java.lang.foreign.Arena;
@@ -19,7 +20,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
@@ -58,9 +58,7 @@ public final class StageEngine implements EngineProvider {
         return new ForwardingContext(Lpf.root("threads")) {
             @Override
             public void exec(int p, Spmd spmd, Args args) {
-                Objects.requireNonNull(spmd, "exec: spmd");
-                Objects.requireNonNull(args, "exec: args");
-                if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");
+                JobRuntime.checkRootExec(p, spmd, args);
                 stage(Math.min(p, machineSize()), spmd, args);
             }
 

@@ -107,8 +107,14 @@ public abstract class JobRuntime {
         };
     }
 
-    /** The argument rules of a root context's {@code exec}. */
-    static void checkRootExec(int p, Spmd spmd, Args args) {
+    /**
+     * The argument rules of a root context's {@code exec}, for every root that starts sections
+     * of ranks (this one's, and those of engines that run their sections another way).
+     *
+     * @throws NullPointerException     if {@code spmd} or {@code args} is null
+     * @throws IllegalArgumentException if {@code p} is below 1
+     */
+    public static void checkRootExec(int p, Spmd spmd, Args args) {
         Objects.requireNonNull(spmd, "exec: spmd");
         Objects.requireNonNull(args, "exec: args");
         if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");

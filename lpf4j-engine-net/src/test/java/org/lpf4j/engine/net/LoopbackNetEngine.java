@@ -18,7 +18,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +50,7 @@ public final class LoopbackNetEngine implements EngineProvider {
         return new ForwardingContext(self) {
             @Override
             public void exec(int p, Spmd spmd, Args args) {
-                Objects.requireNonNull(spmd, "exec: spmd");
-                if (p < 1) throw new IllegalArgumentException("exec(p=" + p + ") at the root: p must be at least 1");
+                org.lpf4j.superstep.JobRuntime.checkRootExec(p, spmd, args);
                 run(Math.min(p, machineSize()), spmd, args, 0);
             }
 
