@@ -19,8 +19,14 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
+import org.lpf4j.Context;
+import org.lpf4j.FatalException;
+import org.lpf4j.Lpf;
+import org.lpf4j.Memslot;
+import org.lpf4j.Spmd;
 import org.lpf4j.conformance.ExpectsEngineRefusal;
 
+import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -128,7 +135,30 @@ class StageConformanceTest {
     void theDebugSuitePassesInsideBarrierStages() throws Exception {
         assertPassed(withProperties(Map.of("lpf.debug", "true", "lpf.engine", "sparkstage", "lpf.conformance.engines", "sparkstage",
                 "lpf.conformance.maxP", "4", "lpf.test.procs", "1,2,3,4"),
-                () -> runSuite(ALL ? List.of() : DEBUG_SHORT, ALL ? DEBUG : List.of(), true)));
+                () -> {
+                    // The layer checks inside the executors: a put from a slot before its registration's sync is reported.
+                    FatalException e = assertThrows(FatalException.class, () -> Lpf.root().exec(2, new PutBeforeTheSync()));
+                    assertTrue(e.getMessage().contains("lpf debug [inactive-slot] put("), e.getMessage());
+                    return runSuite(ALL ? List.of() : DEBUG_SHORT, ALL ? DEBUG : List.of(), true);
+                }));
+    }
+
+    /**
+     * A put from a slot in the superstep of its global registration: an error the debug layer
+     * reports. Its own class: the executors have no JUnit launcher, which this test class needs.
+     */
+    private static final class PutBeforeTheSync implements Spmd {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void run(Context ctx) {
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(1);
+            ctx.sync();
+            Memslot slot = ctx.registerGlobal(Arena.ofAuto().allocate(8));
+            ctx.put(slot, 0, 1 - ctx.pid(), slot, 0, 8);
+            ctx.sync();
+        }
     }
 
     private static void assertPassed(TestExecutionSummary s) {
