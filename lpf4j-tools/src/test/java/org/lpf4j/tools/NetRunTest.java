@@ -3,12 +3,18 @@ package org.lpf4j.tools;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lpf4j.testkit.MeshPaths;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,14 +28,38 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NetRunTest {
     @TempDir Path dir;
 
+    /** @return the entries of lpf4j in {@code /dev/shm} (shared-memory rings, a launcher's job directory) */
+    static Set<String> shmEntries() throws java.io.IOException {
+        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
+            return s.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("lpf4j")).collect(Collectors.toSet());
+        }
+    }
+
+    /** Asserts that no entry of lpf4j is in {@code /dev/shm} that was not in {@code before}. */
+    static void assertNothingLeftInDevShm(Set<String> before, LpfJvm r) throws java.io.IOException {
+        Set<String> left = new java.util.TreeSet<>(shmEntries());
+        left.removeAll(before);
+        assertTrue(left.isEmpty(), () -> "left in /dev/shm: " + left + "\n" + r.both());
+    }
+
+    /** As issue 42's "done when" says: the PageRank check on 4 JVMs of one host, over shared memory, leaving nothing in /dev/shm. */
     @Test
-    void pageRankPassesItsCheckOnFourJvms() throws Exception {
-        LpfJvm r = LpfJvm.run(240, "run", "--engine", "net", "-p", "4", "org.lpf4j.examples.PageRank", "16", "16", "200");
+    void pageRankPassesItsCheckOnFourJvmsOverSharedMemory() throws Exception {
+        Set<String> before = shmEntries();
+        LpfJvm r = LpfJvm.run(240, "run", "--engine", "net", "-p", "4", "--param", "lpf.engine.net.showPaths=true",
+                "org.lpf4j.examples.PageRank", "16", "16", "200");
         assertTrue(r.done(), r::both);
         assertEquals(0, r.exitCode(), r::both);
         assertTrue(r.out().contains("equal the sequential ones"), r::both);
         assertTrue(r.out().contains("on the net engine"), r::both);
+        Map<Integer, MeshPaths.Ranks> paths = MeshPaths.read(r.both(), 4);
+        assertEquals(Set.of(0, 1, 2, 3), paths.keySet(), r::both);
+        for (MeshPaths.Ranks rank : paths.values()) {
+            assertFalse(rank.peers().get(MeshPaths.SHARED_MEMORY).isEmpty(), rank::text);
+            assertEquals(List.of(), rank.peers().get(MeshPaths.TCP), rank::text);
+        }
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+        assertNothingLeftInDevShm(before, r);
     }
 
     @Test
@@ -77,6 +107,7 @@ class NetRunTest {
 
     @Test
     void aKilledJvmIsRestartedFromTheLastCheckpoint() throws Exception {
+        Set<String> before = shmEntries();
         Path cp = dir.resolve("cp");
         LpfJvm r = LpfJvm.run(240, List.of(), Map.of(), proc -> killAfterFirstCommit(cp, proc),
                 "run", "--engine", "net", "-p", "3", "--checkpoint-dir", cp.toString(), "--checkpoint-every", "200ms",
@@ -87,5 +118,6 @@ class NetRunTest {
         assertTrue(r.err().contains("resumed from checkpoint "), r::both);
         assertTrue(r.out().contains("equal the sequential ones"), r::both);
         assertTrue(r.ghosts().isEmpty(), () -> "processes of the run left behind: " + r.ghosts());
+        assertNothingLeftInDevShm(before, r);
     }
 }

@@ -146,6 +146,8 @@ final class Mesh implements AutoCloseable {
     private int sections;
     private boolean closed;
     private final Consumer<String> log;
+    /** {@link NetParameters#SHOW_PATHS}, read when the mesh is made: a launcher may have cleared its settings by the close. */
+    private final boolean showPaths = NetParameters.SHOW_PATHS.get();
     /** Large payloads to peers on this host that read them from this process's memory (shared by {@link FrameIo} and {@link Matching}). */
     private final SingleCopy single;
 
@@ -424,7 +426,7 @@ final class Mesh implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        if (NetParameters.SHOW_PATHS.get()) log.accept(ConnectionPaths.line(this));
+        if (showPaths) log.accept(ConnectionPaths.line(this));
         table.admit(); // a connection made just now gets its goodbye too
         // A goodbye on both connections of every peer: each side reads both, and a connection that
         // ends without one means a dead process.
