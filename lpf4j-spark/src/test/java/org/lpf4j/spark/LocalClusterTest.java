@@ -54,13 +54,7 @@ class LocalClusterTest {
     @BeforeAll
     static void start() throws Exception {
         work = Files.createTempDirectory("lpf4j-spark-cluster");
-        SparkConf conf = new SparkConf().setMaster("local-cluster[2,1,1024]").setAppName("LocalClusterTest")
-                .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
-                .set("spark.ui.enabled", "false").set("spark.executor.memory", "768m")
-                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
-                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
-                .setJars(executorJars(work.resolve("jars")));
-        spark = new JavaSparkContext(conf);
+        spark = new JavaSparkContext(conf("local-cluster[2,1,1024]", "LocalClusterTest", executorJars(work.resolve("jars"))));
         spark.setLogLevel("ERROR");
         arcs = RmatArcs.rdd(spark, SCALE, EDGE_FACTOR, 1, 2).cache();
         assertEquals((long) EDGE_FACTOR << SCALE, arcs.count());
@@ -68,6 +62,27 @@ class LocalClusterTest {
 
     @AfterAll
     static void stop() throws Exception {
+        stop(spark, work);
+    }
+
+    /**
+     * The configuration of a test's {@code local-cluster}: driver and executors on loopback, no UI,
+     * 768 MiB executors, barrier stages that wait for their slots, and {@code jars} for the executors.
+     */
+    static SparkConf conf(String master, String appName, String[] jars) {
+        return new SparkConf().setMaster(master).setAppName(appName)
+                .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+                .set("spark.ui.enabled", "false").set("spark.executor.memory", "768m")
+                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
+                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
+                .setJars(jars);
+    }
+
+    /**
+     * Stops {@code spark} (if it started), waits up to 20 s for its executor JVMs to end, kills any
+     * left and fails naming them, and deletes {@code work}.
+     */
+    static void stop(JavaSparkContext spark, Path work) throws Exception {
         String app = spark == null ? null : spark.sc().applicationId();
         try {
             if (spark != null) spark.close();
@@ -79,7 +94,7 @@ class LocalClusterTest {
                 left.forEach(ProcessHandle::destroyForcibly);
                 assertTrue(left.isEmpty(), "executor JVMs left after the context stopped: " + left);
             }
-            deleteAll(work);
+            if (work != null) deleteAll(work);
         }
     }
 

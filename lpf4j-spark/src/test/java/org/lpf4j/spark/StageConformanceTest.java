@@ -1,6 +1,5 @@
 package org.lpf4j.spark;
 
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,23 +79,17 @@ class StageConformanceTest {
             ".*SectionTest#nestedExecSplitsTheCallersFreeProcessors.*");
 
     private static JavaSparkContext spark;
-    private static String app;
     private static Path work;
 
     @BeforeAll
     static void startTheCluster() throws Exception {
         work = Files.createTempDirectory("lpf4j-spark-conformance");
-        SparkConf conf = new SparkConf().setMaster("local-cluster[2,2,1024]").setAppName("StageConformanceTest")
-                .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
-                .set("spark.ui.enabled", "false").set("spark.executor.memory", "768m")
-                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
-                .set("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
-                .setJars(LocalClusterTest.executorJars(work.resolve("jars"), "org.lpf4j.conformance.DrmaTest",
+        spark = new JavaSparkContext(LocalClusterTest.conf("local-cluster[2,2,1024]", "StageConformanceTest",
+                LocalClusterTest.executorJars(work.resolve("jars"), "org.lpf4j.conformance.DrmaTest",
                         "org.lpf4j.coll.Harness", "org.lpf4j.bsmp.BsmpRandomTrafficTest", "org.lpf4j.bsplib.DrmaTest",
                         "org.lpf4j.bsplib.Bsplib", "org.junit.jupiter.api.Assertions", "org.junit.jupiter.params.provider.Arguments",
-                        "org.opentest4j.AssertionFailedError"));
-        spark = new JavaSparkContext(conf);
-        app = spark.sc().applicationId();
+                        "org.opentest4j.AssertionFailedError")));
+        String app = spark.sc().applicationId();
         spark.setLogLevel("ERROR");
         long up = System.nanoTime() + TimeUnit.SECONDS.toNanos(120); // the workers start their executors after the context
         while ((LocalClusterTest.executors(app).size() < 2 || spark.sc().statusTracker().getExecutorInfos().length < 3)
@@ -109,14 +102,7 @@ class StageConformanceTest {
     @AfterAll
     static void stopTheCluster() throws Exception {
         StageEngine.use(null, 1);
-        if (spark == null) return;
-        spark.close();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!LocalClusterTest.executors(app).isEmpty() && System.nanoTime() < deadline) Thread.sleep(100);
-        List<ProcessHandle> left = LocalClusterTest.executors(app);
-        left.forEach(ProcessHandle::destroyForcibly);
-        LocalClusterTest.deleteAll(work);
-        assertTrue(left.isEmpty(), "executor JVMs left after the context stopped: " + left);
+        LocalClusterTest.stop(spark, work);
     }
 
     @Test
