@@ -1,10 +1,13 @@
 package org.lpf4j.tools;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.lpf4j.testkit.MeshPaths;
+import org.lpf4j.testkit.Needs;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
@@ -41,6 +45,8 @@ class ReadmeCheckpointLoopTest {
             "lpf run: RingSum on the \\w+ engine: .*restart 1 (resumed from checkpoint \\d+ at iteration \\d+"
                     + "|started from the beginning), \\d+ iterations? redone");
     private static final String STEPS = "120000";
+    /** Iterations on the emulated hosts, where a superstep crosses a bridge and takes about 0.5 ms (not 5 µs). */
+    private static final String EMULATED_STEPS = "8000";
     @TempDir static Path work;
     private static Path classes;
 
@@ -71,26 +77,36 @@ class ReadmeCheckpointLoopTest {
 
     private static LpfJvm run(String engine, String layout, Path dir, java.util.function.Consumer<Process> during)
             throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", "--engine", engine));
-        args.addAll(List.of(layout.split(" ")));
-        args.addAll(List.of("--checkpoint-dir", dir.toString(), "--checkpoint-every", "150ms", "--restarts", "2",
-                "--class-path", classes.toString(), "RingSum", STEPS));
-        return LpfJvm.run(240, List.of(), Map.of(), during, args.toArray(String[]::new));
+        List<String> placement = new ArrayList<>(List.of("--engine", engine));
+        placement.addAll(List.of(layout.split(" ")));
+        return LpfJvm.run(240, List.of(), Map.of(), during, loopArgs(placement, dir, List.of("--restarts", "2"), STEPS));
     }
 
-    private static String faultFree;
+    /** {@code lpf run} of the guide's program for {@code steps} iterations, checkpointing into {@code dir}. */
+    private static String[] loopArgs(List<String> placement, Path dir, List<String> restart, String steps) {
+        List<String> args = new ArrayList<>(List.of("run"));
+        args.addAll(placement);
+        args.addAll(List.of("--checkpoint-dir", dir.toString(), "--checkpoint-every", "150ms"));
+        args.addAll(restart);
+        args.addAll(List.of("--class-path", classes.toString(), "RingSum", steps));
+        return args.toArray(String[]::new);
+    }
+
+    private static final Map<String, String> faultFree = new java.util.HashMap<>();
 
     /**
-     * The answer of a run without a fault, the same on every engine: taken once, on the threads
-     * engine (4 processes in one JVM, with the same checkpoint options), for every engine's trial.
+     * The answer of a run of {@code steps} iterations without a fault, the same on every engine:
+     * taken once per count, on the threads engine (4 processes in one JVM, with the same
+     * checkpoint options), for every engine's trial.
      */
-    private static synchronized String faultFreeResult() throws Exception {
-        if (faultFree == null) {
-            LpfJvm clean = run("threads", "-p 4", work.resolve("threads-clean"), proc -> {});
-            assertEquals(0, clean.exitCode(), clean::both);
-            faultFree = result(clean);
-        }
-        return faultFree;
+    private static synchronized String faultFreeResult(String steps) throws Exception {
+        String known = faultFree.get(steps);
+        if (known != null) return known;
+        LpfJvm clean = LpfJvm.run(240, List.of(), Map.of(), proc -> {}, loopArgs(List.of("--engine", "threads", "-p", "4"),
+                work.resolve("threads-clean-" + steps), List.of(), steps));
+        assertEquals(0, clean.exitCode(), clean::both);
+        faultFree.put(steps, result(clean));
+        return result(clean);
     }
 
     private static String result(LpfJvm r) {
@@ -105,7 +121,7 @@ class ReadmeCheckpointLoopTest {
         if (!layout.contains("over=net")) {
             Launchable.need(engine);
         }
-        String want = faultFreeResult();
+        String want = faultFreeResult(STEPS);
         long seed = Long.getLong("lpf.test.killSeed", System.nanoTime());
         Random random = new Random(seed);
         int jvms = engine.equals("hybrid") ? 2 : 4;
@@ -127,8 +143,96 @@ class ReadmeCheckpointLoopTest {
         assertTrue(r.ghosts().isEmpty(), () -> trial + ": processes left behind: " + r.ghosts());
     }
 
-    /** Kills the {@code victim}-th of the job's {@code jvms} JVMs {@code delayMillis} after the first commit; false if the job had ended. */
+    /**
+     * Issue 42's mixed placement: the guide's loop on two emulated hosts of two JVMs each
+     * ({@code bin/emulated-hosts}: network namespaces on a bridge, docs/scale.md), every JVM an
+     * {@code lpf run} of its own booted by the tcp boot, as a batch system starts a job across
+     * hosts: the JVMs of a host reach each other through shared memory, the hosts through TCP (each
+     * rank's paths are checked). A random JVM gets {@code kill -9} after the first commit: the job
+     * fails, leaving no JVM behind. {@code lpf run --resume} on the same hosts, as a user or a
+     * requeue starts the job again (JVMs started by hand cannot be restarted by one of them), must
+     * print what a run without a fault prints and say where it resumed. Neither run leaves anything
+     * of lpf4j in {@code /dev/shm}. Under {@code CI=true} a machine without root or iproute2 fails.
+     */
+    @Test
+    void onTwoEmulatedHostsOfTwoJvmsTheLoopResumesIntoTheAnswerOfARunWithoutAFault() throws Exception {
+        Needs.that("root".equals(System.getProperty("user.name")),
+                () -> "the emulated hosts need root to create network namespaces; user is " + System.getProperty("user.name"));
+        Path script = Path.of("..", "bin", "emulated-hosts").toAbsolutePath().normalize();
+        assertTrue(Files.isExecutable(script), script + " is missing");
+        String want = faultFreeResult(EMULATED_STEPS);
+        long seed = Long.getLong("lpf.test.killSeed", System.nanoTime());
+        Random random = new Random(seed);
+        int hosts = 2, perHost = 2, jvms = hosts * perHost, victim = random.nextInt(jvms);
+        long delayMillis = random.nextInt(800);
+        String trial = "two emulated hosts of two JVMs (seed " + seed + ": rank " + victim + "'s JVM of " + jvms + " killed "
+                + delayMillis + " ms after the first commit)";
+        Path dir = work.resolve("emulated-hosts-killed");
+        List<String> onHosts = List.of(script.toString(), "--hosts", Integer.toString(hosts), "--per-host",
+                Integer.toString(perHost), "--delay", "0", "--timeout", "200", "--");
+        List<String> options = List.of(MeshPaths.OPTION, "-Xmx256m");
+        Set<String> shmBefore = NetRunTest.shmEntries();
+        AtomicBoolean killed = new AtomicBoolean();
+        LpfJvm failed = LpfJvm.run(230, onHosts, options, Map.of(), (proc, marker) -> killed.set(kill(dir, proc,
+                () -> ProcessHandle.allProcesses().filter(h -> isJvmOf(h, marker)).sorted(Comparator.comparingInt(
+                        ReadmeCheckpointLoopTest::bootRank)).toList(), jvms, victim, delayMillis)),
+                loopArgs(List.of(), dir, List.of(), EMULATED_STEPS));
+        assertTrue(failed.done(), () -> trial + ": " + failed.both());
+        assertTrue(killed.get(), () -> trial + ": the job ended before the kill: " + failed.both());
+        assertTrue(failed.exitCode() != 0, () -> trial + ": the job with a killed JVM succeeded: " + failed.both());
+        assertTrue(Pattern.compile("connection to pid " + victim + " broke|pid " + victim + "'s JVM closed").matcher(failed.err()).find(),
+                () -> trial + ": the other JVMs name the killed one: " + failed.both());
+        assertTrue(failed.ghosts().isEmpty(), () -> trial + ": processes left behind: " + failed.ghosts());
+        NetRunTest.assertNothingLeftInDevShm(shmBefore, failed);
+        LpfJvm resumed = LpfJvm.run(230, onHosts, options, Map.of(), (proc, marker) -> {},
+                loopArgs(List.of(), dir, List.of("--resume"), EMULATED_STEPS));
+        assertTrue(resumed.done(), () -> trial + ", the resumed run: " + resumed.both());
+        assertEquals(0, resumed.exitCode(), () -> trial + ", the resumed run: " + resumed.both());
+        assertEquals(want, result(resumed), () -> trial + ": the resumed result differs from a run without a fault: " + resumed.both());
+        assertTrue(resumed.err().contains("lpf4j cr: RingSum " + EMULATED_STEPS + " resumed from checkpoint "),
+                () -> trial + ": the resumed run says where it resumed: " + resumed.both());
+        assertTrue(resumed.ghosts().isEmpty(), () -> trial + ", the resumed run: processes left behind: " + resumed.ghosts());
+        NetRunTest.assertNothingLeftInDevShm(shmBefore, resumed);
+        Map<Integer, MeshPaths.Ranks> paths = MeshPaths.read(resumed.err(), jvms);
+        assertEquals(List.of(0, 1, 2, 3), new ArrayList<>(paths.keySet()), () -> "a line of paths from every rank: " + resumed.both());
+        for (MeshPaths.Ranks line : paths.values()) {
+            int r = line.rank();
+            List<Integer> sameHost = new ArrayList<>(), otherHost = new ArrayList<>();
+            for (int q = 0; q < jvms; q++) {
+                if (q != r) (q / perHost == r / perHost ? sameHost : otherHost).add(q);
+            }
+            assertEquals(List.of(List.of(), sameHost, otherHost), line.peers(),
+                    () -> "rank " + r + ": the JVM of its host through shared memory, the other host's through TCP: " + line.text());
+        }
+    }
+
+    /** A JVM of the run marked {@code marker} (the script's own shell carries the marker in its arguments too). */
+    private static boolean isJvmOf(ProcessHandle h, String marker) {
+        return h.info().command().map(c -> c.endsWith("/java")).orElse(false)
+                && h.info().commandLine().map(c -> c.contains(marker)).orElse(false);
+    }
+
+    /** The rank the tcp boot gives a JVM that {@code bin/emulated-hosts} started ({@code LPF_BOOT_TCP_RANK} in its environment). */
+    private static int bootRank(ProcessHandle jvm) {
+        try {
+            for (String v : Files.readString(Path.of("/proc", Long.toString(jvm.pid()), "environ")).split("\0")) {
+                if (v.startsWith("LPF_BOOT_TCP_RANK=")) return Integer.parseInt(v.substring(v.indexOf('=') + 1));
+            }
+            throw new AssertionError("JVM " + jvm.pid() + " has no LPF_BOOT_TCP_RANK");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Kills the {@code victim}-th by pid of the job's {@code jvms} JVMs {@code delayMillis} after the first commit; false if the job had ended. */
     private static boolean kill(Path dir, Process lpf, int jvms, int victim, long delayMillis) {
+        return kill(dir, lpf, () -> lpf.descendants().filter(RestartRunTest::isRankJvm).sorted(Comparator.comparingLong(ProcessHandle::pid))
+                .toList(), jvms, victim, delayMillis);
+    }
+
+    /** Kills {@code jobJvms}' {@code victim}-th {@code delayMillis} after the first commit; false if the job had ended. */
+    private static boolean kill(Path dir, Process lpf, java.util.function.Supplier<List<ProcessHandle>> jobJvms, int jvms,
+                                int victim, long delayMillis) {
         try {
             long deadline = System.nanoTime() + 120_000_000_000L;
             boolean committed = false;
@@ -140,8 +244,7 @@ class ReadmeCheckpointLoopTest {
             }
             if (!committed) return false;
             Thread.sleep(delayMillis);
-            List<ProcessHandle> ranks = lpf.descendants().filter(RestartRunTest::isRankJvm)
-                    .sorted(Comparator.comparingLong(ProcessHandle::pid)).toList();
+            List<ProcessHandle> ranks = jobJvms.get();
             if (ranks.size() != jvms) return false;
             return new ProcessBuilder("kill", "-9", Long.toString(ranks.get(victim).pid())).start().waitFor() == 0;
         } catch (Exception e) {
