@@ -133,7 +133,12 @@ final class Mesh implements AutoCloseable {
      * large transfers then no longer overlap its own: docs/performance.md).
      */
     static final int SPIN_MICROS_OWN_CORE = 200;
-    /** The spin of a wait when the job's processes outnumber this machine's cores: a longer one takes the core its peers need. */
+    /**
+     * The spin of a wait on sockets when the job's processes outnumber this machine's cores: a
+     * longer one takes the core its peers need. A wait whose connections all go through memory
+     * spins {@link #SPIN_MICROS_OWN_CORE} even then: polling rings and yielding costs the peers
+     * little, and blocking costs a wake-up through the socket on both sides (docs/performance.md).
+     */
     static final int SPIN_MICROS_CROWDED = 20;
 
     private final int rank, size;
@@ -172,6 +177,7 @@ final class Mesh implements AutoCloseable {
         int local = localProcesses(rank, all);
         boolean crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
         long spin = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
+        long memorySpin = spinNanos >= 0 ? spinNanos : 1_000L * SPIN_MICROS_OWN_CORE;
         Connections connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector,
                 LocalPeers.open(key, jobId, rank, all, local, log));
         // The parts call each other (a read may find a death, a death is sent as a frame): made, then wired, once.
@@ -186,7 +192,7 @@ final class Mesh implements AutoCloseable {
         matching.wire(table, frames, failures);
         frames.wire(table, matching, failures);
         failures.wire(table, frames, matching);
-        this.loop = new ProgressLoop(rank, size, selector, spin, crowded, timeoutNanos, table, frames, failures, matching);
+        this.loop = new ProgressLoop(rank, size, selector, spin, memorySpin, crowded, timeoutNanos, table, frames, failures, matching);
     }
 
 

@@ -32,7 +32,7 @@ public final class NetParameters {
     public static final Parameters.Parameter<Integer> SPIN_MICROS = ParameterRegistry.global().integer(PREFIX + "spinMicros",
             -1, -1, 1_000_000, "µs a wait polls its sockets, counted from when bytes last moved, before it blocks in select "
                     + "(-1: " + Mesh.SPIN_MICROS_OWN_CORE + " when each of the job's processes on this machine has a core, "
-                    + Mesh.SPIN_MICROS_CROWDED + " when they outnumber its cores; 0: block at once)");
+                    + Mesh.SPIN_MICROS_CROWDED + " when they outnumber its cores and the wait is on sockets; 0: block at once)");
     /**
      * The superstep protocol's parameters ({@code lpf.engine.net.pairsInRoundUpTo}, default 16;
      * {@code countExchange}; {@code sparseFrom}), declared as for every engine built on the

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  * The progress loop of one {@link Mesh}: no thread of its own, the thread that waits moves the
  * frames. Each step takes the connections made ({@link ConnTable#admit}), writes what was staged,
  * polls the linked connections' rings, and selects the sockets: spinning while bytes flow (for
- * {@code spinNanos} since they last moved, yielding the core when this machine is crowded), then
- * blocking in {@code select} after asking linked peers for a wake-up. A step allocates nothing
+ * {@code spinNanos} since they last moved, {@code memorySpinNanos} when every connection goes
+ * through memory; yielding the core when this machine is crowded), then blocking in
+ * {@code select} after asking linked peers for a wake-up. A step allocates nothing
  * (the selection's action is one object); the deadline's message is built only when it throws.
  * Used by one thread at a time.
  */
@@ -23,6 +24,8 @@ final class ProgressLoop {
     private final Selector selector;
     /** How long a wait spins on {@code selectNow}, since bytes last moved, before it blocks in {@code select}. */
     private final long spinNanos;
+    /** The same when every connection of the mesh goes through memory (polling rings needs no system call). */
+    private final long memorySpinNanos;
     /** Whether more of the mesh's processes run on this machine than it has cores: a spinning wait yields its core. */
     private final boolean crowded;
     private final long timeoutNanos;
@@ -35,12 +38,13 @@ final class ProgressLoop {
     private final Failures failures;
     private final Matching matching;
 
-    ProgressLoop(int rank, int size, Selector selector, long spinNanos, boolean crowded, long timeoutNanos,
+    ProgressLoop(int rank, int size, Selector selector, long spinNanos, long memorySpinNanos, boolean crowded, long timeoutNanos,
                  ConnTable table, FrameIo frames, Failures failures, Matching matching) {
         this.rank = rank;
         this.size = size;
         this.selector = selector;
         this.spinNanos = spinNanos;
+        this.memorySpinNanos = memorySpinNanos;
         this.crowded = crowded;
         this.timeoutNanos = timeoutNanos;
         this.table = table;
@@ -84,7 +88,7 @@ final class ProgressLoop {
                 }
                 // Spin while bytes flow: a large transfer arrives in pieces, and blocking between
                 // them makes every piece a wake-up of this thread (an IPI on a VM).
-                if (now - Math.max(waitStart, frames.lastMoved) < spinNanos) {
+                if (now - Math.max(waitStart, frames.lastMoved) < (table.linkedOnly ? memorySpinNanos : spinNanos)) {
                     if (crowded) Thread.yield(); else Thread.onSpinWait();
                     return;
                 }
