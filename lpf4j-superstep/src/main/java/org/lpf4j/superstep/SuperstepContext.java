@@ -422,10 +422,26 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         SuperstepRecorder.endSection(section, engine, call, ctx.pid(), ctx.nprocs(), ctx.superstep(), threw != null);
         try {
             ctx.finish(threw);
-        } finally {
-            ctx.close();
+        } catch (RuntimeException | Error e) {
+            closeAfterFailure(ctx, e);
+            throw e;
         }
+        if (threw != null) closeAfterFailure(ctx, threw);
+        else ctx.close();
         return ctx.outcome(call);
+    }
+
+    /**
+     * Closes a section whose process threw {@code failure}: a superstep it left may still have
+     * transfers pending, whose buffers then stay allocated, and the failure, not that, is what
+     * the process reports (a section that ended well with transfers pending still throws).
+     */
+    private static void closeAfterFailure(SuperstepContext ctx, Throwable failure) {
+        try {
+            ctx.close();
+        } catch (IllegalStateException pending) {
+            failure.addSuppressed(pending);
+        }
     }
 
     /** Checks that the section has not ended; throws its failure otherwise. For the engine's own calls. */

@@ -13,7 +13,8 @@ import java.util.SplittableRandom;
  * missing peer is named, never waited for forever.
  *
  * <p>Faults: {@link #vanish} (the rank is gone, as a JVM that died: every wait of the others
- * fails at once, naming it) and a rank that stops calling (frozen: the others' waits fail when
+ * fails at once, naming it), {@link #failOnceAfter} (a transport call throws an error once, as one
+ * that cannot allocate a buffer) and a rank that stops calling (frozen: the others' waits fail when
  * the deadline passes, naming the ranks that did not arrive).
  */
 final class MemoryJob {
@@ -81,8 +82,29 @@ final class MemoryJob {
     /** Rank {@code rank} vanishes when it makes its {@code calls}-th transport call from now on (mid-superstep). */
     synchronized void vanishAfter(int rank, long calls) { vanishAfter[rank] = calls; }
 
-    /** Counts a call of {@code rank}; throws if the rank is gone. */
+    /** Per rank: the transport calls left before one throws {@link #failure} once (-1: never). */
+    private final Map<Integer, Long> failAfter = new HashMap<>();
+    private Error failure;
+
+    /**
+     * Rank {@code rank}'s {@code calls}-th transport call from now on throws {@code error}, once, as
+     * a transport that cannot allocate a buffer does; the rank stays in the job.
+     */
+    synchronized void failOnceAfter(int rank, long calls, Error error) {
+        failAfter.put(rank, calls);
+        failure = error;
+    }
+
+    /** Counts a call of {@code rank}; throws if the rank is gone, or the error of {@link #failOnceAfter}. */
     synchronized void call(int rank) {
+        Long fail = failAfter.get(rank);
+        if (fail != null) {
+            if (fail == 0) {
+                failAfter.remove(rank);
+                throw failure;
+            }
+            failAfter.put(rank, fail - 1);
+        }
         if (vanishAfter[rank] == 0) vanish(rank);
         if (vanishAfter[rank] > 0) vanishAfter[rank]--;
         if (vanished[rank]) throw new Transport.Stopped("pid " + rank + " has vanished (fault injected)");

@@ -204,6 +204,36 @@ class MemoryProtocolTest {
         }
     }
 
+    /**
+     * A process whose transport throws an error mid-superstep (a buffer it cannot allocate) leaves
+     * transfers of that superstep pending: its section still ends as a failure that carries the
+     * error, at every process, rather than the process breaking with "transfers pending", which
+     * hid the error.
+     */
+    @ParameterizedTest(name = "p={0}, after {1} calls")
+    @MethodSource("faultP")
+    void aProcessWhoseTransportThrowsMidSuperstepReportsThatError(int p, long calls) {
+        MemoryJob job = new MemoryJob(p, 2_000, p);
+        String injected = "Cannot reserve 65536 bytes of direct buffer memory (injected at pid " + (p - 1) + ")";
+        job.failOnceAfter(p - 1, calls, new OutOfMemoryError(injected));
+        FatalException[] out = MemoryContext.run(job, WAYS[1], ringOfPuts(), JOIN);
+        // MemoryContext.run has checked that no process broke outside its section.
+        for (int r = 0; r < p; r++) assertNotNull(out[r], "pid " + r + " saw no failure");
+        // The error reaches pid 0 with the end round; a process that waited for the failed one's streams meanwhile ends by the deadline.
+        assertTrue(chain(out[0]).contains(injected) || out[0].getMessage().contains("within 2000 ms"),
+                () -> "pid 0's failure: " + chain(out[0]));
+    }
+
+    /** @return the messages of {@code t}, its causes and their suppressed ones */
+    private static String chain(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            b.append(c).append(" | ");
+            for (Throwable s : c.getSuppressed()) b.append("suppressed ").append(s).append(" | ");
+        }
+        return b.toString();
+    }
+
     static Stream<Arguments> faultP() {
         List<Arguments> a = new ArrayList<>();
         for (int p : new int[]{2, 3, 4, 5, 8}) for (long calls : new long[]{0, 3, 7, 12}) a.add(Arguments.of(p, calls));
