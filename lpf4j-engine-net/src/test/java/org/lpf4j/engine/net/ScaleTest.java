@@ -19,7 +19,7 @@ import java.util.List;
  * with their process counts replaced by {@code lpf.test.procs} at p = 64 JVMs of small heaps,
  * at p = 256 threads of 8 JVMs, and at p = 64 on 8 emulated hosts of 8 JVMs each
  * ({@code lpf.scale.hosts}, {@code lpf.scale.perHost}; {@code lpf.scale.perJvm} makes the p = 64 run
- * one of threads, {@code lpf.scale.suites} picks suites). JUnit's per-test timeouts are off in those
+ * one of threads, {@code lpf.scale.suites} picks suites, {@code lpf.scale.options} adds JVM options). JUnit's per-test timeouts are off in those
  * jobs (a superstep at p = 256 on 2 cores is slow); each job has a deadline of its own.
  */
 class ScaleTest {
@@ -39,6 +39,8 @@ class ScaleTest {
                 "-Dlpf.engine.net.setupMillis=1800000", "-Dlpf.boot.fence.timeout=600000",
                 "-Dlpf.engine.net.syncTimeout=" + (p > 32 ? 1_800_000 : 120_000)));
         all.addAll(List.of(more));
+        String extra = System.getProperty("lpf.scale.options", "").strip(); // e.g. -XX:NativeMemoryTracking=summary, to look inside
+        if (!extra.isEmpty()) all.addAll(List.of(extra.split("\\s+")));
         return all;
     }
 
