@@ -2,11 +2,14 @@ package org.lpf4j.tools;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.lpf4j.spi.ProcessLauncher;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,14 +25,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class LaunchedTest {
-    /** A launcher that runs the per-process command once and remembers what it was asked. */
+    /**
+     * A launcher that runs the per-process command once and remembers what it was asked; the
+     * process's output goes to {@code output} (a launcher's processes inherit lpf's standard
+     * streams, which in a test JVM are the test framework's channel).
+     */
     private static final class OneJvm implements ProcessLauncher {
         ProcessLauncher.Launch asked;
+        private final Path output;
+
+        OneJvm(Path output) { this.output = output; }
 
         @Override
         public List<String> command(Launch launch) {
             asked = launch;
-            return launch.javaCommandLine();
+            List<String> line = new ArrayList<>(List.of("sh", "-c", "exec \"$0\" \"$@\" > '" + output + "' 2>&1"));
+            line.addAll(launch.javaCommandLine());
+            return line;
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            return "(no output: " + e + ")";
         }
     }
 
@@ -52,15 +72,19 @@ class LaunchedTest {
     }
 
     @Test
-    void theLaunchersExitStatusAndOutputAreTheRuns() throws Exception {
-        OneJvm launcher = new OneJvm();
+    void theLaunchersExitStatusAndOutputAreTheRuns(@TempDir Path dir) throws Exception {
+        Path output = dir.resolve("out.txt");
+        OneJvm launcher = new OneJvm(output);
         StringWriter sink = new StringWriter();
         int ok = Launched.run(launcher, parsed("-p", "2", "org.lpf4j.examples.InnerProduct", "100").launch(2),
                 new PrintWriter(sink));
-        assertEquals(0, ok);
+        assertEquals(0, ok, () -> read(output));
+        assertTrue(read(output).contains("inner product of two vectors of length 100") && read(output).contains("(sequential check: equal)"),
+                () -> read(output));
         int bad = Launched.run(launcher, parsed("-p", "2", "org.lpf4j.examples.NoSuchProgram").launch(2),
                 new PrintWriter(sink));
-        assertEquals(UsageException.EXIT_CODE, bad);
+        assertEquals(UsageException.EXIT_CODE, bad, () -> read(output));
+        assertTrue(read(output).contains("org.lpf4j.examples.NoSuchProgram"), () -> read(output));
         List<ProcessHandle> left = new ArrayList<>(ProcessHandle.current().descendants().toList());
         left.removeIf(h -> !h.isAlive());
         assertTrue(left.isEmpty(), "processes left behind: " + left);
