@@ -61,6 +61,8 @@ final class MemoryJob {
         this.vanished = new boolean[ranks];
         this.vanishAfter = new long[ranks];
         java.util.Arrays.fill(vanishAfter, -1);
+        this.failAfter = new long[ranks];
+        java.util.Arrays.fill(failAfter, -1);
     }
 
     /** @return the transport of {@code rank} */
@@ -83,7 +85,7 @@ final class MemoryJob {
     synchronized void vanishAfter(int rank, long calls) { vanishAfter[rank] = calls; }
 
     /** Per rank: the transport calls left before one throws {@link #failure} once (-1: never). */
-    private final Map<Integer, Long> failAfter = new HashMap<>();
+    private final long[] failAfter;
     private Error failure;
 
     /**
@@ -91,20 +93,17 @@ final class MemoryJob {
      * a transport that cannot allocate a buffer does; the rank stays in the job.
      */
     synchronized void failOnceAfter(int rank, long calls, Error error) {
-        failAfter.put(rank, calls);
+        failAfter[rank] = calls;
         failure = error;
     }
 
     /** Counts a call of {@code rank}; throws if the rank is gone, or the error of {@link #failOnceAfter}. */
     synchronized void call(int rank) {
-        Long fail = failAfter.get(rank);
-        if (fail != null) {
-            if (fail == 0) {
-                failAfter.remove(rank);
-                throw failure;
-            }
-            failAfter.put(rank, fail - 1);
+        if (failAfter[rank] == 0) {
+            failAfter[rank] = -1;
+            throw failure;
         }
+        if (failAfter[rank] > 0) failAfter[rank]--;
         if (vanishAfter[rank] == 0) vanish(rank);
         if (vanishAfter[rank] > 0) vanishAfter[rank]--;
         if (vanished[rank]) throw new Transport.Stopped("pid " + rank + " has vanished (fault injected)");

@@ -47,6 +47,24 @@ public final class MeshPaths {
         return lines;
     }
 
+    /**
+     * The peers a rank should reach by each path when rank q runs in JVM {@code q / perJvm} on host
+     * {@code q / perHost} (both in ranks; {@code perHost} a multiple of {@code perJvm}).
+     *
+     * @return the other ranks of {@code rank}'s JVM, of its host's other JVMs, and of the other
+     *         hosts, ascending: the order of {@link Ranks#peers}
+     */
+    public static List<List<Integer>> byPlacement(int rank, int size, int perJvm, int perHost) {
+        List<Integer> jvm = new ArrayList<>(), host = new ArrayList<>(), other = new ArrayList<>();
+        for (int q = 0; q < size; q++) {
+            if (q == rank) continue;
+            if (q / perJvm == rank / perJvm) jvm.add(q);
+            else if (q / perHost == rank / perHost) host.add(q);
+            else other.add(q);
+        }
+        return List.of(jvm, host, other);
+    }
+
     private static List<Integer> ranks(String list) {
         List<Integer> r = new ArrayList<>();
         for (String s : list.split(",")) if (!s.isBlank()) r.add(Integer.parseInt(s.strip()));

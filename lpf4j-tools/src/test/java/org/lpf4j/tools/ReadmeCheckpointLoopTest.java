@@ -105,8 +105,9 @@ class ReadmeCheckpointLoopTest {
         LpfJvm clean = LpfJvm.run(240, List.of(), Map.of(), proc -> {}, loopArgs(List.of("--engine", "threads", "-p", "4"),
                 work.resolve("threads-clean-" + steps), List.of(), steps));
         assertEquals(0, clean.exitCode(), clean::both);
-        faultFree.put(steps, result(clean));
-        return result(clean);
+        String answer = result(clean);
+        faultFree.put(steps, answer);
+        return answer;
     }
 
     private static String result(LpfJvm r) {
@@ -209,13 +210,8 @@ class ReadmeCheckpointLoopTest {
         Map<Integer, MeshPaths.Ranks> paths = MeshPaths.read(resumed.err(), jvms);
         assertEquals(List.of(0, 1, 2, 3), new ArrayList<>(paths.keySet()), () -> "a line of paths from every rank: " + resumed.both());
         for (MeshPaths.Ranks line : paths.values()) {
-            int r = line.rank();
-            List<Integer> sameHost = new ArrayList<>(), otherHost = new ArrayList<>();
-            for (int q = 0; q < jvms; q++) {
-                if (q != r) (q / perHost == r / perHost ? sameHost : otherHost).add(q);
-            }
-            assertEquals(List.of(List.of(), sameHost, otherHost), line.peers(),
-                    () -> "rank " + r + ": the JVM of its host through shared memory, the other host's through TCP: " + line.text());
+            assertEquals(MeshPaths.byPlacement(line.rank(), jvms, 1, perHost), line.peers(),
+                    () -> "rank " + line.rank() + ": the JVM of its host through shared memory, the other host's through TCP: " + line.text());
         }
     }
 

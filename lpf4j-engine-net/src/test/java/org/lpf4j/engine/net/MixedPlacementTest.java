@@ -52,14 +52,9 @@ class MixedPlacementTest {
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), new ArrayList<>(lines.keySet()), "a line of paths from every rank:\n" + out);
         for (int r = 0; r < P; r++) {
             MeshPaths.Ranks line = lines.get(r);
-            List<Integer> jvm = new ArrayList<>(), host = new ArrayList<>(), other = new ArrayList<>();
-            for (int q = 0; q < P; q++) {
-                if (q == r) continue;
-                if (q / PER_JVM == r / PER_JVM) jvm.add(q);
-                else if (q / (PER_JVM * PER_HOST) == r / (PER_JVM * PER_HOST)) host.add(q);
-                else other.add(q);
-            }
-            assertEquals(List.of(jvm, host, other), line.peers(), "rank " + r + ": the other rank of its JVM through rings in its memory,"
+            List<List<Integer>> want = MeshPaths.byPlacement(r, P, PER_JVM, PER_JVM * PER_HOST);
+            List<Integer> jvm = want.get(MeshPaths.IN_JVM), host = want.get(MeshPaths.SHARED_MEMORY), other = want.get(MeshPaths.TCP);
+            assertEquals(want, line.peers(), "rank " + r + ": the other rank of its JVM through rings in its memory,"
                     + " the other JVM of its host through a shared-memory file, the other host through TCP: " + line.text());
             int[] c = line.connections();
             assertTrue(c[MeshPaths.IN_JVM] <= 2 * jvm.size() && c[MeshPaths.SHARED_MEMORY] <= 2 * host.size()
