@@ -6,6 +6,8 @@ import org.lpf4j.spi.kit.CrossJvmObjects;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,23 +15,43 @@ import java.util.Map;
 /**
  * Combining puts across JVMs: the combiner is a Java object at the source, so the source rank
  * ships it (serialized, once per attribute and destination rank, ahead of the first put that uses
- * it) and the destination keeps what each source rank shipped, by the source's id. The operator
- * must be {@link Serializable} (a lambda of a serializable functional interface is). One table per
- * section and rank, used by the thread that does the rank's exchange.
+ * it there) and the destination keeps what each source rank shipped, by the source's id. The
+ * operator must be {@link Serializable} (a lambda of a serializable functional interface is). One
+ * table per section and rank, used by the thread that does the rank's exchange.
  *
- * <p>Cost: serialization on the first combining put with a new attribute in a section; afterwards an
- * identity lookup per put and nothing per sync.
+ * <p>A destination is sent exactly the definitions its puts use, never the others this rank made.
+ * Ids are recycled: once {@link #RECYCLE_AT} attributes are defined, a new one takes the id of the
+ * one least recently used before the current superstep, and every destination is sent the new
+ * definition before its next put with that id. A program that makes a new operator object for every
+ * call (a lambda per reduction) thus holds at most that many definitions on either side, plus as
+ * many as one superstep uses at once.
+ *
+ * <p>Cost: serialization on the first combining put with a new attribute; afterwards an identity
+ * lookup per put and a bit test per put and destination at the sync; a recycling scans the ids
+ * and clears one bit per destination.
  */
 final class CombinerTable {
+    /** Attributes defined before ids are recycled. */
+    static final int RECYCLE_AT = 64;
+
     /** What crosses: the element size and the operator. */
     record Shipped(long elementSize, MsgAttr.ElementCombiner combiner) implements Serializable {
         private static final long serialVersionUID = 1L;
     }
 
     private final Map<MsgAttr, Integer> ids = new IdentityHashMap<>();
+    /** By id: the attribute, its serialized definition, the superstep ({@link #epoch}) of its last put. */
+    private MsgAttr[] attrOf = new MsgAttr[8];
     private final List<byte[]> definitions = new ArrayList<>();
-    /** Per destination rank: how many of this rank's ids it already knows. */
-    private final int[] shippedTo;
+    private long[] lastUse = new long[8];
+    /** The supersteps packed so far: a put queued now has this epoch. */
+    private long epoch;
+    /** Per destination rank: the ids whose current definition it has. */
+    private final BitSet[] known;
+    /** Per destination rank: the ids whose definition this sync's count found it needs (cleared as they are packed). */
+    private final BitSet[] shipping;
+    private final int[] touched;
+    private int touchedCount;
     /** Per source rank: the attributes it defined, by its ids. */
     private final List<List<MsgAttr>> received = new ArrayList<>();
 
@@ -38,8 +60,14 @@ final class CombinerTable {
     /** @param objects how the operators other processes ship find their classes */
     CombinerTable(int p, CrossJvmObjects objects) {
         this.objects = objects;
-        shippedTo = new int[p];
-        for (int q = 0; q < p; q++) received.add(new ArrayList<>());
+        known = new BitSet[p];
+        shipping = new BitSet[p];
+        touched = new int[p];
+        for (int q = 0; q < p; q++) {
+            received.add(new ArrayList<>());
+            known[q] = new BitSet();
+            shipping[q] = new BitSet();
+        }
     }
 
     /**
@@ -47,8 +75,11 @@ final class CombinerTable {
      * @throws IllegalArgumentException if the operator does not serialize (callers add the call that queued it)
      */
     int idOf(MsgAttr attr) {
-        Integer id = ids.get(attr);
-        if (id != null) return id;
+        Integer known = ids.get(attr);
+        if (known != null) {
+            lastUse[known] = epoch;
+            return known;
+        }
         MsgAttr.ElementCombiner op = attr.combiner();
         if (!(op instanceof Serializable)) {
             throw new IllegalArgumentException("a combining put to another JVM carries its operator there, but "
@@ -61,22 +92,76 @@ final class CombinerTable {
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("the operator of " + attr + " does not serialize: " + e, e);
         }
-        int n = definitions.size();
-        definitions.add(bytes);
-        ids.put(attr, n);
-        return n;
+        int id = recyclable();
+        if (id < 0) {
+            id = definitions.size();
+            definitions.add(bytes);
+            if (id == attrOf.length) {
+                attrOf = Arrays.copyOf(attrOf, 2 * id);
+                lastUse = Arrays.copyOf(lastUse, 2 * id);
+            }
+        } else {
+            ids.remove(attrOf[id]);
+            definitions.set(id, bytes);
+            for (BitSet b : this.known) b.clear(id); // each destination gets the new definition before its next use
+        }
+        attrOf[id] = attr;
+        lastUse[id] = epoch;
+        ids.put(attr, id);
+        return id;
     }
 
-    /** @return the definitions destination {@code q} still needs before a put with {@code id}: [from, to) */
-    int knownBy(int q) { return shippedTo[q]; }
+    /** @return the id least recently used before this superstep, once {@link #RECYCLE_AT} are defined; else -1 */
+    private int recyclable() {
+        int n = definitions.size(), best = -1;
+        if (n < RECYCLE_AT) return -1;
+        for (int id = 0; id < n; id++) {
+            if (lastUse[id] < epoch && (best < 0 || lastUse[id] < lastUse[best])) best = id;
+        }
+        return best;
+    }
 
-    /** Records that {@code q} now knows ids below {@code upTo}. */
-    void shipped(int q, int upTo) { shippedTo[q] = Math.max(shippedTo[q], upTo); }
+    /** A sync's count begins: what an unfinished count marked is forgotten. */
+    void startCount() {
+        for (int k = 0; k < touchedCount; k++) shipping[touched[k]].clear();
+        touchedCount = 0;
+    }
+
+    /**
+     * @return whether destination {@code q} must be sent the definition of {@code id} in this sync,
+     *         true once per id and destination (the count adds its bytes once)
+     */
+    boolean countDefinition(int q, int id) {
+        if (known[q].get(id) || shipping[q].get(id)) return false;
+        if (shipping[q].isEmpty()) touched[touchedCount++] = q;
+        shipping[q].set(id);
+        return true;
+    }
+
+    /** @return whether the definition of {@code id} is to be packed for {@code q} now (ahead of its first put there); then {@code q} knows it */
+    boolean packDefinition(int q, int id) {
+        if (!shipping[q].get(id)) return false;
+        shipping[q].clear(id);
+        known[q].set(id);
+        return true;
+    }
+
+    /** This superstep's requests are packed: ids its puts used may be recycled from the next one on. */
+    void packed() {
+        epoch++;
+        startCount();
+    }
 
     /** @return the serialized definition of {@code id} */
     byte[] definition(int id) { return definitions.get(id); }
 
-    /** Defines source {@code s}'s attribute {@code id} from its serialized form. */
+    /** @return the ids defined (at most {@link #RECYCLE_AT} unless one superstep used more at once) */
+    int defined() { return definitions.size(); }
+
+    /** @return the definitions kept of source {@code s}'s ids */
+    int receivedFrom(int s) { return received.get(s).size(); }
+
+    /** Defines source {@code s}'s attribute {@code id} from its serialized form (replacing what the id meant before). */
     void define(int s, int id, byte[] bytes) {
         Shipped shipped;
         try {
@@ -94,7 +179,4 @@ final class CombinerTable {
         List<MsgAttr> list = received.get(s);
         return id < list.size() ? list.get(id) : null;
     }
-
-    /** Copies the per-destination progress into {@code into} (to count a sync's bytes before packing it). */
-    void progressInto(int[] into) { System.arraycopy(shippedTo, 0, into, 0, shippedTo.length); }
 }

@@ -40,7 +40,6 @@ final class Packer {
     private final int me, ranks;
     /** The transport's eager size: how much of a stream sent early goes first. */
     private final long earlyChunk;
-    private final int[] progress;
     private final NativeBuffer packedOut, sendStaging = new NativeBuffer();
     private final long[] outBytes, outAt, replyInBytes, cursor, replyCursor, inlineOut;
     /** The areas this sync sends from in place (shared with {@link Delivery}, which receives around them). */
@@ -59,7 +58,6 @@ final class Packer {
         this.combiners = combiners;
         this.me = me;
         this.ranks = ranks;
-        this.progress = new int[ranks];
         this.inPlace = inPlace;
         packedOut = buffers.packedOut;
         outBytes = buffers.outBytes; outAt = buffers.outAt; replyInBytes = buffers.replyInBytes;
@@ -82,7 +80,7 @@ final class Packer {
         Arrays.fill(replyInBytes, 0);
         heapLarge = 0;
         packFailure = null;
-        combiners.progressInto(progress);
+        combiners.startCount();
         int n = 0;
         for (int l = 0, t = r.processes(); l < t; l++) {
             RequestList q = r.requests(l);
@@ -91,10 +89,7 @@ final class Packer {
                 int d = r.rankOf(q.putPid[i]);
                 int attr = q.putAttr[i] == null ? -1 : q.putTag[i] >= 0 ? q.putTag[i] : combiners.idOf(q.putAttr[i]);
                 q.putTag[i] = attr;
-                if (attr >= progress[d]) {
-                    for (int j = progress[d]; j <= attr; j++) outBytes[d] += LENGTH + pad(combiners.definition(j).length);
-                    progress[d] = attr + 1;
-                }
+                if (attr >= 0 && combiners.countDefinition(d, attr)) outBytes[d] += LENGTH + pad(combiners.definition(attr).length);
                 long size = q.putSize[i];
                 outBytes[d] += isLarge(d, size, attr) ? LENGTH : LENGTH + pad(size);
             }
@@ -129,14 +124,11 @@ final class Packer {
                 int d = r.rankOf(q.putPid[i]);
                 long size = q.putSize[i];
                 int attr = q.putTag[i];
-                if (attr >= combiners.knownBy(d)) {
-                    for (int j = combiners.knownBy(d); j <= attr; j++) {
-                        byte[] def = combiners.definition(j);
-                        PackedHeader.write(out, at[d], DEFINE, -1, l, 0, j, 0, def.length);
-                        MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, at[d] + LENGTH, def.length);
-                        at[d] += LENGTH + pad(def.length);
-                    }
-                    combiners.shipped(d, attr + 1);
+                if (attr >= 0 && combiners.packDefinition(d, attr)) {
+                    byte[] def = combiners.definition(attr);
+                    PackedHeader.write(out, at[d], DEFINE, -1, l, 0, attr, 0, def.length);
+                    MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, at[d] + LENGTH, def.length);
+                    at[d] += LENGTH + pad(def.length);
                 }
                 boolean large = isLarge(d, size, attr);
                 PackedHeader.write(out, at[d], large ? PUT_LARGE : PUT_INLINE, attr, l, r.localOf(q.putPid[i]), q.putSlot[i],
@@ -180,6 +172,7 @@ final class Packer {
             if (total > first) transport.send(Transport.REST, Channel.PACKED_REST, out, outAt[d] + first, total - first, d);
             wire.data(total > first ? 2 : 1, inlineOut[d], total - inlineOut[d]);
         }
+        combiners.packed();
     }
 
     /** Sends every large put, in the order its header was packed (the receiver posts in that order). */

@@ -110,6 +110,9 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
     /** What this process sent to the others since the section started (its transport's and the exchange's counts). */
     @Override public WireCounts wireCounts() { return counts; }
 
+    /** @return the combining attributes' table of this process's rank (for tests of what it keeps) */
+    CombinerTable combiners() { return combiners; }
+
     // ---- registration and capacities: the kit ----
 
     @Override

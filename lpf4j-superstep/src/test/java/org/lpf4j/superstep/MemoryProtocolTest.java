@@ -5,6 +5,7 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Memslot;
 import org.lpf4j.MsgAttr;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.kit.WireCounts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -171,6 +172,81 @@ class MemoryProtocolTest {
         });
     }
 
+    /**
+     * A new operator object for every superstep (a lambda per reduction), each to the root of that
+     * superstep, in turn: a destination is sent the one definition its put uses, never those the
+     * source made for other destinations (the header bytes of every superstep are the same), and
+     * neither side keeps more definitions than the table recycles.
+     */
+    @ParameterizedTest(name = "way {0} p={1}")
+    @MethodSource("waysAndP")
+    void aRootIsSentOnlyTheOperatorItsPutsUseAndTablesStayBounded(int way, int p) {
+        passes(way, p, ctx -> {
+            int me = ctx.pid(), steps = Math.max(3 * p, CombinerTable.RECYCLE_AT + 2 * p);
+            MemorySegment one = longs(1), sum = longs(1);
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(p);
+            ctx.sync();
+            Memslot s = ctx.registerLocal(one), t = ctx.registerGlobal(sum);
+            ctx.sync();
+            WireCounts wire = WireCounts.of(ctx);
+            long firstHeader = -1;
+            for (int k = 0; k < steps; k++) {
+                int root = k % p;
+                one.set(ValueLayout.JAVA_LONG, 0, me + 1L + k);
+                sum.set(ValueLayout.JAVA_LONG, 0, 0);
+                ctx.sync();
+                long before = wire.get(WireCounts.HEADER_BYTES);
+                ctx.put(s, 0, root, t, 0, 8, MsgAttr.combining(8, new Sum()));
+                ctx.sync();
+                long header = wire.get(WireCounts.HEADER_BYTES) - before;
+                if (me != root) { // a put to itself sends nothing
+                    if (firstHeader < 0) firstHeader = header;
+                    assertEquals(firstHeader, header, "header bytes of pid " + me + "'s put to root " + root + " in superstep " + k);
+                }
+                if (me == root) assertEquals((long) p * (p + 1) / 2 + (long) p * k, sum.get(ValueLayout.JAVA_LONG, 0), "sum at root " + root);
+            }
+            CombinerTable table = ((SuperstepContext) ctx).combiners();
+            assertTrue(table.defined() <= CombinerTable.RECYCLE_AT, "pid " + me + " defined " + table.defined() + " ids for " + steps + " operators");
+            for (int q = 0; q < p; q++) {
+                assertTrue(table.receivedFrom(q) <= CombinerTable.RECYCLE_AT, "pid " + me + " keeps " + table.receivedFrom(q) + " definitions of pid " + q);
+            }
+        });
+    }
+
+    /**
+     * More distinct operators in one superstep than the table recycles at, for three supersteps:
+     * every put combines with its own operator, also after ids defined for other operators in an
+     * earlier superstep were given to new ones.
+     */
+    @ParameterizedTest(name = "way {0} p={1}")
+    @MethodSource("waysAndP")
+    void moreOperatorsThanTheTableRecyclesAtEachCombineWithTheirOwn(int way, int p) {
+        int n = CombinerTable.RECYCLE_AT + 36;
+        passes(way, p, ctx -> {
+            int me = ctx.pid(), to = (me + 1) % p, from = (me + p - 1) % p;
+            MemorySegment src = longs(n), dst = longs(n);
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(n);
+            ctx.sync();
+            Memslot s = ctx.registerLocal(src), t = ctx.registerGlobal(dst);
+            ctx.sync();
+            for (int step = 0; step < 3; step++) {
+                for (int k = 0; k < n; k++) {
+                    src.setAtIndex(ValueLayout.JAVA_LONG, k, me + 1L);
+                    dst.setAtIndex(ValueLayout.JAVA_LONG, k, 5);
+                }
+                ctx.sync();
+                for (int k = 0; k < n; k++) ctx.put(s, 8L * k, to, t, 8L * k, 8, MsgAttr.combining(8, new Scaled(k + 1000L * step)));
+                ctx.sync();
+                for (int k = 0; k < n; k++) {
+                    assertEquals(5 + (k + 1000L * step) * (from + 1), dst.getAtIndex(ValueLayout.JAVA_LONG, k),
+                            "element " + k + " of superstep " + step + " at pid " + me);
+                }
+            }
+        });
+    }
+
     /** A superstep of sends to one neighbour each, many times: the streams of consecutive supersteps never mix. */
     @ParameterizedTest(name = "way {0} p={1}")
     @MethodSource("waysAndP")
@@ -324,6 +400,16 @@ class MemoryProtocolTest {
     void aSectionThatEndsWellReportsNothing(int p) {
         FatalException[] out = MemoryContext.run(new MemoryJob(p, 30_000, 9), WAYS[2], ctx -> ctx.sync(), JOIN);
         for (FatalException f : out) assertNull(f);
+    }
+
+    /** dst += factor · src, element by element: a different operator per factor. */
+    record Scaled(long factor) implements MsgAttr.ElementCombiner, Serializable {
+        @Override
+        public void combine(long n, MemorySegment src, long so, MemorySegment dst, long d) {
+            for (long k = 0; k < n; k++) {
+                dst.set(ValueLayout.JAVA_LONG, d + 8 * k, dst.get(ValueLayout.JAVA_LONG, d + 8 * k) + factor * src.get(ValueLayout.JAVA_LONG, so + 8 * k));
+            }
+        }
     }
 
     static final class Sum implements MsgAttr.ElementCombiner, Serializable {
