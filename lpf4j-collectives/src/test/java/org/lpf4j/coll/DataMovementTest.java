@@ -20,6 +20,7 @@ import static org.lpf4j.coll.Harness.assertUntouched;
 import static org.lpf4j.coll.Harness.bytes;
 import static org.lpf4j.coll.Harness.fill;
 import static org.lpf4j.coll.Harness.reserve;
+import static org.lpf4j.coll.Harness.roots;
 import static org.lpf4j.coll.Harness.run;
 import static org.lpf4j.coll.Harness.seed;
 import static org.lpf4j.coll.Harness.segment;
@@ -79,7 +80,7 @@ class DataMovementTest {
             MemorySegment src = segment(max), dst = segment(max + SLACK);
             Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerLocal(dst);
             ctx.sync();
-            for (int root = oneRoot ? p / 2 : 0; root < (oneRoot ? p / 2 + 1 : p); root++) {
+            for (int root : oneRoot ? new int[] {p / 2} : roots(p)) {
                 for (long size : sizes) {
                     long key = seed(p, root, size), mark = seed(key, s);
                     if (s == root) fill(src, 0, size, key);
@@ -123,7 +124,7 @@ class DataMovementTest {
             Memslot ldstSlot = ctx.registerLocal(ldst), gdstSlot = ctx.registerGlobal(gdst);
             ctx.sync();
             for (long size : sizes) {
-                for (int root = oneRoot ? p - 1 : 0; root < p; root++) {
+                for (int root : oneRoot ? new int[] {p - 1} : roots(p)) {
                     long key = seed(p, root, size);
                     String at = " p=" + p + " root=" + root + " size=" + size + " at pid " + s;
                     // gather: block k of the root's dst from pid k

@@ -18,6 +18,24 @@ final class Harness {
     static final int[] PROCS = System.getProperty("lpf.test.procs", "").isBlank() ? new int[] {1, 2, 3, 4, 5, 6, 7, 8}
             : java.util.Arrays.stream(System.getProperty("lpf.test.procs").strip().split("\\s*,\\s*")).mapToInt(Integer::parseInt).toArray();
 
+    /** Up to this many processes, the every-root tests take every pid as root. */
+    static final int EVERY_ROOT_UP_TO = 16;
+
+    /**
+     * @return the roots an every-root test takes at {@code p}: every pid up to
+     *         {@link #EVERY_ROOT_UP_TO}; above, the first two, the middle, the last and four
+     *         others drawn with a seed of {@code p}, ascending. Every root of p = 256 made one
+     *         section of thousands of supersteps (an hour on 2 cores, issue 41's scale runs); the
+     *         places of a root that the algorithms treat apart are among these.
+     */
+    static int[] roots(int p) {
+        if (p <= EVERY_ROOT_UP_TO) return java.util.stream.IntStream.range(0, p).toArray();
+        java.util.TreeSet<Integer> r = new java.util.TreeSet<>(java.util.List.of(0, 1, p / 2, p - 1));
+        SplittableRandom random = new SplittableRandom(p);
+        while (r.size() < 8) r.add(random.nextInt(p));
+        return r.stream().mapToInt(Integer::intValue).toArray();
+    }
+
     /**
      * @return those of {@code counts} that are at most the largest of {@link #PROCS}: a test's own
      *         process counts, cut to a machine of fewer slots that {@code lpf.test.procs} names

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 
 import static org.lpf4j.coll.Harness.assertBytes;
 import static org.lpf4j.coll.Harness.reserve;
+import static org.lpf4j.coll.Harness.roots;
 import static org.lpf4j.coll.Harness.run;
 import static org.lpf4j.coll.Harness.seed;
 import static org.lpf4j.coll.Harness.segment;
@@ -45,7 +46,7 @@ class ReductionTest {
             MemorySegment arr = segment(maxBytes);
             Memslot slot = ctx.registerGlobal(arr);
             ctx.sync();
-            for (int root = 0; root < p; root++) {
+            for (int root : roots(p)) {
                 for (Lanes op : ELEMENT_OPS) reduce(ctx, coll, arr, slot, op, root, a);
                 for (int i = 0; i < NUMS.length; i++) {
                     combine(ctx, coll, arr, slot, ARRAY_OPS[(root + i) % ARRAY_OPS.length], NUMS[i], root, a);
