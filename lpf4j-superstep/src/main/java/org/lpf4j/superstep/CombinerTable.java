@@ -75,10 +75,10 @@ final class CombinerTable {
      * @throws IllegalArgumentException if the operator does not serialize (callers add the call that queued it)
      */
     int idOf(MsgAttr attr) {
-        Integer known = ids.get(attr);
-        if (known != null) {
-            lastUse[known] = epoch;
-            return known;
+        Integer existing = ids.get(attr);
+        if (existing != null) {
+            lastUse[existing] = epoch;
+            return existing;
         }
         MsgAttr.ElementCombiner op = attr.combiner();
         if (!(op instanceof Serializable)) {
@@ -103,7 +103,7 @@ final class CombinerTable {
         } else {
             ids.remove(attrOf[id]);
             definitions.set(id, bytes);
-            for (BitSet b : this.known) b.clear(id); // each destination gets the new definition before its next use
+            for (BitSet b : known) b.clear(id); // each destination gets the new definition before its next use
         }
         attrOf[id] = attr;
         lastUse[id] = epoch;
