@@ -147,10 +147,7 @@ final class CombinerTable {
     }
 
     /** This superstep's requests are packed: ids its puts used may be recycled from the next one on. */
-    void packed() {
-        epoch++;
-        startCount();
-    }
+    void packed() { epoch++; }
 
     /** @return the serialized definition of {@code id} */
     byte[] definition(int id) { return definitions.get(id); }
