@@ -1,21 +1,19 @@
 package org.lpf4j.engine.net;
 
+import org.lpf4j.testkit.EmulatedHostsScript;
 import org.lpf4j.testkit.NetJob;
 import org.lpf4j.testkit.Needs;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,54 +35,28 @@ final class EmulatedHosts {
      * @return the job's output
      */
     static String run(int hosts, int perHost, int p, int timeoutSeconds, List<String> jvmOptions, String... suites) throws Exception {
-        Needs.that("root".equals(System.getProperty("user.name")),
-                () -> "the emulated hosts need root to create network namespaces; user is " + System.getProperty("user.name"));
-        Path script = Path.of("..", "bin", "emulated-hosts").toAbsolutePath().normalize();
-        assertTrue(Files.isExecutable(script), script + " is missing");
         Needs.that(status(List.of("ip", "-V")) == 0 && status(List.of("tc", "-V")) == 0, "the emulated hosts need iproute2 (ip, tc)");
         String marker = "lpf.test.marker=" + UUID.randomUUID();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(script.toString(), "--hosts", Integer.toString(hosts), "--per-host",
+        List<String> args = new ArrayList<>(List.of("--hosts", Integer.toString(hosts), "--per-host",
                 Integer.toString(perHost), "--timeout", Integer.toString(timeoutSeconds - 10), "--", java, "-D" + marker,
                 "--enable-native-access=ALL-UNNAMED", "-Dlpf.engine.net.syncTimeout=120000"));
-        if (p > 8) command.addAll(ScaleTest.SMALL_JVM);
-        command.addAll(ScaleTest.options(p, "-Djunit.jupiter.execution.timeout.mode=" + (p > 8 ? "disabled" : "enabled")));
-        command.addAll(jvmOptions); // after the defaults: a -D given twice takes the last value
-        command.addAll(List.of("-cp", cp, NetJob.CONFORMANCE_MAIN));
-        command.addAll(List.of(suites));
+        if (p > 8) args.addAll(ScaleTest.SMALL_JVM);
+        args.addAll(ScaleTest.options(p, "-Djunit.jupiter.execution.timeout.mode=" + (p > 8 ? "disabled" : "enabled")));
+        args.addAll(jvmOptions); // after the defaults: a -D given twice takes the last value
+        args.addAll(List.of("-cp", cp, NetJob.CONFORMANCE_MAIN));
+        args.addAll(List.of(suites));
         long t0 = System.nanoTime();
-        Process job = new ProcessBuilder(command).redirectErrorStream(true).start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(job.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(output lost: " + e + ")";
-            }
-        });
-        try {
-            assertTrue(job.waitFor(timeoutSeconds, TimeUnit.SECONDS), "bin/emulated-hosts did not end in " + timeoutSeconds + " s");
-            String out = output.get(30, TimeUnit.SECONDS);
-            if (job.exitValue() == 3) Needs.missing("bin/emulated-hosts cannot set the hosts up here:\n" + out);
-            assertEquals(0, job.exitValue(), out);
-            Matcher m = SENT.matcher(out);
-            assertTrue(m.find(), "no per-host byte counts:\n" + out);
-            for (String h : m.group(1).strip().split(" ")) {
-                assertTrue(Long.parseLong(h.substring(h.indexOf('=') + 1)) > 0, "host " + h + " sent nothing:\n" + out);
-            }
-            System.out.println("EmulatedHosts " + hosts + " emulated hosts x " + perHost + " JVMs: " + ScaleTest.summary(out) + "; " + m.group(0)
-                    + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
-            return out;
-        } finally {
-            // The script's trap kills what runs in its namespaces; SIGTERM reaches it through destroy.
-            job.destroy();
-            if (!job.waitFor(30, TimeUnit.SECONDS)) job.destroyForcibly();
-            List<String> left = ProcessHandle.allProcesses()
-                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
-                    .map(h -> h.pid() + " " + h.info().command().orElse("?")).toList();
-            left.forEach(s -> ProcessHandle.of(Long.parseLong(s.split(" ")[0])).ifPresent(ProcessHandle::destroyForcibly));
-            assertTrue(left.isEmpty(), "processes of the job left behind: " + left);
+        String out = EmulatedHostsScript.run(args, Map.of(), marker, timeoutSeconds);
+        Matcher m = SENT.matcher(out);
+        assertTrue(m.find(), "no per-host byte counts:\n" + out);
+        for (String h : m.group(1).strip().split(" ")) {
+            assertTrue(Long.parseLong(h.substring(h.indexOf('=') + 1)) > 0, "host " + h + " sent nothing:\n" + out);
         }
+        System.out.println("EmulatedHosts " + hosts + " emulated hosts x " + perHost + " JVMs: " + ScaleTest.summary(out) + "; " + m.group(0)
+                + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        return out;
     }
 
 
