@@ -5,8 +5,9 @@
 # docs/scripts/BigPut.java (1 MiB put to the right neighbour).
 # Both engines run with bin/emulated-hosts --yield: the hosts share this machine's cores, so a spinning
 # wait would take the core the peer it waits for needs (16 JVMs spinning on 2 cores measure the
-# scheduler); the net engine blocks at once (lpf.engine.net.spinMicros=0), the MPI engine polls and
-# yields, and Open MPI's own waits yield (lpf.engine.mpi.wait=poll; docs/scale.md).
+# scheduler); both poll and yield the core between polls: the net engine for 1 ms before it blocks
+# (lpf.engine.net.wait=yield, spinMicros=1000), the MPI engine without end, and Open MPI's own waits
+# yield (lpf.engine.mpi.wait=poll; docs/scale.md).
 # Usage: docs/scripts/emulated-vs-mpi.sh HOSTS PER_HOST [ROUNDS] [SYNCS] -> lines "<engine> <name> <p> <value>"
 # Needs root and iproute2; run from anywhere after a build (bin/lpf info builds lpf4j-tools if stale).
 set -u

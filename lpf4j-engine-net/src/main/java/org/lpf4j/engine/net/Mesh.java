@@ -175,7 +175,7 @@ final class Mesh implements AutoCloseable {
         this.log = log;
         this.selector = Selector.open();
         int local = localProcesses(rank, all);
-        boolean crowded = WaitRequest.crowded(local, Runtime.getRuntime().availableProcessors());
+        boolean crowded = WaitRequest.crowded(NetParameters.WAIT.get(), local, Runtime.getRuntime().availableProcessors());
         long spin = spinNanos >= 0 ? spinNanos : 1_000L * (crowded ? SPIN_MICROS_CROWDED : SPIN_MICROS_OWN_CORE);
         long memorySpin = spinNanos >= 0 ? spinNanos : 1_000L * SPIN_MICROS_OWN_CORE;
         Connections connections = new Connections(rank, size, key, jobId, server, all, setupMillis, log, selector,

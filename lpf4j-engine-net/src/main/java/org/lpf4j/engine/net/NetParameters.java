@@ -34,6 +34,20 @@ public final class NetParameters {
                     + "(-1: " + Mesh.SPIN_MICROS_OWN_CORE + " when each of the job's processes on this machine has a core, "
                     + Mesh.SPIN_MICROS_CROWDED + " when they outnumber its cores and the wait is on sockets; 0: block at once)");
     /**
+     * {@code lpf.engine.net.wait}: whether a wait's spin ({@code spinMicros}) keeps its core or
+     * yields it between polls. {@code spin}: keeps it, the quickest answer when every process has a
+     * core. {@code yield}: yields it (and spins {@value Mesh#SPIN_MICROS_CROWDED} µs on sockets
+     * unless {@code spinMicros} says otherwise), for processes that share cores with others the
+     * engine cannot count: JVMs in network namespaces of one machine, or beside another job.
+     * {@code auto}: yields when the job's processes on this machine (by their addresses)
+     * outnumber its cores, or when a layered engine asked for waits that yield. May differ
+     * between processes.
+     */
+    public static final Parameters.Parameter<String> WAIT = ParameterRegistry.global().choice(PREFIX + "wait", "auto",
+            List.of("auto", "spin", "yield"),
+            "whether a wait's spin keeps its core (spin) or yields it between polls (yield); auto: yield when the job's"
+                    + " processes on this machine outnumber its cores");
+    /**
      * The superstep protocol's parameters ({@code lpf.engine.net.pairsInRoundUpTo}, default 16;
      * {@code countExchange}; {@code sparseFrom}), declared as for every engine built on the
      * protocol ({@link ProtocolParameters}). Above {@code pairsInRoundUpTo}, the dense way is
@@ -123,7 +137,7 @@ public final class NetParameters {
 
     /** @return this engine's parameters, for the provider's {@code open} */
     static List<Parameters.Parameter<?>> parameters() {
-        return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
+        return List.of(BIND, SETUP_MILLIS, SYNC_TIMEOUT, SPIN_MICROS, WAIT, PAIRS_IN_ROUND_UP_TO, COUNT_EXCHANGE, SPARSE_FROM, PROBE_MILLIS,
                 LAUNCH_NODES, PER_JVM, BUFFER_PROCESS_BYTES, SHM, SHM_IN_JVM, SHM_BYTES, SHM_DIR, SHM_SINGLE_COPY, SHM_SINGLE_COPY_FROM, SHOW_PATHS);
     }
 }

@@ -30,12 +30,26 @@ class NodeLevelTest {
         Boolean before = WaitRequest.yield;
         try {
             WaitRequest.yield = null;
-            assertTrue(WaitRequest.crowded(3, 2), "more local processes than cores");
-            assertFalse(WaitRequest.crowded(2, 2));
+            assertTrue(WaitRequest.crowded("auto", 3, 2), "more local processes than cores");
+            assertFalse(WaitRequest.crowded("auto", 2, 2));
             new NetEngineProvider().waitPolicy(false); // a bound node: spins on its own cores
-            assertFalse(WaitRequest.crowded(3, 2));
+            assertFalse(WaitRequest.crowded("auto", 3, 2));
             new NetEngineProvider().waitPolicy(true); // node threads may need the core
-            assertTrue(WaitRequest.crowded(1, 8));
+            assertTrue(WaitRequest.crowded("auto", 1, 8));
+        } finally {
+            WaitRequest.yield = before;
+        }
+    }
+
+    @Test
+    void theUsersWaitWinsOverTheLayeredEngineAndTheCount() {
+        Boolean before = WaitRequest.yield;
+        try {
+            for (Boolean layered : new Boolean[] {null, false, true}) {
+                WaitRequest.yield = layered;
+                assertTrue(WaitRequest.crowded("yield", 1, 8), "yield, layered " + layered + ", one process on 8 cores");
+                assertFalse(WaitRequest.crowded("spin", 9, 2), "spin, layered " + layered + ", 9 processes on 2 cores");
+            }
         } finally {
             WaitRequest.yield = before;
         }
