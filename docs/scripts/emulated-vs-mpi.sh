@@ -9,11 +9,13 @@
 # (lpf.engine.net.wait=yield, spinMicros=1000), the MPI engine without end, and Open MPI's own waits
 # yield (lpf.engine.mpi.wait=poll; docs/scale.md).
 # Usage: docs/scripts/emulated-vs-mpi.sh HOSTS PER_HOST [ROUNDS] [SYNCS] -> lines "<engine> <name> <p> <value>"
+# SYNCS (default 1000) per measurement of ScaleBench: with 200 the first figure (the empty sync) still
+# carried the JIT's warm-up in 8-32 JVMs on 2 cores (docs/performance-log.md).
 # Needs root and iproute2; run from anywhere after a build (bin/lpf info builds lpf4j-tools if stale).
 set -u
 cd "$(dirname "$0")/../.."
 . bin/jdk25.sh
-hosts=${1:?hosts} per=${2:?per-host} rounds=${3:-2} syncs=${4:-200}
+hosts=${1:?hosts} per=${2:?per-host} rounds=${3:-2} syncs=${4:-1000}
 p=$((hosts * per))
 anchors=${LPF_ANCHORS:-../shared/anchors}
 bin/lpf info >/dev/null 2>&1

@@ -36,12 +36,11 @@ public final class NetParameters {
     /**
      * {@code lpf.engine.net.wait}: whether a wait's spin ({@code spinMicros}) keeps its core or
      * yields it between polls. {@code spin}: keeps it, the quickest answer when every process has a
-     * core. {@code yield}: yields it (and spins {@value Mesh#SPIN_MICROS_CROWDED} µs on sockets
-     * unless {@code spinMicros} says otherwise), for processes that share cores with others the
-     * engine cannot count: JVMs in network namespaces of one machine, or beside another job.
-     * {@code auto}: yields when the job's processes on this machine (by their addresses)
-     * outnumber its cores, or when a layered engine asked for waits that yield. May differ
-     * between processes.
+     * core. {@code yield}: yields it (and spins 20 µs on sockets unless {@code spinMicros} says
+     * otherwise), for processes that share cores with others the engine cannot count: JVMs in
+     * network namespaces of one machine, or beside another job. {@code auto}: yields when the
+     * job's processes on this machine (by their addresses) outnumber its cores, or when a layered
+     * engine asked for waits that yield. May differ between processes.
      */
     public static final Parameters.Parameter<String> WAIT = ParameterRegistry.global().choice(PREFIX + "wait", "auto",
             List.of("auto", "spin", "yield"),
