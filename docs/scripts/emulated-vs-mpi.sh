@@ -9,8 +9,8 @@
 # (lpf.engine.net.wait=yield, spinMicros=1000), the MPI engine without end, and Open MPI's own waits
 # yield (lpf.engine.mpi.wait=poll; docs/scale.md).
 # Usage: docs/scripts/emulated-vs-mpi.sh HOSTS PER_HOST [ROUNDS] [SYNCS] -> lines "<engine> <name> <p> <value>"
-# SYNCS (default 1000) per measurement of ScaleBench: with 200 the first figure (the empty sync) still
-# carried the JIT's warm-up in 8-32 JVMs on 2 cores (docs/performance-log.md).
+# SYNCS (default 1000) per measurement of ScaleBench, SYNCS / 10 of BigPut: with 200 and 20 the first
+# figures still carried the JIT's warm-up, 8-32 JVMs compiling on 2 cores (docs/performance-log.md).
 # Needs root and iproute2; run from anywhere after a build (bin/lpf info builds lpf4j-tools if stale).
 set -u
 cd "$(dirname "$0")/../.."
@@ -28,7 +28,7 @@ java="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED -Xmx256m"
 tag() { awk -v t="$1" 'NF == 3 && $3 ~ /^[0-9.]+$/ { print t, $0; fflush() }'; }
 eh="bin/emulated-hosts --hosts $hosts --per-host $per --timeout 600 --yield"
 for r in $(seq "$rounds"); do
-  for prog in "ScaleBench $p $syncs" "BigPut $p"; do
+  for prog in "ScaleBench $p $syncs" "BigPut $p $((syncs / 10))"; do
     $eh -- $java -cp "$cp:$lb" $prog 2>/dev/null | tag net
     $eh --mpi -- $java -cp "$cp:$lb" org.lpf4j.tools.LpfCommand run --engine mpi -p "$p" $prog 2>/dev/null | tag mpi-tcp
   done
