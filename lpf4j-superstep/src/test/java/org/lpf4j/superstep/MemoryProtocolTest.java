@@ -153,11 +153,8 @@ class MemoryProtocolTest {
             int me = ctx.pid(), n = 300;
             MsgAttr sum = MsgAttr.combining(8, new Sum());
             MemorySegment src = longs(n), sums = longs(n);
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(p);
-            ctx.sync();
-            Memslot s = ctx.registerLocal(src), t = ctx.registerGlobal(sums);
-            ctx.sync();
+            Memslot[] st = localAndGlobal(ctx, src, sums, p);
+            Memslot s = st[0], t = st[1];
             for (int round = 0; round < 3; round++) {
                 for (int k = 0; k < n; k++) src.setAtIndex(ValueLayout.JAVA_LONG, k, (me + 1) * 1000L + k + round);
                 sums.fill((byte) 0);
@@ -184,11 +181,8 @@ class MemoryProtocolTest {
         passes(way, p, ctx -> {
             int me = ctx.pid(), steps = Math.max(3 * p, CombinerTable.RECYCLE_AT + 2 * p);
             MemorySegment one = longs(1), sum = longs(1);
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(p);
-            ctx.sync();
-            Memslot s = ctx.registerLocal(one), t = ctx.registerGlobal(sum);
-            ctx.sync();
+            Memslot[] st = localAndGlobal(ctx, one, sum, p);
+            Memslot s = st[0], t = st[1];
             WireCounts wire = WireCounts.of(ctx);
             long firstHeader = -1;
             for (int k = 0; k < steps; k++) {
@@ -226,11 +220,8 @@ class MemoryProtocolTest {
         passes(way, p, ctx -> {
             int me = ctx.pid(), to = (me + 1) % p, from = (me + p - 1) % p;
             MemorySegment src = longs(n), dst = longs(n);
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(n);
-            ctx.sync();
-            Memslot s = ctx.registerLocal(src), t = ctx.registerGlobal(dst);
-            ctx.sync();
+            Memslot[] st = localAndGlobal(ctx, src, dst, n);
+            Memslot s = st[0], t = st[1];
             for (int step = 0; step < 3; step++) {
                 for (int k = 0; k < n; k++) {
                     src.setAtIndex(ValueLayout.JAVA_LONG, k, me + 1L);
@@ -254,11 +245,8 @@ class MemoryProtocolTest {
         passes(way, p, ctx -> {
             int me = ctx.pid();
             MemorySegment in = longs(1), out = longs(1);
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(2);
-            ctx.sync();
-            Memslot i = ctx.registerGlobal(in), o = ctx.registerLocal(out);
-            ctx.sync();
+            Memslot[] oi = localAndGlobal(ctx, out, in, 2);
+            Memslot o = oi[0], i = oi[1];
             for (int step = 0; step < 30; step++) {
                 out.set(ValueLayout.JAVA_LONG, 0, step * 100L + me);
                 ctx.put(o, 0, (me + 1) % p, i, 0, 8);
@@ -355,6 +343,21 @@ class MemoryProtocolTest {
         Memslot s = ctx.registerGlobal(v);
         ctx.sync();
         return s;
+    }
+
+    /**
+     * Registers {@code src} as a local slot and {@code dst} as a global one, with room for
+     * {@code requests} requests per superstep.
+     *
+     * @return the two slots, local first
+     */
+    private static Memslot[] localAndGlobal(Context ctx, MemorySegment src, MemorySegment dst, long requests) {
+        ctx.resizeMemoryRegister(2);
+        ctx.resizeMessageQueue(requests);
+        ctx.sync();
+        Memslot local = ctx.registerLocal(src), global = ctx.registerGlobal(dst);
+        ctx.sync();
+        return new Memslot[] {local, global};
     }
 
     /** Puts to the next process in every superstep, ten times. */
