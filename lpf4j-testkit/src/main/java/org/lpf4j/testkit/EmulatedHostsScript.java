@@ -42,13 +42,7 @@ public final class EmulatedHostsScript {
             if (v == null) builder.environment().remove(k); else builder.environment().put(k, v);
         });
         Process job = builder.start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(job.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                return "(output lost: " + e + ")";
-            }
-        });
+        CompletableFuture<String> output = ProcessOutput.drain(job.getInputStream());
         try {
             assertTrue(job.waitFor(timeoutSeconds, TimeUnit.SECONDS), "bin/emulated-hosts did not end in " + timeoutSeconds + " s");
             String out = output.get(30, TimeUnit.SECONDS);

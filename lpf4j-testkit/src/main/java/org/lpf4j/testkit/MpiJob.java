@@ -1,9 +1,7 @@
 package org.lpf4j.testkit;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -134,7 +132,7 @@ public final class MpiJob {
         java.util.Set<Path> reportDirs = new java.util.HashSet<>();
         try {
             proc = pb.start();
-            CompletableFuture<String> out = drain(proc.getInputStream()), err = drain(proc.getErrorStream());
+            CompletableFuture<String> out = ProcessOutput.drain(proc.getInputStream()), err = ProcessOutput.drain(proc.getErrorStream());
             boolean done = waitWatching(proc, timeout, seen);
             if (!done) {
                 tree.addAll(proc.descendants().toList());
@@ -207,7 +205,7 @@ public final class MpiJob {
     private static String command(String... cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            CompletableFuture<String> out = drain(p.getInputStream());
+            CompletableFuture<String> out = ProcessOutput.drain(p.getInputStream());
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return "";
@@ -227,16 +225,6 @@ public final class MpiJob {
         } catch (Exception e) {
             return "(output not read: " + e + ")";
         }
-    }
-
-    private static CompletableFuture<String> drain(InputStream in) {
-        return CompletableFuture.supplyAsync(() -> {
-            try (in) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(read failed: " + e + ")";
-            }
-        }, r -> Thread.ofPlatform().daemon().start(r));
     }
 
     private static void killTree(ProcessHandle root, List<ProcessHandle> tree) {

@@ -1,6 +1,5 @@
 package org.lpf4j.testkit;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,13 +105,7 @@ public final class NetJob {
         command.add(Integer.toString(processes));
         command.addAll(rank);
         Process launch = new ProcessBuilder(command).redirectErrorStream(true).start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(launch.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                return "(output lost: " + e + ")";
-            }
-        });
+        CompletableFuture<String> out = ProcessOutput.drain(launch.getInputStream());
         try {
             if (!launch.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 // Say what it did until then (which tests passed): the pipe closes once the tree is gone.

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.lpf4j.spi.Engines;
+import org.lpf4j.testkit.ProcessOutput;
 
 import java.util.List;
 
@@ -48,13 +49,7 @@ class ExactProcsRunTest {
                 List.of("run", "--engine", "mpi", "-p", "3", MaxPMain.class.getName())));
         Process proc = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
-            var output = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            var output = ProcessOutput.drain(proc.getInputStream());
             assertTrue(proc.waitFor(180, java.util.concurrent.TimeUnit.SECONDS), "the job ended");
             String out = output.get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertTrue(proc.exitValue() != 0, out);

@@ -1,9 +1,7 @@
 package org.lpf4j.tools;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import org.lpf4j.testkit.ProcessOutput;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +77,7 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
         CompletableFuture<Void> action = CompletableFuture.runAsync(() -> during.accept(proc, marker));
         Throwable actionFailure = null;
         try {
-            CompletableFuture<String> o = drain(proc.getInputStream()), e = drain(proc.getErrorStream());
+            CompletableFuture<String> o = ProcessOutput.drain(proc.getInputStream()), e = ProcessOutput.drain(proc.getErrorStream());
             done = waitWatching(proc, seconds, proxies);
             try {
                 action.get(10, TimeUnit.SECONDS);
@@ -145,15 +143,5 @@ record LpfJvm(int exitCode, boolean done, String out, String err, List<String> g
             Thread.sleep(100);
         }
         return left;
-    }
-
-    private static CompletableFuture<String> drain(InputStream in) {
-        return CompletableFuture.supplyAsync(() -> {
-            try (in) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
     }
 }

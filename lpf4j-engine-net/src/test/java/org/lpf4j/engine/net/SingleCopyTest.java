@@ -6,6 +6,7 @@ import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Memslot;
 import org.lpf4j.superstep.shm.ProcessMemory;
+import org.lpf4j.testkit.ProcessOutput;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,13 +107,7 @@ class SingleCopyTest {
                 "--enable-native-access=ALL-UNNAMED", "-D" + marker, "-Dlpf.engine=net", "-Dlpf.engine.net.syncTimeout=60000",
                 "-cp", cp, SingleCopyProgram.class.getName()).redirectErrorStream(true).start();
         try {
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(launch.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                } catch (java.io.IOException e) {
-                    return e.toString();
-                }
-            });
+            CompletableFuture<String> out = ProcessOutput.drain(launch.getInputStream());
             assertTrue(launch.waitFor(100, TimeUnit.SECONDS), "the job did not end");
             String all = out.get(10, TimeUnit.SECONDS);
             assertEquals(0, launch.exitValue(), all);
