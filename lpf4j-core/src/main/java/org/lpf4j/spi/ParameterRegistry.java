@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Function;
@@ -170,6 +171,18 @@ public final class ParameterRegistry {
 
     /** @param key a key whose programmatic setting is removed (no effect if none) */
     public void clear(String key) { programmatic.remove(key); }
+
+    /**
+     * @return the programmatic settings ({@link #set}: the launcher's {@code --param}, a program's
+     *         own), key to text, as a copy; what a root {@code exec} carries to the section's other JVMs
+     */
+    public Map<String, String> settings() { return new TreeMap<>(programmatic); }
+
+    /**
+     * @param key a key
+     * @return its programmatic setting, or null if none
+     */
+    public String setting(String key) { return programmatic.get(key); }
 
     /**
      * @param key a key

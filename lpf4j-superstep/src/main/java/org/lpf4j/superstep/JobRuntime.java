@@ -19,8 +19,9 @@ import java.util.function.Supplier;
  * returns ({@link #serve} ends the JVM). The engine keeps one instance per JVM ({@link Instance}).
  *
  * <p><b>Job control.</b> Rank 0's {@code exec(p)} runs a section on the first
- * {@code n = min(p, size)} ranks: it ships the SPMD function and symbols ({@link Shipment}) to
- * ranks 1 .. n-1 in an {@link #EXEC} command and runs pid 0 itself. A command is one message of
+ * {@code n = min(p, size)} ranks: it ships the SPMD function, the symbols and its programmatic
+ * parameter settings ({@link Shipment}) to ranks 1 .. n-1 in an {@link #EXEC} command and runs
+ * pid 0 itself; the other ranks' JVMs adopt the settings ({@code RankZeroSettings}). A command is one message of
  * the engine's ({@link #sendCommand}): a header of three longs (kind, n, the section's number)
  * and the payload. {@link #SPLIT} lets an engine make a carrier of the first n ranks with every
  * rank ({@link #newSection}, {@link #split}); {@link #STOP} ends the other ranks when rank 0's
@@ -221,7 +222,15 @@ public abstract class JobRuntime {
                 byte[] payload = new byte[c.length - HEADER];
                 System.arraycopy(c, HEADER, payload, 0, payload.length);
                 Shipment s = Shipment.unship(payload, rank());
-                runSection(n, section, s.spmd(), s.args(), share(size(), n, rank()));
+                Spmd spmd = s.spmd();
+                try {
+                    RankZeroSettings.adopt(s.settings(), s.jvm());
+                } catch (RuntimeException e) {
+                    IllegalStateException why = new IllegalStateException("rank " + rank() + " of the " + engine
+                            + " engine cannot take rank 0's parameter settings " + s.settings() + ": " + e.getMessage(), e);
+                    spmd = ctx -> { throw why; }; // the section fails at every process, with the reason at pid 0
+                }
+                runSection(n, section, spmd, s.args(), share(size(), n, rank()));
                 afterSection();
             }
         }
