@@ -51,8 +51,40 @@ final class Attempt {
 
     int number() { return number; }
 
-    /** @return the number of jobs whose memory checkpoints this attempt holds (for tests) */
-    static int outsideShelves() { return OUTSIDE.shelves.size(); }
+    /**
+     * The memory checkpoints of runs whose {@link Restarts} call is in another JVM, or whose
+     * attempts a host framework makes ({@link Restarts#attempt}), by run id: kept for the run's
+     * retries until this JVM's processes of it return, the oldest dropped beyond
+     * {@link #RUNS_ELSEWHERE} (a run whose last attempt failed).
+     */
+    private static final Map<String, Map<String, MemoryStore.Shelf>> ELSEWHERE = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Map<String, MemoryStore.Shelf>> eldest) {
+            return size() > RUNS_ELSEWHERE;
+        }
+    };
+    private static final int RUNS_ELSEWHERE = 16;
+
+    /** @return the number of jobs whose memory checkpoints this JVM keeps outside a {@link Restarts} call of its own (for tests) */
+    static int keptShelves() {
+        synchronized (ELSEWHERE) {
+            return OUTSIDE.shelves.size() + ELSEWHERE.values().stream().mapToInt(Map::size).sum();
+        }
+    }
+
+    /** @return the shelves of run {@code runId} in this JVM, for a process whose {@link Restarts} call is elsewhere */
+    private static Map<String, MemoryStore.Shelf> elsewhere(String runId) {
+        synchronized (ELSEWHERE) {
+            return ELSEWHERE.computeIfAbsent(runId, k -> new ConcurrentHashMap<>());
+        }
+    }
+
+    /** A process of run {@code runId} whose {@link Restarts} call is elsewhere returned: no retry will read its checkpoints. */
+    private static void doneElsewhere(String runId) {
+        synchronized (ELSEWHERE) {
+            ELSEWHERE.remove(runId);
+        }
+    }
 
     MemoryStore.Shelf shelf(CheckpointModule.Job job) {
         return shelves.computeIfAbsent(job.program() + "|" + job.nprocs(), k -> new MemoryStore.Shelf());
@@ -66,7 +98,7 @@ final class Attempt {
     /**
      * The SPMD function of one attempt: runs the program with this attempt current on the
      * process's thread. Shipped to other JVMs with the attempt's number only (their memory
-     * shelves are their own).
+     * shelves are their own: {@link #elsewhere}).
      */
     static final class Run implements Spmd, CrossJvmObjects.Carrier {
         private static final long serialVersionUID = 1L;
@@ -90,9 +122,10 @@ final class Attempt {
         @Override
         public void run(Context ctx) throws Exception {
             Attempt saved = CURRENT.get();
-            CURRENT.set(new Attempt(number, resume, shelves != null ? shelves : OUTSIDE.shelves, runId, resumptions));
+            CURRENT.set(new Attempt(number, resume, shelves != null ? shelves : elsewhere(runId), runId, resumptions));
             try {
                 program.run(ctx);
+                if (shelves == null) doneElsewhere(runId);
             } finally {
                 if (saved == null) CURRENT.remove(); else CURRENT.set(saved);
             }

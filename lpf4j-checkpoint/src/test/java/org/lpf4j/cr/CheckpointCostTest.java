@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,10 +34,10 @@ class CheckpointCostTest {
         Components.installed();
         Parameters.set("lpf.cr", "files");
         Parameters.set("lpf.cr.files.dir", dir.toString());
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int p = 3;
-        AtomicLongArray bytes = new AtomicLongArray(p), supersteps = new AtomicLongArray(p);
+        // Each process checks its own figures, so that the test holds wherever its processes run.
         Lpf.root().exec(p, WithCheckpoints.spmd("cost", (ctx, cr) -> {
+            com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             cr.protect("data", MemorySegment.ofArray(new double[64]));
             cr.resume();
             for (int i = 0; i < WARM; i++) {
@@ -49,19 +48,17 @@ class CheckpointCostTest {
             for (int i = 0; i < MEASURED; i++) {
                 cr.checkpoint();
             }
-            bytes.set(ctx.pid(), mx.getCurrentThreadAllocatedBytes() - before);
-            supersteps.set(ctx.pid(), ctx.superstep() - s0);
-        }));
-        for (int q = 0; q < p; q++) {
-            assertEquals(MEASURED, supersteps.get(q), "one superstep per checkpoint point at pid " + q);
+            long bytes = mx.getCurrentThreadAllocatedBytes() - before, supersteps = ctx.superstep() - s0;
+            assertEquals(MEASURED, supersteps, "one superstep per checkpoint point at pid " + ctx.pid());
             // Seen: 0 to about 1 KiB in all, sporadically (below the library: the engine's waiting, the JIT);
             // any object allocated per point (16 bytes at least) would exceed 2 bytes per point at once.
-            assertTrue(bytes.get(q) < 2L * MEASURED, "pid " + q + " allocated " + bytes.get(q) + " bytes in " + MEASURED
+            assertTrue(bytes < 2L * MEASURED, "pid " + ctx.pid() + " allocated " + bytes + " bytes in " + MEASURED
                     + " checkpoint points with none due");
-        }
+        }));
         try (var files = Files.list(dir)) {
+            // A host framework's attempt (a Spark stage) also records how far its run got, in a reached- file.
             assertEquals(java.util.List.of(CheckpointDirectory.JOB_FILE),
-                    files.map(f -> f.getFileName().toString()).toList(),
+                    files.map(f -> f.getFileName().toString()).filter(f -> !f.startsWith("reached-")).toList(),
                     "nothing written when nothing is due but the job's state (for lpf checkpoint)");
         }
         assertEquals(CheckpointDirectory.JobState.ENDED, new CheckpointDirectory(dir).job(), "closed: the job has ended");

@@ -37,7 +37,7 @@ class CheckpointEventTest {
         try (Recording r = new Recording()) {
             r.enable("org.lpf4j.Checkpoint");
             r.start();
-            RingJob job = new RingJob(2, 8, 30, 5, 1, 17);
+            RingJob job = new RingJob(dir, 2, 8, 30, 5, 1, 17);
             job.pauseMillis = 2;
             Restarts.exec(Lpf.root(), 2, job, Args.NONE, 1, false, s -> {});
             r.stop();

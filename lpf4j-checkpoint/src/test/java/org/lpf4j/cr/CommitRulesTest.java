@@ -4,12 +4,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lpf4j.Args;
 import org.lpf4j.Lpf;
 import org.lpf4j.spi.Components;
 import org.lpf4j.spi.Parameters;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -51,6 +53,7 @@ class CommitRulesTest {
     @Test
     void aFailureIsNeverMaskedByALaterOneAtAnotherProcess() {
         int p = 3;
+        String cp = dir.toString(); // a path the function can carry to another JVM
         Lpf.root().exec(p, WithCheckpoints.spmd("mask", (ctx, cr) -> {
             try (Arena arena = Arena.ofShared()) {
                 // pid 2's part is large, so its writes finish after the others'.
@@ -59,9 +62,9 @@ class CommitRulesTest {
                 cr.checkpoint();
                 if (ctx.pid() == 0) {
                     // A directory where a .tmp file must go makes the write fail: pid 1 fails 1 and 2, pid 2 fails 2.
-                    Files.createDirectories(dir.resolve("cp-0000000001/part-1.lpfcp.tmp"));
-                    Files.createDirectories(dir.resolve("cp-0000000002/part-1.lpfcp.tmp"));
-                    Files.createDirectories(dir.resolve("cp-0000000002/part-2.lpfcp.tmp"));
+                    Files.createDirectories(Path.of(cp, "cp-0000000001/part-1.lpfcp.tmp"));
+                    Files.createDirectories(Path.of(cp, "cp-0000000002/part-1.lpfcp.tmp"));
+                    Files.createDirectories(Path.of(cp, "cp-0000000002/part-2.lpfcp.tmp"));
                 }
                 cr.checkpoint();
                 for (int i = 0; i < 3; i++) {
@@ -98,16 +101,17 @@ class CommitRulesTest {
         Files.delete(dir.resolve("cp-0000000003/part-1.lpfcp"));
         Files.delete(dir.resolve("cp-0000000004/part-1.lpfcp"));
         Parameters.set("lpf.cr.files.resume", "true");
-        long[] committedAfterOnePoint = new long[1];
+        MemorySegment out = Arena.ofAuto().allocate(8); // process 0's last committed checkpoint, in its output
         Lpf.root().exec(p, WithCheckpoints.spmd("stale", (ctx, cr) -> {
             cr.protect("data", MemorySegment.ofArray(new long[8]));
             if (cr.resume().isPresent()) throw new AssertionError("nothing usable to resume from");
             cr.checkpointNow();
             cr.checkpoint();
-            if (ctx.pid() == 0) committedAfterOnePoint[0] = cr.lastCommitted();
-        }));
-        assertTrue(committedAfterOnePoint[0] == 0 || committedAfterOnePoint[0] == 5,
-                "only this run's checkpoint 5 may be committed, not " + committedAfterOnePoint[0]);
+            if (ctx.pid() == 0) ctx.args().output().set(ValueLayout.JAVA_LONG, 0, cr.lastCommitted());
+        }), Args.of(MemorySegment.NULL, out));
+        long committedAfterOnePoint = out.get(ValueLayout.JAVA_LONG, 0);
+        assertTrue(committedAfterOnePoint == 0 || committedAfterOnePoint == 5,
+                "only this run's checkpoint 5 may be committed, not " + committedAfterOnePoint);
         List<Long> committed = new CheckpointDirectory(dir).committed();
         assertFalse(committed.contains(1L) || committed.contains(2L), committed.toString());
     }

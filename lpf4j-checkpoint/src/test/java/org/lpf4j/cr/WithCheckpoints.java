@@ -8,7 +8,7 @@ final class WithCheckpoints {
     private WithCheckpoints() {}
 
     /** What a process does with its context and its checkpoints. */
-    interface Body {
+    interface Body extends java.io.Serializable {
         void run(Context ctx, Checkpoints cr) throws Exception;
     }
 

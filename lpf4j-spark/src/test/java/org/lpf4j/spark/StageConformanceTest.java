@@ -45,13 +45,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * over the net engine, and every class comes from the executors' own class loader. The conformance
  * suite names its engine ({@code lpf.conformance.engines}); the library suites (collectives, BSMP,
  * BSPlib) take the default engine, so {@code lpf.engine=sparkstage} is set while they run, and
- * {@code lpf.test.procs} limits their process counts to the cluster's 4 slots. The debug suite is
+ * {@code lpf.test.procs} limits their process counts to the cluster's 4 slots; so for the
+ * checkpoint module's suite, whose programs' parameters reach the tasks through the stage
+ * ({@link StageEngine}), without {@link #CHECKPOINT_LEFT_OUT}. The debug suite is
  * the conformance suite (its DRMA and spec-example classes by default) and the debug
  * layer's own package, with {@code lpf.debug=true}, without the tests that expect the engine's own
  * refusal (the layer reports those errors first), as everywhere under the debug layer.
  *
  * <p>By default short lists of classes run (for the conformance suite: the DRMA rules, combining
- * puts, registration, the spec's example; one or two classes of each library);
+ * puts, registration, the spec's example; one or two classes of each library; the checkpoint suite whole);
  * {@code -Dlpf.test.spark.conformance=all} runs the whole packages. Left out, and the run says
  * so: the tests that assert which exception a failed section hands {@code exec} (FailureTest,
  * CulpritMessagesTest, BSPlib's FailureTest, the debug layer's DebugAcrossProcessesTest), because a failed stage reaches the driver as Spark's
@@ -78,6 +80,17 @@ class StageConformanceTest {
     static final List<String> METHODS_LEFT_OUT = List.of(".*SectionTest#execMaxPGetsFreePAndAnExplicitPAtMostP.*",
             ".*SectionTest#nestedExecSplitsTheCallersFreeProcessors.*");
 
+    /**
+     * The checkpoint suite's tests that read what only the caller's JVM holds when pid 0 runs
+     * there: the driver's JFR recording of the processes' events, and the resumptions that
+     * {@code Restarts} reports (recorded by pid 0; BspStageLocalTest checks a stage's own report);
+     * and the memory module's rollback, whose retry needs each task in the executor of its first attempt.
+     */
+    static final List<String> CHECKPOINT_LEFT_OUT = List.of("org\\.lpf4j\\.cr\\.CheckpointEventTest#.*",
+            ".*CheckpointsTest#aRetryResumesAtTheNextIterationAndCountsTheIterationsItRedoes.*",
+            ".*CheckpointsTest#aRetryWithoutACheckpointSaysItStartsFromTheBeginningAndRedoesEverything.*",
+            ".*CheckpointsTest#memoryModuleRollsBackInThisJvm.*");
+
     private static JavaSparkContext spark;
     private static Path work;
 
@@ -87,7 +100,7 @@ class StageConformanceTest {
         spark = new JavaSparkContext(LocalClusterTest.conf("local-cluster[2,2,1024]", "StageConformanceTest",
                 LocalClusterTest.executorJars(work.resolve("jars"), "org.lpf4j.conformance.DrmaTest",
                         "org.lpf4j.coll.Harness", "org.lpf4j.bsmp.BsmpRandomTrafficTest", "org.lpf4j.bsplib.DrmaTest",
-                        "org.lpf4j.bsplib.Bsplib", "org.junit.jupiter.api.Assertions", "org.junit.jupiter.params.provider.Arguments",
+                        "org.lpf4j.bsplib.Bsplib", "org.lpf4j.cr.RingJob", "org.junit.jupiter.api.Assertions", "org.junit.jupiter.params.provider.Arguments",
                         "org.opentest4j.AssertionFailedError")));
         String app = spark.sc().applicationId();
         spark.setLogLevel("ERROR");
@@ -115,6 +128,21 @@ class StageConformanceTest {
     void theLibrarySuitesPassInsideBarrierStagesWithTheStageAsTheDefaultEngine() throws Exception {
         assertPassed(withProperties(Map.of("lpf.engine", "sparkstage", "lpf.test.procs", "1,2,3,4"),
                 () -> runSuite(ALL ? List.of() : LIBRARIES_SHORT, ALL ? LIBRARIES : List.of(), false)));
+    }
+
+    /**
+     * The checkpoint module's suite, unchanged: the tests' {@code Parameters.set} in the driver
+     * reaches the stages' tasks ({@link StageEngine}), and their jobs keep what the tests check in
+     * files of a directory the executors share (one host) or in process 0's output.
+     */
+    @Test
+    void theCheckpointSuitePassesInsideBarrierStages() throws Exception {
+        System.out.println("EXCLUDED " + CHECKPOINT_LEFT_OUT + " (a JFR recording and Restarts' report of a resumption are"
+                + " the driver's, process 0 runs in an executor; the memory module keeps checkpoints in the process's JVM,"
+                + " and a stage's retry may run a task in another executor)");
+        assertPassed(withProperties(Map.of("lpf.engine", "sparkstage", "lpf.test.procs", "1,2,3,4"),
+                () -> runSuite(List.of(), List.of("org.lpf4j.cr"), false,
+                        MethodFilter.excludeMethodNamePatterns(CHECKPOINT_LEFT_OUT.toArray(String[]::new)))));
     }
 
     @Test
@@ -173,13 +201,14 @@ class StageConformanceTest {
      * outcome; with {@code debug}, as ConformanceMain does, without the tests that expect the
      * engine's own refusal of an error the debug layer reports first.
      */
-    private static TestExecutionSummary runSuite(List<String> classes, List<String> packages, boolean debug)
-            throws ClassNotFoundException {
+    private static TestExecutionSummary runSuite(List<String> classes, List<String> packages, boolean debug,
+                                                 org.junit.platform.engine.Filter<?>... filters) throws ClassNotFoundException {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
         List<org.junit.platform.engine.DiscoverySelector> selectors = new ArrayList<>();
         for (String c : classes) selectors.add(DiscoverySelectors.selectClass(Class.forName(c)));
         for (String p : packages) selectors.add(DiscoverySelectors.selectPackage(p));
         request.selectors(selectors);
+        request.filters(filters);
         System.out.println("EXCLUDED " + LEFT_OUT + " (the exception a failed section hands exec stays in the executors)");
         request.filters(ClassNameFilter.excludeClassNamePatterns(
                 LEFT_OUT.stream().map(Pattern::quote).toArray(String[]::new)));

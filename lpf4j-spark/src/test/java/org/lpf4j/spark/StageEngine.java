@@ -7,6 +7,7 @@ import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
 import org.lpf4j.Machine;
 import org.lpf4j.Spmd;
+import org.lpf4j.spi.ParameterRegistry;
 import org.lpf4j.spi.EngineProvider;
 import org.lpf4j.spi.Query;
 import org.lpf4j.spi.Version;
@@ -20,6 +21,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -111,8 +113,11 @@ public final class StageEngine implements EngineProvider {
         long outputBytes = args.output().byteSize();
         List<byte[]> out;
         try {
-            out = BspStage.of(sc.parallelize(IntStream.range(0, n).boxed().toList(), n))
-                    .mapPartitions(new Process(spmd, input, outputBytes, args.symbols())).collect();
+            // An exec leaves its checkpoints where they are, on every engine.
+            BspStage<Integer> stage = BspStage.of(sc.parallelize(IntStream.range(0, n).boxed().toList(), n)).keepCheckpoints(true);
+            // The caller's Parameters.set holds in the stage's tasks, as a multi-JVM engine's exec carries it.
+            for (Map.Entry<String, String> e : ParameterRegistry.global().settings().entrySet()) stage = stage.parameter(e.getKey(), e.getValue());
+            out = stage.mapPartitions(new Process(spmd, input, outputBytes, args.symbols())).collect();
         } catch (Exception e) { // SparkException is checked, and Scala's collect throws it undeclared
             throw new FatalException("exec(p=" + n + ") as a Spark barrier stage failed: " + e.getMessage(), null);
         }

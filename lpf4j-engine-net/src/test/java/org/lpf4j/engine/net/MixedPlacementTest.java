@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>The default run: the conformance suite with every section at p = 8 ({@code lpf.test.procs}),
  * so that each spans both hosts; with {@code -Dlpf.mixed.suites=all} the conformance, debug,
  * collectives, BSMP and BSPlib suites unchanged (every p from 1 to 8; 815 tests, 1 to 4 minutes on 2
- * shared cores, docs/scale.md).
+ * shared cores, docs/scale.md), and the checkpoint suite.
  */
 class MixedPlacementTest {
     private static final int HOSTS = 2, PER_HOST = 2, PER_JVM = 2, P = HOSTS * PER_HOST * PER_JVM;
@@ -37,8 +37,11 @@ class MixedPlacementTest {
     /** The default run's suite; with {@link #ALL} every suite, at every p. */
     private static final String[] SUITES = ALL
             ? new String[] {"package:org.lpf4j.conformance", "package:org.lpf4j.debug", "package:org.lpf4j.coll", "package:org.lpf4j.bsmp",
-                    "package:org.lpf4j.bsplib"}
+                    "package:org.lpf4j.bsplib", "package:org.lpf4j.cr"}
             : new String[] {"package:org.lpf4j.conformance"};
+
+    /** The checkpoint suite's JFR test reads a recording of the caller's JVM, which holds only its own processes' events. */
+    private static final String CHECKPOINT_EVENTS_LEFT_OUT = "-Dlpf.test.exclude=.*CheckpointEventTest.*";
 
     @Test
     @Timeout(900)
@@ -46,7 +49,7 @@ class MixedPlacementTest {
         long t0 = System.nanoTime();
         // The default run: every test of the conformance suite at p = 8 only (lpf.test.procs), each section across both hosts.
         String out = EmulatedHosts.run(HOSTS, PER_HOST, P, 890, List.of("-Dlpf.engine.net.perJvm=" + PER_JVM,
-                "-Dlpf.test.procs=" + (ALL ? "" : P), MeshPaths.OPTION), SUITES);
+                "-Dlpf.test.procs=" + (ALL ? "" : P), MeshPaths.OPTION, CHECKPOINT_EVENTS_LEFT_OUT), SUITES);
         NetJob.assertSuitePassed(out, ALL ? 800 : 30);
         Map<Integer, MeshPaths.Ranks> lines = MeshPaths.read(out, P);
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), new ArrayList<>(lines.keySet()), "a line of paths from every rank:\n" + out);

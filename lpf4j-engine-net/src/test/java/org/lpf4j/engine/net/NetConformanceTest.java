@@ -12,7 +12,8 @@ import java.util.List;
  * (tcp boot on loopback, a mesh of authenticated connections), rank 0 runs the suite
  * ({@code ConformanceMain}, limited to the {@code net} engine), so every {@code exec(p)},
  * p = 1, 2, 3, 4, 5, 8, runs on p JVMs; a second job of 4 JVMs runs it with the debug layer on;
- * one job of 8 processes as 2 JVMs of 4 runs the suites of the collectives, BSMP and BSPlib, unchanged; one of 3 JVMs
+ * one job of 8 processes as 2 JVMs of 4 runs the suites of the collectives, BSMP and BSPlib, unchanged, and one of 4
+ * JVMs of 2 the checkpoint module's suite; one of 3 JVMs
  * runs {@code GrowingCapacityTest} with {@code lpf.capacity=grow} on every JVM.
  * ({@link NetJob}: bounded in time, the job's process tree killed in {@code finally}, no JVM of it
  * left afterwards.)
@@ -41,6 +42,19 @@ class NetConformanceTest {
     void theGrowModeOnThreeJvms() throws Exception {
         assertPassed(job(3, List.of("-Dlpf.capacity=grow", "-Dlpf.conformance.maxP=3"),
                 "org.lpf4j.conformance.GrowingCapacityTest"), 3);
+    }
+
+    /**
+     * The checkpoint module's suite at p = 1 .. 8 as 4 JVMs of 2 ranks, unchanged: its programs'
+     * settings ({@code Parameters.set("lpf.cr", "files")} in rank 0's JVM) reach every rank with
+     * the section, and its jobs keep what the tests check in files. Left out, and the run prints
+     * it: {@code CheckpointEventTest}, which reads a JFR recording of the caller's JVM (it holds
+     * only the events of the processes in that JVM).
+     */
+    @Test
+    void theCheckpointSuiteOnFourJvmsOfTwo() throws Exception {
+        List<String> all = List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net", "-Dlpf.test.exclude=.*CheckpointEventTest.*");
+        assertPassed(NetJob.run(8, 2, 600, all, NetJob.CONFORMANCE_MAIN, "package:org.lpf4j.cr"), 45);
     }
 
     /**
