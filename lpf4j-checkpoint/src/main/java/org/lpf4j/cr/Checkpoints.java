@@ -54,7 +54,8 @@ import static org.lpf4j.cr.ControlWords.SETTLED;
  * <p><b>Cost.</b> {@link #checkpoint} when none is due: one sync in which process 0 sends each
  * process 8 bytes (and a process whose last write finished sends process 0 16 bytes); no
  * allocation, no I/O. When one is due: a copy of the declared state, and the serialisation of
- * the values. {@link #init} registers one global slot and ends a superstep; the program must have
+ * the values. {@link #init} registers one global slot and ends two supersteps (the second checks
+ * that every process selected the same module); the program must have
  * reserved {@link #REGISTER_SLOTS} slot and {@link #queueEntries(int)} queue entries beyond its own
  * ({@link #needs(int)} declares them as a {@link Capacity}, to be added to the program's own).
  *
@@ -167,7 +168,8 @@ public final class Checkpoints implements AutoCloseable {
 
     /**
      * Starts checkpointing for this process: selects the {@code cr} module, opens its store,
-     * registers the control slot and ends the superstep (one sync). Collective.
+     * registers the control slot and ends the superstep; in one more superstep the processes check
+     * that they selected the same module (two syncs, p − 1 puts of 8 bytes). Collective.
      *
      * @param ctx     the context, at this process
      * @param program the program's name and whatever identifies its input (e.g.
@@ -175,7 +177,8 @@ public final class Checkpoints implements AutoCloseable {
      *                restart; equal on every process
      * @return the object
      * @throws IllegalStateException if the register is full (the message says what to reserve), or
-     *                               the module's store cannot be opened (e.g. an unwritable directory)
+     *                               the module's store cannot be opened (e.g. an unwritable directory),
+     *                               or (at process 0) the processes selected different modules
      */
     public static Checkpoints init(Context ctx, String program) {
         Objects.requireNonNull(ctx, "Checkpoints.init: ctx is null");
@@ -187,11 +190,58 @@ public final class Checkpoints implements AutoCloseable {
         Checkpoints cr = new Checkpoints(ctx, program, selected instanceof CheckpointModule m ? m : null);
         try {
             ctx.sync();
+            cr.agreeOnTheModule();
         } catch (RuntimeException e) {
             cr.close();
             throw e;
         }
         return cr;
+    }
+
+    /**
+     * One more superstep of {@link #init}: every process tells process 0 which module it selected,
+     * and process 0 refuses a section whose processes selected different ones (the JVMs' settings
+     * differ: an environment variable set on one host, say), naming them, rather than let the
+     * modules' different supersteps fail the section later with no reason given.
+     */
+    private void agreeOnTheModule() {
+        long mine = moduleCode(module());
+        if (pid != 0) {
+            control.words[ControlWords.good(pid)] = mine;
+            control.report(8);
+        }
+        ctx.sync();
+        if (pid == 0) {
+            StringBuilder differ = new StringBuilder();
+            for (int q = 1; q < p; q++) {
+                long theirs = control.words[ControlWords.good(q)];
+                if (theirs != mine) differ.append(differ.isEmpty() ? "" : ", ").append("pid ").append(q).append(" '")
+                        .append(moduleName(theirs)).append('\'');
+            }
+            java.util.Arrays.fill(control.words, 0);
+            if (!differ.isEmpty()) {
+                throw new IllegalStateException("Checkpoints.init(" + program + "): the processes selected different cr modules:"
+                        + " pid 0 '" + module() + "', " + differ + "; give every process the same lpf.cr settings (lpf.cr,"
+                        + " lpf.cr.files.dir: --param of lpf run, or Parameters.set before exec reach every process; an"
+                        + " environment variable or -D of one JVM does not)");
+            }
+        } else {
+            control.words[ControlWords.good(pid)] = 0;
+        }
+    }
+
+    /** @return the first 8 characters of a module's name, as a word (the names are short ASCII words) */
+    private static long moduleCode(String name) {
+        long code = 0;
+        for (int i = 0; i < Math.min(8, name.length()); i++) code |= (long) (name.charAt(i) & 0xFF) << (8 * i);
+        return code;
+    }
+
+    /** @return the name a {@link #moduleCode} stands for */
+    private static String moduleName(long code) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 8 && (code >>> (8 * i) & 0xFF) != 0; i++) b.append((char) (code >>> (8 * i) & 0xFF));
+        return b.toString();
     }
 
     /**
