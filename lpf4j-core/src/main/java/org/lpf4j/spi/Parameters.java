@@ -194,7 +194,9 @@ public final class Parameters {
 
     /**
      * Sets a value in the global registry (highest precedence), as the launcher's flags do.
-     * Modules' parameters exist once {@link Components#installed()} has opened them.
+     * Modules' parameters exist once {@link Components#installed()} has opened them. A multi-JVM
+     * engine's root {@code exec} carries rank 0's settings to the section's other JVMs, so a
+     * setting made before the {@code exec} holds at every process of it.
      *
      * @param key   a registered key
      * @param value its text, validated now
