@@ -21,9 +21,9 @@ import java.util.function.Supplier;
  * <p><b>Job control.</b> Rank 0's {@code exec(p)} runs a section on the first
  * {@code n = min(p, size)} ranks: it ships the SPMD function, the symbols and its programmatic
  * parameter settings ({@link Shipment}) to ranks 1 .. n-1 in an {@link #EXEC} command and runs
- * pid 0 itself; the other ranks' JVMs adopt the settings ({@code RankZeroSettings}). A command is one message of
- * the engine's ({@link #sendCommand}): a header of three longs (kind, n, the section's number)
- * and the payload. {@link #SPLIT} lets an engine make a carrier of the first n ranks with every
+ * pid 0 itself; the other ranks' JVMs adopt the settings ({@code RankZeroSettings}). A command is
+ * one message of the engine's ({@link #sendCommand}): a header of three longs (kind, n, the
+ * section's number) and the payload. {@link #SPLIT} lets an engine make a carrier of the first n ranks with every
  * rank ({@link #newSection}, {@link #split}); {@link #STOP} ends the other ranks when rank 0's
  * JVM ends. Each process of a section gets {@link #share} of the job's processors for its nested
  * sections.
