@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * thread, {@code ThreadMXBean.getCurrentThreadAllocatedBytes}), and writes nothing.
  */
 class CheckpointCostTest {
-    private static final int WARM = 2000, MEASURED = 5000;
+    private static final int WARM = 2000, MEASURED = 5000, MEASUREMENTS = 3;
     @TempDir Path dir;
 
     @AfterEach
@@ -43,17 +43,22 @@ class CheckpointCostTest {
             for (int i = 0; i < WARM; i++) {
                 cr.checkpoint();
             }
-            long s0 = ctx.superstep();
-            long before = mx.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < MEASURED; i++) {
-                cr.checkpoint();
+            // The fewest bytes of three measurements: code the JIT has not compiled yet allocates what it would
+            // not (on a loaded machine, in other JVMs, 66 KB in one measurement of 5000 points was seen), and any
+            // object allocated per point (16 bytes at least) would exceed 2 bytes per point in every measurement.
+            long fewest = Long.MAX_VALUE;
+            for (int m = 0; m < MEASUREMENTS; m++) {
+                long s0 = ctx.superstep();
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < MEASURED; i++) {
+                    cr.checkpoint();
+                }
+                fewest = Math.min(fewest, mx.getCurrentThreadAllocatedBytes() - before);
+                assertEquals(MEASURED, ctx.superstep() - s0, "one superstep per checkpoint point at pid " + ctx.pid());
             }
-            long bytes = mx.getCurrentThreadAllocatedBytes() - before, supersteps = ctx.superstep() - s0;
-            assertEquals(MEASURED, supersteps, "one superstep per checkpoint point at pid " + ctx.pid());
-            // Seen: 0 to about 1 KiB in all, sporadically (below the library: the engine's waiting, the JIT);
-            // any object allocated per point (16 bytes at least) would exceed 2 bytes per point at once.
-            assertTrue(bytes < 2L * MEASURED, "pid " + ctx.pid() + " allocated " + bytes + " bytes in " + MEASURED
-                    + " checkpoint points with none due");
+            // Seen on the threads engine: 0 to about 1 KiB in all, sporadically (the engine's waiting, the JIT).
+            assertTrue(fewest < 2L * MEASURED, "pid " + ctx.pid() + " allocated at least " + fewest + " bytes in each of "
+                    + MEASUREMENTS + " measurements of " + MEASURED + " checkpoint points with none due");
         }));
         try (var files = Files.list(dir)) {
             // A host framework's attempt (a Spark stage) also records how far its run got, in a reached- file.
