@@ -211,22 +211,18 @@ public final class Checkpoints implements AutoCloseable {
             control.report(8);
         }
         ctx.sync();
-        if (pid == 0) {
-            StringBuilder differ = new StringBuilder();
-            for (int q = 1; q < p; q++) {
-                long theirs = control.words[ControlWords.good(q)];
-                if (theirs != mine) differ.append(differ.isEmpty() ? "" : ", ").append("pid ").append(q).append(" '")
-                        .append(moduleName(theirs)).append('\'');
-            }
-            java.util.Arrays.fill(control.words, 0);
-            if (!differ.isEmpty()) {
-                throw new IllegalStateException("Checkpoints.init(" + program + "): the processes selected different cr modules:"
-                        + " pid 0 '" + module() + "', " + differ + "; give every process the same lpf.cr settings (lpf.cr,"
-                        + " lpf.cr.files.dir: --param of lpf run, or Parameters.set before exec reach every process; an"
-                        + " environment variable or -D of one JVM does not)");
-            }
-        } else {
-            control.words[ControlWords.good(pid)] = 0;
+        StringBuilder differ = new StringBuilder();
+        for (int q = 1; pid == 0 && q < p; q++) {
+            long theirs = control.words[ControlWords.good(q)];
+            if (theirs != mine) differ.append(differ.isEmpty() ? "" : ", ").append("pid ").append(q).append(" '")
+                    .append(moduleName(theirs)).append('\'');
+        }
+        java.util.Arrays.fill(control.words, 0); // the checkpoint points' reports start clean
+        if (!differ.isEmpty()) {
+            throw new IllegalStateException("Checkpoints.init(" + program + "): the processes selected different cr modules:"
+                    + " pid 0 '" + module() + "', " + differ + "; give every process the same lpf.cr settings (lpf.cr,"
+                    + " lpf.cr.files.dir: --param of lpf run, or Parameters.set before exec reach every process; an"
+                    + " environment variable or -D of one JVM does not)");
         }
     }
 

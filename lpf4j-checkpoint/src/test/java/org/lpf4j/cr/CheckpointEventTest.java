@@ -4,6 +4,7 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lpf4j.Args;
@@ -19,7 +20,13 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The org.lpf4j.Checkpoint JFR events of a run that takes, writes, commits and restores checkpoints. */
+/**
+ * The org.lpf4j.Checkpoint JFR events of a run that takes, writes, commits and restores
+ * checkpoints. It reads a recording of this JVM, which holds the events of every process only
+ * when all run here: tagged {@code callers-jvm} (ConformanceMain's {@code CALLERS_JVM}), which the
+ * suite's runs across JVMs leave out.
+ */
+@Tag("callers-jvm")
 class CheckpointEventTest {
     @TempDir Path dir;
 

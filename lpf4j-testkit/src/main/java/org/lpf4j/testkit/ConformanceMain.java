@@ -29,11 +29,18 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPacka
  *
  * <p>Arguments: optional test class names or {@code package:<name>} (default: the whole package
  * {@code org.lpf4j.conformance}). With the debug layer on ({@code -Dlpf.debug=true}) the tests
- * tagged {@link ExpectsEngineRefusal} are left out (and the output says so); so is
+ * tagged {@link ExpectsEngineRefusal} are left out (and the output says so); so are the tests
+ * tagged {@link #CALLERS_JVM}, always, and
  * {@code GrowingCapacityTest} unless the job sets {@code lpf.capacity=grow} (on every JVM).
  */
 public final class ConformanceMain {
     private ConformanceMain() {}
+
+    /**
+     * The JUnit tag of tests that read what only the caller's JVM holds when every process runs
+     * there (a JFR recording of this JVM, say): a job across JVMs leaves them out.
+     */
+    public static final String CALLERS_JVM = "callers-jvm";
 
     /** The conformance test of {@code lpf.capacity=grow}, run only in a job that sets it on every JVM. */
     static final String GROWING_CAPACITY = "org.lpf4j.conformance.GrowingCapacityTest";
@@ -59,6 +66,8 @@ public final class ConformanceMain {
             System.out.println("EXCLUDED " + exclude);
             request.filters(org.junit.platform.launcher.MethodFilter.excludeMethodNamePatterns(exclude.split(",")));
         }
+        System.out.println("EXCLUDED tag " + CALLERS_JVM + " (the job's processes run in several JVMs)");
+        request.filters(TagFilter.excludeTags(CALLERS_JVM));
         if (Lpf.DEBUG.get()) {
             // The debug layer reports a deliberate programming error before the engine refuses it.
             System.out.println("EXCLUDED tag " + ExpectsEngineRefusal.TAG + " (lpf.debug is on)");

@@ -44,11 +44,11 @@ class OverNetTest {
     /**
      * The checkpoint module's suite, unchanged: rank 0's {@code Parameters.set} reaches the other
      * node with each section. Left out, and the run prints it: {@code CheckpointEventTest}, which
-     * reads a JFR recording of the caller's JVM (it holds only the events of that node's processes).
+     * reads a JFR recording of the caller's JVM ({@code ConformanceMain.CALLERS_JVM}).
      */
     @Test
     void theCheckpointSuiteOnTwoNodesOfFourThreads() throws Exception {
-        NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(4, "-Dlpf.test.exclude=.*CheckpointEventTest.*"),
+        NetJob.assertSuitePassed(NetJob.runWithout(WITHOUT_MPI, 2, nodes(4),
                 NetJob.CONFORMANCE_MAIN, "package:org.lpf4j.cr"), 45);
     }
 

@@ -40,16 +40,13 @@ class MixedPlacementTest {
                     "package:org.lpf4j.bsplib", "package:org.lpf4j.cr"}
             : new String[] {"package:org.lpf4j.conformance"};
 
-    /** The checkpoint suite's JFR test reads a recording of the caller's JVM, which holds only its own processes' events. */
-    private static final String CHECKPOINT_EVENTS_LEFT_OUT = "-Dlpf.test.exclude=.*CheckpointEventTest.*";
-
     @Test
     @Timeout(900)
     void theSuitesPassWithRingsInAJvmSharedMemoryInAHostAndTcpBetweenHosts() throws Exception {
         long t0 = System.nanoTime();
         // The default run: every test of the conformance suite at p = 8 only (lpf.test.procs), each section across both hosts.
         String out = EmulatedHosts.run(HOSTS, PER_HOST, P, 890, List.of("-Dlpf.engine.net.perJvm=" + PER_JVM,
-                "-Dlpf.test.procs=" + (ALL ? "" : P), MeshPaths.OPTION, CHECKPOINT_EVENTS_LEFT_OUT), SUITES);
+                "-Dlpf.test.procs=" + (ALL ? "" : P), MeshPaths.OPTION), SUITES);
         NetJob.assertSuitePassed(out, ALL ? 800 : 30);
         Map<Integer, MeshPaths.Ranks> lines = MeshPaths.read(out, P);
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), new ArrayList<>(lines.keySet()), "a line of paths from every rank:\n" + out);

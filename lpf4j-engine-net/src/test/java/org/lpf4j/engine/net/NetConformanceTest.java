@@ -48,12 +48,12 @@ class NetConformanceTest {
      * The checkpoint module's suite at p = 1 .. 8 as 4 JVMs of 2 ranks, unchanged: its programs'
      * settings ({@code Parameters.set("lpf.cr", "files")} in rank 0's JVM) reach every rank with
      * the section, and its jobs keep what the tests check in files. Left out, and the run prints
-     * it: {@code CheckpointEventTest}, which reads a JFR recording of the caller's JVM (it holds
-     * only the events of the processes in that JVM).
+     * it: {@code CheckpointEventTest}, which reads a JFR recording of the caller's JVM
+     * ({@code ConformanceMain.CALLERS_JVM}).
      */
     @Test
     void theCheckpointSuiteOnFourJvmsOfTwo() throws Exception {
-        List<String> all = List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net", "-Dlpf.test.exclude=.*CheckpointEventTest.*");
+        List<String> all = List.of("-Dlpf.engine=net", "-Dlpf.test.engine=net");
         assertPassed(NetJob.run(8, 2, 600, all, NetJob.CONFORMANCE_MAIN, "package:org.lpf4j.cr"), 45);
     }
 
