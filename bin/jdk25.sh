@@ -19,6 +19,11 @@ lpf_find_jdk25() {
   done
   return 1
 }
+# The options of every JVM the project's scripts start (lpf run's launched JVMs inherit them).
+# AutoBoxCacheMax: the JDK's epoll selector looks each ready socket up by its file descriptor as an
+# Integer, a new 16-byte object above the cache's bound (127 by default), so that a wait woken by a
+# socket of a high descriptor allocated; 4096 descriptors covers a process with ~2,000 connections.
+LPF_JVM_OPTIONS="--enable-native-access=ALL-UNNAMED -XX:AutoBoxCacheMax=4096"
 # Adds --sun-misc-unsafe-memory-access=allow to MAVEN_OPTS (it silences Maven's own use of
 # sun.misc.Unsafe on new JDKs) if the JDK found accepts that option and it is not there yet.
 lpf_maven_opts() {

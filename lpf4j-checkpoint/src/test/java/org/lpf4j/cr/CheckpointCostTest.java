@@ -44,8 +44,9 @@ class CheckpointCostTest {
                 cr.checkpoint();
             }
             // The fewest bytes of three measurements: code the JIT has not compiled yet allocates what it would
-            // not (on a loaded machine, in other JVMs, 66 KB in one measurement of 5000 points was seen), and any
-            // object allocated per point (16 bytes at least) would exceed 2 bytes per point in every measurement.
+            // not, and any object allocated per point (16 bytes at least) would exceed 2 bytes per point in every
+            // measurement. (In a Spark executor under load, 16 bytes per blocked point were the JDK's selector
+            // boxing a socket's descriptor: docs/spark.md, "Executor option".)
             long fewest = Long.MAX_VALUE;
             for (int m = 0; m < MEASUREMENTS; m++) {
                 long s0 = ctx.superstep();

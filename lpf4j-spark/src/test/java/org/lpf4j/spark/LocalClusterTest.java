@@ -73,6 +73,8 @@ class LocalClusterTest {
         return new SparkConf().setMaster(master).setAppName(appName)
                 .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
                 .set("spark.ui.enabled", "false").set("spark.executor.memory", "768m")
+                // A blocked sync allocates in the JDK's selector without it (docs/spark.md, "Executor option").
+                .set("spark.executor.extraJavaOptions", "-XX:AutoBoxCacheMax=65536")
                 .set("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
                 .set("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
                 .setJars(jars);

@@ -17,6 +17,9 @@ import java.util.function.Consumer;
  * through memory; yielding the core when this machine is crowded), then blocking in
  * {@code select} after asking linked peers for a wake-up. A step allocates nothing
  * (the selection's action is one object); the deadline's message is built only when it throws.
+ * The JDK's epoll selector does allocate 16 bytes per ready socket whose descriptor is above the
+ * {@code Integer} cache's bound (it boxes the descriptor), unless {@code -XX:AutoBoxCacheMax}
+ * raises that bound, as the project's scripts do ({@code BlockedSyncAllocationTest}).
  * Used by one thread at a time.
  */
 final class ProgressLoop {
