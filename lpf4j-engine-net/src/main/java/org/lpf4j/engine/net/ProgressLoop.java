@@ -32,6 +32,8 @@ final class ProgressLoop {
     /** Whether more of the mesh's processes run on this machine than it has cores: a spinning wait yields its core. */
     private final boolean crowded;
     private final long timeoutNanos;
+    /** The bounds of one blocking {@code select} ({@link #blockMillis}). */
+    static final long MIN_BLOCK_MILLIS = 10, MAX_BLOCK_MILLIS = 100;
     /** The active section's superstep, for the deadline's message. */
     long superstep;
     /** Progress steps since the sockets were last looked at while spinning. */
@@ -91,7 +93,8 @@ final class ProgressLoop {
                 }
                 // Spin while bytes flow: a large transfer arrives in pieces, and blocking between
                 // them makes every piece a wake-up of this thread (an IPI on a VM).
-                if (now - Math.max(waitStart, frames.lastMoved) < (table.linkedOnly ? memorySpinNanos : spinNanos)) {
+                long idle = now - Math.max(waitStart, frames.lastMoved);
+                if (idle < (table.linkedOnly ? memorySpinNanos : spinNanos)) {
                     if (crowded) Thread.yield(); else Thread.onSpinWait();
                     return;
                 }
@@ -100,13 +103,29 @@ final class ProgressLoop {
                     throw new Transport.Stopped("rank " + rank + " was interrupted while it waited (" + waitingFor + ")");
                 }
                 if (table.linked.length > 0 && !armLinks()) return;
-                selector.select(onReady, timeoutNanos > 0 ? Math.max(1, Math.min(10, timeoutNanos / 4_000_000)) : 10);
+                selector.select(onReady, blockMillis(idle, timeoutNanos));
                 for (Conn c : table.linked) c.link.disarm();
             }
         } catch (IOException e) {
             throw new Transport.Stopped("rank " + rank + ": the mesh's selector failed: " + e);
         }
         failures.checkAlive();
+    }
+
+    /**
+     * How long one {@code select} may block: a quarter of the time the wait has been idle, from
+     * {@link #MIN_BLOCK_MILLIS} to {@link #MAX_BLOCK_MILLIS}, and at most a quarter of the deadline.
+     * Whatever ends a wait wakes the selector (bytes, a wake-up, a peer's end, a new connection,
+     * an interrupt); the timeout only bounds how late the deadline is looked at. A long idle wait
+     * wakes seldom, so that hundreds of processes waiting on a few cores (a job's processes while
+     * process 0 runs something of its own) leave the cores to those that work.
+     *
+     * @param idleNanos    how long the wait has been idle
+     * @param timeoutNanos the deadline of a wait, 0 for none
+     */
+    static long blockMillis(long idleNanos, long timeoutNanos) {
+        long millis = Math.min(MAX_BLOCK_MILLIS, Math.max(MIN_BLOCK_MILLIS, idleNanos / 4_000_000));
+        return timeoutNanos > 0 ? Math.max(1, Math.min(millis, timeoutNanos / 4_000_000)) : millis;
     }
 
     /** Moves what the linked connections' rings allow. @return whether any had something to do */
