@@ -28,28 +28,28 @@ class BlockedSyncAllocationTest {
     void aBlockedSyncAllocatesNothingWithTheScriptsJvmOptions() throws Exception {
         List<String> options = new ArrayList<>(scriptsJvmOptions());
         options.add("-Dlpf.engine=net");
-        long[] with = run(options);
-        assertTrue(with[0] < 2L * SYNCS, "pid 0 allocated " + with[0] + " bytes in " + SYNCS + " blocked syncs with " + options);
+        long with = run(options);
+        assertTrue(with < 2L * SYNCS, "pid 0 allocated " + with + " bytes in " + SYNCS + " blocked syncs with " + options);
     }
 
     @Test
     void withoutThemEachBlockedSyncAllocatesInTheSelector() throws Exception {
-        long[] without = run(List.of("-Dlpf.engine=net"));
+        long without = run(List.of("-Dlpf.engine=net"));
         // 16 bytes (an Integer) per wake-up; a sync whose peer arrived within the spin does not block.
-        assertTrue(without[0] >= 8L * SYNCS, "pid 0 allocated only " + without[0] + " bytes in " + SYNCS + " blocked syncs without"
+        assertTrue(without >= 8L * SYNCS, "pid 0 allocated only " + without + " bytes in " + SYNCS + " blocked syncs without"
                 + " the scripts' options: the JDK's selector no longer boxes descriptors, and -XX:AutoBoxCacheMax may go");
     }
 
     /** @return pid 0's fewest bytes, after asserting that its syncs blocked on a socket of a descriptor above 127 */
-    private static long[] run(List<String> options) throws Exception {
+    private static long run(List<String> options) throws Exception {
         String out = NetJob.run(2, 1, 120, options, BlockedSyncProgram.class.getName(), Integer.toString(SYNCS));
         Matcher m = RESULT.matcher(out);
         assertTrue(m.find(), out);
         System.out.println(options + ": " + m.group());
-        long bytes = Long.parseLong(m.group(1)), micros = Long.parseLong(m.group(2)), fd = Long.parseLong(m.group(3));
+        long micros = Long.parseLong(m.group(2)), fd = Long.parseLong(m.group(3));
         assertTrue(fd > 127, "the sockets' descriptors are low, the boxing is not exercised:\n" + out);
         assertTrue(micros >= 1500, "pid 0 waited " + micros + " us per sync, less than pid 1's 2 ms sleep:\n" + out);
-        return new long[] {bytes, micros, fd};
+        return Long.parseLong(m.group(1));
     }
 
     /** @return the options {@code bin/jdk25.sh} gives every JVM of the project's scripts ({@code LPF_JVM_OPTIONS}) */
