@@ -95,8 +95,9 @@ public final class NetJob {
             cp = without;
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> rank = new ArrayList<>(List.of(java, "-Xss1m", "--enable-native-access=ALL-UNNAMED", "-D" + marker,
-                "-Dlpf.engine.net.syncTimeout=120000"));
+        List<String> rank = new ArrayList<>(List.of(java, "-Xss1m"));
+        rank.addAll(ScriptsJvmOptions.get());
+        rank.addAll(List.of("-D" + marker, "-Dlpf.engine.net.syncTimeout=120000"));
         rank.addAll(options);
         rank.addAll(List.of("-cp", cp, mainClass));
         rank.addAll(List.of(args));

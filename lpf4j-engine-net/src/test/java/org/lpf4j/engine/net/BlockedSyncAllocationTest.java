@@ -2,11 +2,9 @@ package org.lpf4j.engine.net;
 
 import org.junit.jupiter.api.Test;
 import org.lpf4j.testkit.NetJob;
+import org.lpf4j.testkit.ScriptsJvmOptions;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +24,7 @@ class BlockedSyncAllocationTest {
 
     @Test
     void aBlockedSyncAllocatesNothingWithTheScriptsJvmOptions() throws Exception {
-        List<String> options = new ArrayList<>(scriptsJvmOptions());
+        List<String> options = new ArrayList<>(ScriptsJvmOptions.get()); // NetJob gives them too: named here as what is tested
         options.add("-Dlpf.engine=net");
         long with = run(options);
         assertTrue(with < 2L * SYNCS, "pid 0 allocated " + with + " bytes in " + SYNCS + " blocked syncs with " + options);
@@ -34,7 +32,7 @@ class BlockedSyncAllocationTest {
 
     @Test
     void withoutThemEachBlockedSyncAllocatesInTheSelector() throws Exception {
-        long without = run(List.of("-Dlpf.engine=net"));
+        long without = run(List.of("-XX:AutoBoxCacheMax=128", "-Dlpf.engine=net")); // the JDK's default, after NetJob's
         // 16 bytes (an Integer) per wake-up; a sync whose peer arrived within the spin does not block.
         assertTrue(without >= 8L * SYNCS, "pid 0 allocated only " + without + " bytes in " + SYNCS + " blocked syncs without"
                 + " the scripts' options: the JDK's selector no longer boxes descriptors, and -XX:AutoBoxCacheMax may go");
@@ -50,16 +48,5 @@ class BlockedSyncAllocationTest {
         assertTrue(fd > 127, "the sockets' descriptors are low, the boxing is not exercised:\n" + out);
         assertTrue(micros >= 1500, "pid 0 waited " + micros + " us per sync, less than pid 1's 2 ms sleep:\n" + out);
         return Long.parseLong(m.group(1));
-    }
-
-    /** @return the options {@code bin/jdk25.sh} gives every JVM of the project's scripts ({@code LPF_JVM_OPTIONS}) */
-    static List<String> scriptsJvmOptions() throws Exception {
-        Path script = Path.of("..", "bin", "jdk25.sh");
-        for (String line : Files.readAllLines(script)) {
-            if (line.startsWith("LPF_JVM_OPTIONS=")) {
-                return Arrays.asList(line.substring(line.indexOf('=') + 1).replace("\"", "").trim().split("\\s+"));
-            }
-        }
-        throw new AssertionError(script + " sets no LPF_JVM_OPTIONS");
     }
 }

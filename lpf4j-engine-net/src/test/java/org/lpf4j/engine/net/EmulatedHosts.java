@@ -3,6 +3,7 @@ package org.lpf4j.engine.net;
 import org.lpf4j.testkit.EmulatedHostsScript;
 import org.lpf4j.testkit.NetJob;
 import org.lpf4j.testkit.Needs;
+import org.lpf4j.testkit.ScriptsJvmOptions;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,8 +41,9 @@ final class EmulatedHosts {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> args = new ArrayList<>(List.of("--hosts", Integer.toString(hosts), "--per-host",
-                Integer.toString(perHost), "--timeout", Integer.toString(timeoutSeconds - 10), "--", java, "-D" + marker,
-                "--enable-native-access=ALL-UNNAMED", "-Dlpf.engine.net.syncTimeout=120000"));
+                Integer.toString(perHost), "--timeout", Integer.toString(timeoutSeconds - 10), "--", java, "-D" + marker));
+        args.addAll(ScriptsJvmOptions.get());
+        args.add("-Dlpf.engine.net.syncTimeout=120000");
         if (p > 8) args.addAll(ScaleTest.SMALL_JVM);
         args.addAll(ScaleTest.options(p, "-Djunit.jupiter.execution.timeout.mode=" + (p > 8 ? "disabled" : "enabled")));
         args.addAll(jvmOptions); // after the defaults: a -D given twice takes the last value
