@@ -17,6 +17,7 @@ import static org.lpf4j.superstep.PackedHeader.GET;
 import static org.lpf4j.superstep.PackedHeader.LENGTH;
 import static org.lpf4j.superstep.PackedHeader.PUT_INLINE;
 import static org.lpf4j.superstep.PackedHeader.PUT_LARGE;
+import static org.lpf4j.superstep.PackedHeader.PUT_LOCAL;
 
 /**
  * The receiving side of an {@link Exchange}, once the packed streams are in: serves the gets
@@ -28,7 +29,8 @@ import static org.lpf4j.superstep.PackedHeader.PUT_LARGE;
  *
  * <p>Cost: O(incoming requests + ranks) per sync, each stream read twice by each of the first
  * two; a small payload is copied once (stream to destination), a large one straight into a native
- * destination that overlaps nothing else of the sync, else once from the staging buffer. Allocates
+ * destination that overlaps nothing else of the sync, else once from the staging buffer, a plain
+ * put to this rank itself once (source to destination). Allocates
  * nothing unless a buffer grows, the number of local processes or of a process's arrivals grows,
  * or an operator definition arrives. {@link #serveGets} and {@link #placePuts} run on the rank's
  * exchanging thread, {@link #applyPuts} on the thread of the process it writes for.
@@ -45,11 +47,13 @@ final class Delivery {
     private final long[] replyOutBytes, replyOutAt, replyInAt;
     /** The areas this sync sends from and receives into in place. */
     private final InPlaceAreas inPlace;
+    /** The sources of this sync's plain puts to this rank itself, in its stream's order. */
+    private final LocalPuts local;
     /** Per local process: the puts from other ranks it must write. */
     private Arrivals[] arrivals = {new Arrivals()};
 
     Delivery(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier, WireCounts wire,
-             ExchangeBuffers buffers, InPlaceAreas inPlace) {
+             ExchangeBuffers buffers, InPlaceAreas inPlace, LocalPuts local) {
         this.transport = transport;
         this.wire = wire;
         this.combiners = combiners;
@@ -58,6 +62,7 @@ final class Delivery {
         this.ranks = ranks;
         this.buffers = buffers;
         this.inPlace = inPlace;
+        this.local = local;
         replyOut = buffers.replyOut;
         replyIn = buffers.replyIn;
         replyOutBytes = buffers.replyOutBytes;
@@ -167,7 +172,8 @@ final class Delivery {
             MemorySegment stream = buffers.streamOf(s);
             for (long h = buffers.streamAt(s), end = h + buffers.inBytes(s); h < end; h += PackedHeader.recordBytes(stream, h)) {
                 int kind = PackedHeader.kind(stream, h);
-                if (kind != PUT_INLINE && kind != PUT_LARGE) continue;
+                if (kind != PUT_INLINE && kind != PUT_LARGE && kind != PUT_LOCAL) continue;
+                int listed = kind == PUT_LOCAL ? local.take() : -1; // taken in stream order, whatever follows
                 long size = PackedHeader.size(stream, h);
                 int l = PackedHeader.targetLocal(stream, h), slot = PackedHeader.slot(stream, h);
                 long offset = PackedHeader.offset(stream, h);
@@ -183,6 +189,8 @@ final class Delivery {
                 long payload;
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;
+                } else if (kind == PUT_LOCAL) {
+                    payload = local.offset(listed);
                 } else if (valid && size > 0 && dst.isNative() && inPlace.canReceiveDirectly(dst.address() + offset, size)) {
                     transport.receive(Transport.REST, Channel.LARGE, dst, offset, size, s);
                     continue; // written by the transport
@@ -195,7 +203,8 @@ final class Delivery {
                 Arrivals a = arrivals[l];
                 int n = a.add();
                 a.payload[n] = payload;
-                a.fromRank[n] = kind == PUT_INLINE ? s : -1;
+                a.fromRank[n] = kind == PUT_INLINE ? s : kind == PUT_LOCAL ? Arrivals.FROM_SOURCE : Arrivals.STAGED;
+                a.source[n] = kind == PUT_LOCAL ? local.source(listed) : null;
                 a.slot[n] = slot;
                 a.dstOffset[n] = offset;
                 a.size[n] = size;
@@ -211,9 +220,14 @@ final class Delivery {
         Arrivals a = arrivals[local];
         MemorySegment stage = staging.atLeast(0);
         for (int n = 0; n < a.count; n++) {
-            MemorySegment from = a.fromRank[n] < 0 ? stage : buffers.streamOf(a.fromRank[n]);
+            int fromRank = a.fromRank[n];
+            MemorySegment from = fromRank == Arrivals.FROM_SOURCE ? a.source[n] : fromRank == Arrivals.STAGED ? stage
+                    : buffers.streamOf(fromRank);
+            a.source[n] = null;
             MemorySegment dst = register.globalSegment(a.slot[n]);
-            if (a.attr[n] != null) {
+            if (from == null) { // a put to itself whose source was freed: the packer reported it
+                dst.asSlice(a.dstOffset[n], a.size[n]).fill((byte) 0);
+            } else if (a.attr[n] != null) {
                 RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
                 a.attr[n] = null;
             } else {

@@ -46,7 +46,8 @@ import static org.lpf4j.superstep.ExchangeBuffers.PREFIX;
  * <p>Costs per sync with messages: the meta-data (nothing beyond the allreduce in a small
  * section, else one all-to-all or, in a sparse superstep, a consensus), at most one packed stream per pair of ranks and one reply
  * stream per pair with gets, one message per large put; small payloads are copied twice (pack,
- * apply), large ones to native destinations not at all, others once. Allocates only when a buffer
+ * apply), large ones to native destinations not at all, others once, and a plain put to this rank
+ * itself once, from its source when it is applied ({@link LocalPuts}). Allocates only when a buffer
  * grows or a combining operator is first defined.
  *
  * <p>This class runs the steps in their order and owns the meta-data (the counts, the round's
@@ -89,8 +90,9 @@ final class Exchange implements AutoCloseable {
         outBytes = buffers.outBytes; inBytes = buffers.inBytes; inAt = buffers.inAt;
         replyInBytes = buffers.replyInBytes; replyInAt = buffers.replyInAt; longIn = buffers.longIn;
         InPlaceAreas inPlace = new InPlaceAreas();
-        packer = new Packer(transport, me, ranks, combiners, copier, wire, buffers, inPlace);
-        delivery = new Delivery(transport, me, ranks, combiners, copier, wire, buffers, inPlace);
+        LocalPuts local = new LocalPuts();
+        packer = new Packer(transport, me, ranks, combiners, copier, wire, buffers, inPlace, local);
+        delivery = new Delivery(transport, me, ranks, combiners, copier, wire, buffers, inPlace, local);
     }
 
     /**

@@ -15,6 +15,7 @@ import static org.lpf4j.superstep.PackedHeader.GET;
 import static org.lpf4j.superstep.PackedHeader.LENGTH;
 import static org.lpf4j.superstep.PackedHeader.PUT_INLINE;
 import static org.lpf4j.superstep.PackedHeader.PUT_LARGE;
+import static org.lpf4j.superstep.PackedHeader.PUT_LOCAL;
 import static org.lpf4j.superstep.PackedHeader.pad;
 
 /**
@@ -25,7 +26,8 @@ import static org.lpf4j.superstep.PackedHeader.pad;
  * {@link #failure} reports it.
  *
  * <p>Cost: O(requests + ranks) per sync; small payloads are copied once (into the stream), large
- * native ones not at all, large heap ones once (into a staging buffer). Allocates nothing unless a
+ * native ones not at all, large heap ones once (into a staging buffer), those of plain puts to this
+ * rank itself not at all (listed in {@link LocalPuts}, copied once when applied). Allocates nothing unless a
  * buffer grows or a combining attribute is new. Used by the rank's exchanging thread only.
  */
 final class Packer {
@@ -44,13 +46,15 @@ final class Packer {
     private final long[] outBytes, outAt, replyInBytes, cursor, replyCursor, inlineOut;
     /** The areas this sync sends from in place (shared with {@link Delivery}, which receives around them). */
     private final InPlaceAreas inPlace;
+    /** The sources of this sync's plain puts to this rank itself (shared with {@link Delivery}, which applies them). */
+    private final LocalPuts local;
     /** Bytes of large puts from heap memory that {@link #sendLarge} stages (counted by {@link #pack}). */
     private long heapLarge;
     /** The first put whose source {@link #pack} could not read (its memory was freed), or null. */
     private IllegalStateException packFailure;
 
     Packer(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier, WireCounts wire,
-           ExchangeBuffers buffers, InPlaceAreas inPlace) {
+           ExchangeBuffers buffers, InPlaceAreas inPlace, LocalPuts local) {
         this.transport = transport;
         this.wire = wire;
         this.earlyChunk = transport.eagerBytes();
@@ -59,6 +63,7 @@ final class Packer {
         this.me = me;
         this.ranks = ranks;
         this.inPlace = inPlace;
+        this.local = local;
         packedOut = buffers.packedOut;
         outBytes = buffers.outBytes; outAt = buffers.outAt; replyInBytes = buffers.replyInBytes;
         cursor = buffers.cursor; replyCursor = buffers.replyCursor; inlineOut = buffers.inlineOut;
@@ -66,6 +71,9 @@ final class Packer {
 
     /** Combining puts always travel inline: they are applied by copying through the operator anyway. */
     private boolean isLarge(int rank, long size, int attr) { return rank != me && size >= LARGE && attr < 0; }
+
+    /** A plain put to this rank itself is copied from its source when it is applied: its stream carries only its header. */
+    private boolean isLocal(int rank, int attr) { return rank == me && attr < 0; }
 
     /**
      * Counts the packed bytes this rank sends to each rank and the reply bytes it expects;
@@ -91,7 +99,7 @@ final class Packer {
                 q.putTag[i] = attr;
                 if (attr >= 0 && combiners.countDefinition(d, attr)) outBytes[d] += LENGTH + pad(combiners.definition(attr).length);
                 long size = q.putSize[i];
-                outBytes[d] += isLarge(d, size, attr) ? LENGTH : LENGTH + pad(size);
+                outBytes[d] += isLarge(d, size, attr) || isLocal(d, attr) ? LENGTH : LENGTH + pad(size);
             }
             for (int i = 0; i < q.gets; i++) {
                 int s = r.rankOf(q.getPid[i]);
@@ -100,6 +108,11 @@ final class Packer {
             }
         }
         return n;
+    }
+
+    private IllegalStateException freedSource(NodeRequests r, int l, int dstPid, long size, IllegalStateException cause) {
+        return new IllegalStateException("put from pid " + r.pidOf(me, l) + " to pid " + dstPid + " (size=" + size + "): pid "
+                + r.pidOf(me, l) + " closed the Arena of its source memory before the sync", cause);
     }
 
     /** @return the first put of this sync whose source could not be read (it travelled as zeros), or null */
@@ -118,6 +131,7 @@ final class Packer {
         Arrays.fill(replyAt, 0);
         Arrays.fill(inlineOut, 0);
         heapLarge = 0;
+        local.clear();
         for (int l = 0, t = r.processes(); l < t; l++) {
             RequestList q = r.requests(l);
             for (int i = 0; i < q.puts; i++) {
@@ -130,22 +144,22 @@ final class Packer {
                     MemorySegment.copy(def, 0, out, ValueLayout.JAVA_BYTE, at[d] + LENGTH, def.length);
                     at[d] += LENGTH + pad(def.length);
                 }
-                boolean large = isLarge(d, size, attr);
-                PackedHeader.write(out, at[d], large ? PUT_LARGE : PUT_INLINE, attr, l, r.localOf(q.putPid[i]), q.putSlot[i],
-                        q.putDstOffset[i], size);
+                boolean large = isLarge(d, size, attr), toItself = isLocal(d, attr);
+                PackedHeader.write(out, at[d], large ? PUT_LARGE : toItself ? PUT_LOCAL : PUT_INLINE, attr, l,
+                        r.localOf(q.putPid[i]), q.putSlot[i], q.putDstOffset[i], size);
                 at[d] += LENGTH;
                 if (large) {
                     if (!q.putSource[i].isNative()) heapLarge += size;
+                } else if (toItself) {
+                    boolean alive = q.putSource[i].scope().isAlive();
+                    if (!alive && packFailure == null) packFailure = freedSource(r, l, q.putPid[i], size, null);
+                    local.add(alive ? q.putSource[i] : null, q.putSrcOffset[i]);
                 } else {
                     inlineOut[d] += size;
                     try {
                         copier.copy(q.putSource[i], q.putSrcOffset[i], out, at[d], size);
                     } catch (IllegalStateException e) { // its Arena was closed: the sync goes on, and throws this at its end
-                        if (packFailure == null) {
-                            packFailure = new IllegalStateException("put from pid " + r.pidOf(me, l) + " to pid " + q.putPid[i]
-                                    + " (size=" + size + "): pid " + r.pidOf(me, l) + " closed the Arena of its source memory"
-                                    + " before the sync", e);
-                        }
+                        if (packFailure == null) packFailure = freedSource(r, l, q.putPid[i], size, e);
                         out.asSlice(at[d], size).fill((byte) 0);
                     }
                     at[d] += pad(size);
