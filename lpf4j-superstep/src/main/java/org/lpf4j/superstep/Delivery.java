@@ -49,7 +49,7 @@ final class Delivery {
     private final InPlaceAreas inPlace;
     /** The sources of this sync's plain puts to this rank itself, in its stream's order. */
     private final LocalPuts local;
-    /** Per local process: the puts from other ranks it must write. */
+    /** Per local process: the puts from other ranks (and its own to itself) it must write. */
     private Arrivals[] arrivals = {new Arrivals()};
 
     Delivery(Transport transport, int me, int ranks, CombinerTable combiners, BulkCopy copier, WireCounts wire,
@@ -211,14 +211,22 @@ final class Delivery {
                 a.attr[n] = combining;
             }
         }
+        local.clear(); // the arrivals hold what they need: no reference to user memory stays here
         return broken;
     }
 
-    /** Writes the puts from other ranks (and, for an engine with one process per rank, from itself) that address local process {@code local}, in order. */
+    /**
+     * Writes the puts from other ranks (and, for an engine with one process per rank, from itself)
+     * that address local process {@code local}, in order.
+     *
+     * @throws IllegalStateException after writing the others, if the memory a put to itself reads
+     *         was freed during the sync (zeros were written in its place)
+     */
     void applyPuts(int local, SlotRegister register) {
         if (local >= arrivals.length) return;
         Arrivals a = arrivals[local];
         MemorySegment stage = staging.atLeast(0);
+        IllegalStateException failed = null;
         for (int n = 0; n < a.count; n++) {
             int fromRank = a.fromRank[n];
             MemorySegment from = fromRank == Arrivals.FROM_SOURCE ? a.source[n] : fromRank == Arrivals.STAGED ? stage
@@ -230,11 +238,22 @@ final class Delivery {
             } else if (a.attr[n] != null) {
                 RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
                 a.attr[n] = null;
-            } else {
+            } else if (fromRank != Arrivals.FROM_SOURCE) {
                 copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
+            } else {
+                try {
+                    copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
+                } catch (IllegalStateException e) { // its Arena was closed during the sync: the others are written first
+                    dst.asSlice(a.dstOffset[n], a.size[n]).fill((byte) 0);
+                    if (failed == null) {
+                        failed = new IllegalStateException("put to itself (global#" + a.slot[n] + ", offset=" + a.dstOffset[n]
+                                + ", size=" + a.size[n] + "): the Arena of its source memory was closed during the sync", e);
+                    }
+                }
             }
         }
         a.count = 0;
+        if (failed != null) throw failed;
     }
 
     /** Copies the replies to the gets of {@code gets} (local process {@code local}'s list) to their destinations. */

@@ -40,7 +40,10 @@ final class LocalPuts {
     }
 
     /** @return the index of the next put in stream order, for {@link #source} and {@link #offset} */
-    int take() { return next++; }
+    int take() {
+        if (next == count) throw new IllegalStateException("the stream to itself has more local puts than were listed (" + count + ")");
+        return next++;
+    }
 
     /** @return the source of put {@code k} (null: its memory was freed) */
     MemorySegment source(int k) { return source[k]; }

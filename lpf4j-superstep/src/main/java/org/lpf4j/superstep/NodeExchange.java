@@ -31,7 +31,14 @@ public interface NodeExchange {
      */
     boolean sync(NodeRequests requests);
 
-    /** Writes the puts from other ranks addressed to local process {@code local}, in the fixed order. */
+    /**
+     * Writes the puts from other ranks addressed to local process {@code local}, in the fixed
+     * order. A put to a process of this rank itself (which the layered engines keep out of
+     * {@code requests}: they move those themselves) would be read from its source here, on this
+     * thread, not during {@link #sync}.
+     *
+     * @throws IllegalStateException after writing the others, if such a put's source memory was freed during the sync
+     */
     void applyPuts(int local, SlotRegister register);
 
     /** Copies the replies to the gets in {@code gets} (one local process's list, as {@link #sync} saw it) to their destinations. */

@@ -19,8 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  *                     PUT_LARGE   payload travels as a message of its own (TAG_LARGE), in stream order
  *                     GET         the reply (size bytes) travels back in the reply stream, in stream order
  *                     DEFINE      a combining operator, serialized, follows (pad(size) bytes); slot = its id
-                     PUT_LOCAL   a plain put to this rank itself, only in its stream to itself: no payload,
-                                 the source is the next one {@link LocalPuts} lists
+ *                     PUT_LOCAL   a plain put to this rank itself, only in its stream to itself: no payload,
+ *                                 the source is the next one {@link LocalPuts} lists
  *   attr+1 (upper 24 bits): the sender's id of a combining put's attribute, plus one; 0 for a plain put
  *   source local:     the requesting process, as a local index on the sending rank
  *   target local:     the process the request addresses, as a local index on the receiving rank

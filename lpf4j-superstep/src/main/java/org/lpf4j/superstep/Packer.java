@@ -22,7 +22,7 @@ import static org.lpf4j.superstep.PackedHeader.pad;
  * The sending side of an {@link Exchange}: counts the bytes this rank's requests take in each
  * destination's packed stream ({@link #count}), packs them ({@link PackedHeader}) and sends the
  * streams ({@link #pack}), then the large puts, each as a message of its own ({@link #sendLarge}).
- * A put whose source cannot be read does not stop the exchange: it travels as zeros and
+ * A put whose source cannot be read does not stop the exchange: zeros take its place and
  * {@link #failure} reports it.
  *
  * <p>Cost: O(requests + ranks) per sync; small payloads are copied once (into the stream), large

@@ -201,8 +201,14 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         try {
             broken = exchangeRound(own);
             if (hadMessages) {
-                exchange.applyPuts(0, register);
+                RuntimeException unapplied = null;
+                try {
+                    exchange.applyPuts(0, register);
+                } catch (IllegalStateException e) { // a put to itself whose source was freed during the sync: the rest is written
+                    unapplied = e;
+                }
                 exchange.applyReplies(queue, own);
+                if (broken == null) broken = unapplied;
             }
         } finally {
             queue.clear();

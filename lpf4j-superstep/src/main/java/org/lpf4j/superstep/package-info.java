@@ -18,14 +18,15 @@
  *
  * <h2>The exchange</h2>
  * One packed stream per pair ({@code PackedHeader}: every request's header and the payload of
- * puts below 16 KiB; a combining operator travels once per destination, then as an id,
+ * puts below 16 KiB to other ranks, combining ones to itself too; a plain put to itself carries
+ * no payload and is copied once from its source when applied; a combining operator travels once per destination, then as an id,
  * {@code CombinerTable}), one message per large put (sent from the user's native segment in
  * place) and one reply stream per pair for gets. Gets are served before anything is written. The
  * destination applies all writes to its own memory: a large put is received straight into the
  * destination only if its area overlaps no other such receive and no area this rank still sends
  * from; every other write is applied after every transfer completed, in the order (source pid,
  * queue order). So <b>write conflicts end as a serialisation</b> with no locking. Heap segments
- * are copied through native buffers ({@link org.lpf4j.superstep.NativeBuffer}).
+ * sent to other ranks are copied through native buffers ({@link org.lpf4j.superstep.NativeBuffer}).
  * In the sources: the round is {@code Round}, the exchange {@code Exchange}, which runs the sending
  * side ({@code Packer}) and the receiving side ({@code Delivery}) over one buffer layout
  * ({@code ExchangeBuffers}), and the end of a section {@code SectionEnd}.

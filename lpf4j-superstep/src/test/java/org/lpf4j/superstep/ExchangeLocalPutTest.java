@@ -14,6 +14,7 @@ import java.lang.foreign.ValueLayout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * A plain put a rank makes to itself is copied once, from its source to its destination when it
@@ -99,6 +100,38 @@ class ExchangeLocalPutTest {
             }
             assertEquals(12, dst.get(ValueLayout.JAVA_LONG, 0));
             assertEquals(5, dst.get(ValueLayout.JAVA_LONG, 8));
+        }
+    }
+
+    /** Freeing a put's source during the sync is the program's error: the other puts are written, this one's place gets zeros, and it is named. */
+    @ParameterizedTest(name = "early: {0}")
+    @ValueSource(booleans = {true, false})
+    void aSourceFreedDuringTheSyncWritesZerosAndIsReportedAfterTheOthers(boolean early) {
+        try (Arena arena = Arena.ofConfined()) {
+            SlotRegister register = new SlotRegister();
+            register.resize(0, 1);
+            register.capacity().applyAtSync();
+            MemorySegment dst = arena.allocate(64).fill((byte) 0x55);
+            register.registerGlobal(dst, 0);
+            Arena freed = Arena.ofShared();
+            MemorySegment gone = freed.allocate(32).fill((byte) 1), kept = arena.allocate(32).fill((byte) 2);
+            RequestList queue = new RequestList();
+            queue.ensure(2);
+            queue.addPut(gone, 0, 0, 0, 0, 32, null, -1);
+            queue.addPut(kept, 0, 0, 0, 32, 32, null, -1);
+            NodeRequests one = AloneTransport.oneProcess(queue, register);
+            try (Exchange exchange = new Exchange(AloneTransport.INSTANCE, 0, 1,
+                    new CombinerTable(1, CrossJvmObjects.forCurrentThread()), BulkCopy.JAVA, new WireCounts(false, null))) {
+                exchange.count(one);
+                assertNull(AloneTransport.exchange(exchange, one, early, arena));
+                freed.close();
+                IllegalStateException e = assertThrows(IllegalStateException.class, () -> exchange.applyPuts(0, register));
+                assertEquals("put to itself (global#0, offset=0, size=32): the Arena of its source memory was closed during"
+                        + " the sync", e.getMessage());
+            }
+            MemorySegment expected = arena.allocate(64).fill((byte) 0);
+            expected.asSlice(32).fill((byte) 2);
+            assertEquals(-1, dst.mismatch(expected));
         }
     }
 }
