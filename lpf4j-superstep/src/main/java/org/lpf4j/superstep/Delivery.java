@@ -238,12 +238,12 @@ final class Delivery {
             } else if (a.attr[n] != null) {
                 RequestChecks.combine(a.attr[n], from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
                 a.attr[n] = null;
-            } else if (fromRank != Arrivals.FROM_SOURCE) {
-                copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
             } else {
                 try {
                     copier.copy(from, a.payload[n], dst, a.dstOffset[n], a.size[n]);
-                } catch (IllegalStateException e) { // its Arena was closed during the sync: the others are written first
+                } catch (IllegalStateException e) {
+                    if (fromRank != Arrivals.FROM_SOURCE) throw e;
+                    // a put to itself whose source's Arena was closed during the sync: the others are written first
                     dst.asSlice(a.dstOffset[n], a.size[n]).fill((byte) 0);
                     if (failed == null) {
                         failed = new IllegalStateException("put to itself (global#" + a.slot[n] + ", offset=" + a.dstOffset[n]

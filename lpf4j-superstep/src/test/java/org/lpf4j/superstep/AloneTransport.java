@@ -1,7 +1,10 @@
 package org.lpf4j.superstep;
 
+import org.lpf4j.spi.kit.BulkCopy;
+import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
+import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,6 +34,20 @@ final class AloneTransport {
         @Override public byte[] receiveMessage(int rank) { throw new AssertionError("nobody to receive from"); }
         @Override public void close() { }
     };
+
+    /** @return the exchange of this section's one rank, over {@link #INSTANCE} */
+    static Exchange newExchange() {
+        return new Exchange(INSTANCE, 0, 1, new CombinerTable(1, CrossJvmObjects.forCurrentThread()), BulkCopy.JAVA,
+                new WireCounts(false, null));
+    }
+
+    /** @return a register of {@code slots} slots, usable at once */
+    static SlotRegister register(int slots) {
+        SlotRegister register = new SlotRegister();
+        register.resize(0, slots);
+        register.capacity().applyAtSync();
+        return register;
+    }
 
     /** Runs the exchange the early way (streams before the round) or after the round. @return what it reports broken */
     static RuntimeException exchange(Exchange exchange, NodeRequests one, boolean early, Arena arena) {

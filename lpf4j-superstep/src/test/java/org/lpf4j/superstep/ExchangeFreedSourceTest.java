@@ -2,8 +2,6 @@ package org.lpf4j.superstep;
 
 import org.junit.jupiter.api.Test;
 import org.lpf4j.MsgAttr;
-import org.lpf4j.spi.kit.BulkCopy;
-import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
 
@@ -27,9 +25,7 @@ class ExchangeFreedSourceTest {
     @Test
     void aPutFromFreedMemoryIsReportedAfterTheExchangeCompletes() {
         for (boolean early : new boolean[] {true, false}) for (boolean combining : new boolean[] {false, true}) {
-            SlotRegister register = new SlotRegister();
-            register.resize(0, 1);
-            register.capacity().applyAtSync();
+            SlotRegister register = AloneTransport.register(1);
             MemorySegment dst = Arena.ofAuto().allocate(64).fill((byte) 0x55);
             register.registerGlobal(dst, 0);
             RequestList queue = new RequestList();
@@ -39,8 +35,7 @@ class ExchangeFreedSourceTest {
             queue.addPut(src, 0, 0, 0, 0, 64, combining ? MsgAttr.combining(8, new MemoryProtocolTest.Sum()) : null, -1);
             freed.close();
             NodeRequests one = AloneTransport.oneProcess(queue, register);
-            try (Exchange exchange = new Exchange(AloneTransport.INSTANCE, 0, 1, new CombinerTable(1, CrossJvmObjects.forCurrentThread()),
-                    BulkCopy.JAVA, new org.lpf4j.spi.kit.WireCounts(false, null))) {
+            try (Exchange exchange = AloneTransport.newExchange()) {
                 assertEquals(1, exchange.count(one));
                 RuntimeException broken = AloneTransport.exchange(exchange, one, early, Arena.ofAuto());
                 assertNotNull(broken, "early: " + early);

@@ -2,11 +2,8 @@ package org.lpf4j.superstep;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lpf4j.spi.kit.BulkCopy;
-import org.lpf4j.spi.kit.CrossJvmObjects;
 import org.lpf4j.spi.kit.RequestList;
 import org.lpf4j.spi.kit.SlotRegister;
-import org.lpf4j.spi.kit.WireCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,9 +28,7 @@ class ExchangeLocalPutTest {
     @ValueSource(booleans = {true, false})
     void aPutToItselfCarriesNoPayloadInTheStreamAndLandsInOrder(boolean early) {
         try (Arena arena = Arena.ofConfined()) {
-            SlotRegister register = new SlotRegister();
-            register.resize(0, 2);
-            register.capacity().applyAtSync();
+            SlotRegister register = AloneTransport.register(2);
             MemorySegment dst = arena.allocate(4 * SIZE).fill((byte) 0x55);
             MemorySegment both = arena.allocate(64);
             for (int i = 0; i < 64; i++) both.set(ValueLayout.JAVA_BYTE, i, (byte) i);
@@ -53,8 +48,7 @@ class ExchangeLocalPutTest {
             queue.addPut(heapSource, 0, 0, 0, 2 * SIZE, 0, null, -1);          // zero size: nothing
             queue.addPut(both, 0, 0, 1, 8, 32, null, -1);                      // into its own area, overlapping
             NodeRequests one = AloneTransport.oneProcess(queue, register);
-            try (Exchange exchange = new Exchange(AloneTransport.INSTANCE, 0, 1,
-                    new CombinerTable(1, CrossJvmObjects.forCurrentThread()), BulkCopy.JAVA, new WireCounts(false, null))) {
+            try (Exchange exchange = AloneTransport.newExchange()) {
                 assertEquals(5, exchange.count(one));
                 assertEquals(5L * PackedHeader.LENGTH, exchange.outBytes(0), "headers only in the stream to itself");
                 assertNull(AloneTransport.exchange(exchange, one, early, arena));
@@ -75,9 +69,7 @@ class ExchangeLocalPutTest {
     @ValueSource(booleans = {true, false})
     void aCombiningPutToItselfIsAppliedInQueueOrderWithThePlainOnes(boolean early) {
         try (Arena arena = Arena.ofConfined()) {
-            SlotRegister register = new SlotRegister();
-            register.resize(0, 1);
-            register.capacity().applyAtSync();
+            SlotRegister register = AloneTransport.register(1);
             MemorySegment dst = arena.allocate(16);
             register.registerGlobal(dst, 0);
             MemorySegment five = arena.allocate(8).fill((byte) 0), seven = arena.allocate(8).fill((byte) 0);
@@ -91,8 +83,7 @@ class ExchangeLocalPutTest {
             queue.addPut(seven, 0, 0, 0, 8, 8, sum, -1);   // 0 + 7 (the area was zeros)
             queue.addPut(five, 0, 0, 0, 8, 8, null, -1);   // then 5 over it
             NodeRequests one = AloneTransport.oneProcess(queue, register);
-            try (Exchange exchange = new Exchange(AloneTransport.INSTANCE, 0, 1,
-                    new CombinerTable(1, CrossJvmObjects.forCurrentThread()), BulkCopy.JAVA, new WireCounts(false, null))) {
+            try (Exchange exchange = AloneTransport.newExchange()) {
                 dst.fill((byte) 0);
                 exchange.count(one);
                 assertNull(AloneTransport.exchange(exchange, one, early, arena));
@@ -108,9 +99,7 @@ class ExchangeLocalPutTest {
     @ValueSource(booleans = {true, false})
     void aSourceFreedDuringTheSyncWritesZerosAndIsReportedAfterTheOthers(boolean early) {
         try (Arena arena = Arena.ofConfined()) {
-            SlotRegister register = new SlotRegister();
-            register.resize(0, 1);
-            register.capacity().applyAtSync();
+            SlotRegister register = AloneTransport.register(1);
             MemorySegment dst = arena.allocate(64).fill((byte) 0x55);
             register.registerGlobal(dst, 0);
             Arena freed = Arena.ofShared();
@@ -120,8 +109,7 @@ class ExchangeLocalPutTest {
             queue.addPut(gone, 0, 0, 0, 0, 32, null, -1);
             queue.addPut(kept, 0, 0, 0, 32, 32, null, -1);
             NodeRequests one = AloneTransport.oneProcess(queue, register);
-            try (Exchange exchange = new Exchange(AloneTransport.INSTANCE, 0, 1,
-                    new CombinerTable(1, CrossJvmObjects.forCurrentThread()), BulkCopy.JAVA, new WireCounts(false, null))) {
+            try (Exchange exchange = AloneTransport.newExchange()) {
                 exchange.count(one);
                 assertNull(AloneTransport.exchange(exchange, one, early, arena));
                 freed.close();
