@@ -80,7 +80,7 @@ final class HybridContext implements Context, WireCounts.Source {
         this.pid = node.layout.pid(node.node, local);
         this.nprocs = node.layout.p();
         this.args = args;
-        this.figures = node.link == null ? null : HybridProbe.cached(node.layout);
+        this.cachedAtStart = node.link == null ? null : HybridProbe.cached(node.layout);
         int cores = node.settings.threads() * node.layout.nodeShare(node.node);
         this.freeP = Math.max(1, cores / node.t + (local < cores % node.t ? 1 : 0));
         this.queues = new QueuePair(node.t, node.outboxes, local);
@@ -266,8 +266,10 @@ final class HybridContext implements Context, WireCounts.Source {
 
     // ---- sections ----
 
-    /** The figures this JVM had cached for this section's layout when the section started (see {@link HybridProbe}). */
-    HybridProbe.Figures figures;
+    /** The figures this JVM had cached for this section's layout when the section started; only pid 0's count ({@link HybridProbe}). */
+    HybridProbe.Figures cachedAtStart;
+    /** The figures every process of the section agreed on at its first probe, or null before it. */
+    HybridProbe.Figures agreed;
 
     @Override
     public Machine probe() {

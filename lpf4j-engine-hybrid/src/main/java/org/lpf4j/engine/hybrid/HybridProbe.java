@@ -32,9 +32,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Measuring takes three harness runs (about three probe budgets,
  * {@code lpf.engine.hybrid.probeMillis}), once per layout and JVM.
  *
- * <p>The processes of a section must agree on whether to measure (it is collective): each context
- * reads the cache once, when the section starts, and all JVMs of a layout fill their caches in
- * the same section, with pid 0's figures (sent to every process), so the answers agree.
+ * <p>The processes of a section must agree on whether to measure (it is collective), and the JVMs
+ * of a section need not share a history (a Spark executor that ran other stages, or replaced one
+ * that did): so pid 0 alone decides, from what its context saw in its JVM's cache when the
+ * section started, and sends its figures, or "measure", to every process. A section's first
+ * probe therefore costs three broadcasts from pid 0 even when pid 0 has the figures; later
+ * probes of the section answer at once.
  */
 final class HybridProbe {
     private HybridProbe() {}
@@ -49,18 +52,32 @@ final class HybridProbe {
     /** @return the figures cached for this layout in this JVM, or null */
     static Figures cached(Layout layout) { return CACHE.get(key(layout)); }
 
-    /** Collective over the section of {@code ctx}: measures once per layout (a rehook), then answers from the cache. */
+    /**
+     * Collective over the section of {@code ctx}: the first call agrees on pid 0's cached figures,
+     * or measures (a rehook) when pid 0 has none; later calls answer from the context.
+     */
     static Machine inSection(HybridContext ctx) {
-        Figures f = ctx.figures;
+        Figures f = ctx.agreed;
         if (f == null) {
-            Figures[] result = new Figures[1];
-            long budget = ctx.node.settings.probeMillis() * 1_000_000L;
-            ctx.rehook(c -> result[0] = measure((HybridContext) c, budget), Args.NONE);
-            f = result[0];
+            f = pid0Figures(ctx);
+            if (f == null) {
+                Figures[] result = new Figures[1];
+                long budget = ctx.node.settings.probeMillis() * 1_000_000L;
+                ctx.rehook(c -> result[0] = measure((HybridContext) c, budget), Args.NONE);
+                f = result[0];
+            }
             CACHE.putIfAbsent(key(ctx.node.layout), f);
-            ctx.figures = f;
+            ctx.agreed = f;
         }
         return machine(ctx.nprocs(), ctx.freeP(), f, ctx.node.layout);
+    }
+
+    /** Collective: the figures pid 0's JVM had cached when the section started, at every process; null if it had none. */
+    private static Figures pid0Figures(HybridContext ctx) {
+        Figures mine = ctx.pid() == 0 ? ctx.cachedAtStart : null;
+        ProbeHarness.Fit whole = ProbeHarness.fromPid0(ctx, mine == null ? null : mine.whole());
+        if (whole == null) return null;
+        return new Figures(whole, fromPid0(ctx, mine == null ? null : mine.intra()), fromPid0(ctx, mine == null ? null : mine.inter()));
     }
 
     /**

@@ -2,8 +2,10 @@ package org.lpf4j.engine.hybrid;
 
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
+import org.lpf4j.Machine;
 import org.lpf4j.Memslot;
 import org.lpf4j.engine.net.HostedSection;
+import org.lpf4j.spi.kit.ProbeHarness;
 import org.lpf4j.spi.boot.LocalJob;
 import org.lpf4j.testkit.NetJob;
 import org.junit.jupiter.api.AfterEach;
@@ -24,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -75,6 +78,31 @@ class HostedNodeTest {
             long left = 1000 + (pid + p - 1) % p;
             assertArrayEquals(new long[] {p, left, left}, seen[pid], "pid " + pid);
         }
+    }
+
+    /**
+     * The nodes of a Spark stage are executors with histories of their own: one may have the
+     * figures of a layout cached and another not. probe() must still be collective and identical
+     * everywhere: pid 0 decides (measuring when its JVM had nothing cached).
+     */
+    @ParameterizedTest(name = "pid 0''s node had figures cached: {0}")
+    @ValueSource(booleans = {true, false})
+    void probeAgreesOnPidZerosFiguresWhateverTheOtherNodesCached(boolean pid0Cached) {
+        int p = 4;
+        ProbeHarness.Fit fake = new ProbeHarness.Fit(new long[] {1, 1024}, new double[] {7.5, 7.25}, new double[] {12345, 12000});
+        HybridProbe.Figures cached = new HybridProbe.Figures(fake, fake, fake);
+        double[][] seen = new double[p][];
+        HostedEngine.run(HostedEngine.interleaved(p, 2), ctx -> {
+            HybridContext h = assertInstanceOf(HybridContext.class, ctx);
+            boolean nodeZero = ctx.pid() % 2 == 0; // interleaved: node 0 holds the even pids
+            h.cachedAtStart = nodeZero == pid0Cached ? cached : null;
+            Machine m = ctx.probe();
+            Machine again = ctx.probe();
+            seen[ctx.pid()] = new double[] {m.g(1024), m.l(1024), again.g(1024), m.levels().orElseThrow().inter().g(1024)};
+        }, Args.NONE, "probe-agreement");
+        for (int pid = 0; pid < p; pid++) assertArrayEquals(seen[0], seen[pid], "pid " + pid + " against pid 0");
+        if (pid0Cached) assertEquals(7.25, seen[0][0], "pid 0's cached g");
+        else assertNotEquals(7.25, seen[0][0], "measured, not the other node's cached figures");
     }
 
     @Test
