@@ -401,12 +401,17 @@ final class FrameIo {
         interest(c);
     }
 
-    /** How long a linked connection's goodbye may wait for its peer to make room in the ring. */
+    /** How long a connection's goodbye may wait for its peer to make room (in the ring, or in the socket's buffers). */
     private static final long BYE_WAIT_NANOS = 1_000_000_000L;
 
-    /** Writes what is staged for a linked connection's peer, then a goodbye, as far as its ring takes them within {@link #BYE_WAIT_NANOS}. */
-    void sayByeOverRing(Conn c) throws IOException {
-        if (c.link.out == null) return; // nothing goes this way: its socket's end is its goodbye
+    /**
+     * Writes what is staged for a connection's peer, then a goodbye, as far as its ring or
+     * socket takes them within {@link #BYE_WAIT_NANOS}: a peer that reads no more (frozen, or
+     * named by a deadline) delays the end of this process by that much at most, and sees an end
+     * without goodbye if it ever reads again.
+     */
+    void sayBye(Conn c) throws IOException {
+        if (c.link != null && c.link.out == null) return; // nothing goes this way: its socket's end is its goodbye
         long until = System.nanoTime() + BYE_WAIT_NANOS;
         for (int pass = 0; pass < 2; pass++) {
             while (c.writing()) {

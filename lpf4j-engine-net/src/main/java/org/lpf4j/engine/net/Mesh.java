@@ -5,8 +5,6 @@ import org.lpf4j.superstep.Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.util.HashMap;
@@ -439,18 +437,7 @@ final class Mesh implements AutoCloseable {
         for (Conn c : table.conns) {
             if (c.peer.dead || !c.channel.isOpen()) continue;
             try {
-                ByteBuffer bye = ByteBuffer.allocate(Frame.HEADER).order(ByteOrder.LITTLE_ENDIAN);
-                bye.put(0, (byte) Frame.BYE);
-                c.key.cancel();
-                selector.selectNow(); // deregisters the cancelled key, so that the channel can block
-                c.channel.configureBlocking(true);
-                if (c.link != null) {
-                    frames.sayByeOverRing(c);
-                    c.channel.shutdownOutput();
-                    continue;
-                }
-                frames.writeSome(c); // what is staged goes before the goodbye
-                while (bye.hasRemaining()) c.channel.write(bye);
+                frames.sayBye(c); // what is staged goes before the goodbye; bounded in time
                 c.channel.shutdownOutput();
             } catch (IOException | RuntimeException e) {
                 // the peer is gone already: nothing to say goodbye to

@@ -341,4 +341,45 @@ class MeshTest {
             assertTrue(f.getMessage().contains("pid 1") && f.getMessage().contains("stopped"), f.getMessage());
         }
     }
+    /**
+     * A process that stops reading while this one sends it a large payload over TCP: the
+     * deadline names it, and this process's end (its goodbyes, the mesh's close) does not wait
+     * for it to read again.
+     */
+    @Test
+    void theEndDoesNotWaitForAPeerThatStopsReading() throws Exception {
+        String was = System.getProperty(NetParameters.SHM.key());
+        System.setProperty(NetParameters.SHM.key(), "false"); // TCP: the socket's buffers fill up
+        long[] closeNanos = new long[1];
+        CyclicBarrier closed = new CyclicBarrier(2);
+        try {
+            Throwable[] thrown = job(2, Handshake.newKey(), 8, new ArrayList<>(), addresses -> {}, (rank, mesh) -> {
+                try (Arena arena = Arena.ofShared()) {
+                    int section = mesh.nextSection();
+                    mesh.activate(section, 2);
+                    if (rank == 1) { // frozen, as under kill -STOP: it reads nothing until pid 0 has ended
+                        closed.await(30, TimeUnit.SECONDS);
+                        mesh.close();
+                        return;
+                    }
+                    long length = 64L << 20;
+                    int[] pending = new int[1];
+                    mesh.send(Transport.Channel.LARGE.ordinal(), section, arena.allocate(length), 0, length, 1, pending, 0);
+                    try {
+                        mesh.await(pending, 0, "the test's payload");
+                    } finally {
+                        long start = System.nanoTime();
+                        mesh.close();
+                        closeNanos[0] = System.nanoTime() - start;
+                        closed.await(30, TimeUnit.SECONDS);
+                    }
+                }
+            }, 1_000);
+            assertInstanceOf(Transport.Stopped.class, thrown[0], () -> Arrays.toString(thrown));
+            assertTrue(thrown[0].getMessage().contains("pid 1"), thrown[0].getMessage());
+            assertTrue(closeNanos[0] < 3_000_000_000L, "pid 0's close took " + closeNanos[0] / 1_000_000 + " ms");
+        } finally {
+            if (was == null) System.clearProperty(NetParameters.SHM.key()); else System.setProperty(NetParameters.SHM.key(), was);
+        }
+    }
 }
