@@ -78,6 +78,11 @@ final class ConnTable {
         connections.launchDials();
         for (Connections.Ready r; (r = connections.poll()) != null; ) {
             Peer p = peerOf(r.rank());
+            if (r.intent() == Connections.WITHDRAWN) {
+                // The main connection this process expected from the peer will not come: dial it if frames wait for it.
+                if (p.shared.channel == null && (p.shared.held || p.large.held)) want(p.shared);
+                continue;
+            }
             if (r.intent() == Handshake.MAIN) p.dialsMain = false;
             else if (r.intent() == Handshake.LARGE) p.dialsLarge = false;
             if (r.failure() != null) {

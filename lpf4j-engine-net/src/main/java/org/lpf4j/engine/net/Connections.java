@@ -60,6 +60,8 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         }
     }
 
+    /** A {@link Ready}'s intent when an accepted main connection was withdrawn ({@link #withdraw}): no channel, no failure. */
+    static final int WITHDRAWN = -2;
     private static final int NONE = 0, DIALLING = 1, SET = 2;
     private final int rank, size;
     private final byte[] key;
@@ -165,10 +167,20 @@ final class Connections implements AutoCloseable, Handshake.Roles {
         return Handshake.LARGE; // this (lower) rank dials the main connection itself: its dial wins
     }
 
-    /** The WELCOME of a main connection could not be written: the pair has no main connection from it. */
+    /**
+     * The WELCOME of a main connection could not be written, or its locality exchange failed: the
+     * pair has no main connection from it. When this process does not dial the pair's main
+     * connection itself, the mesh hears of it ({@link #WITHDRAWN}): it may have held frames for
+     * the connection it expected, and dials it now.
+     */
     @Override
-    public synchronized void withdraw(int from, int role) {
-        if (role == Handshake.MAIN && main[from] == SET) main[from] = (byte) (dialsMain[from] ? DIALLING : NONE);
+    public void withdraw(int from, int role) {
+        synchronized (this) {
+            if (role != Handshake.MAIN || main[from] != SET) return;
+            main[from] = (byte) (dialsMain[from] ? DIALLING : NONE);
+            if (dialsMain[from]) return;
+        }
+        hand(new Ready(from, WITHDRAWN, Handshake.MAIN, null, null));
     }
 
     /** Queues a dial of {@code peer} for the role {@code intent}: {@link #launchDials} starts it once a slot is free. */

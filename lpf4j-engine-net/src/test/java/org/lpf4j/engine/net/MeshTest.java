@@ -382,4 +382,50 @@ class MeshTest {
             if (was == null) System.clearProperty(NetParameters.SHM.key()); else System.setProperty(NetParameters.SHM.key(), was);
         }
     }
+
+    /**
+     * An accepted main connection that fails after its handshake (its locality exchange) is
+     * withdrawn; a process that meanwhile held frames for it, expecting the connection from its
+     * peer, dials the pair itself: the frames arrive, no wait hangs.
+     */
+    @Test
+    void framesHeldForAMainConnectionThatWasWithdrawnAreSentOverADialOfTheirOwn() throws Exception {
+        byte[] key = Handshake.newKey();
+        long job = 13;
+        java.util.concurrent.CountDownLatch handshook = new java.util.concurrent.CountDownLatch(1), wanted =
+                new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> impostor = new AtomicReference<>();
+        long[] waitedNanos = new long[1];
+        Throwable[] thrown = job(2, key, job, new ArrayList<>(), addresses -> Thread.ofVirtual().start(() -> {
+            // Rank 1's main dial as far as its handshake, then gone before the locality exchange.
+            try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(addresses[0])) {
+                Handshake.connect(c, key, job, 1, 2, 0, Handshake.MAIN);
+                handshook.countDown();
+                wanted.await(30, TimeUnit.SECONDS);
+            } catch (Throwable t) {
+                impostor.set(t);
+                handshook.countDown();
+            }
+        }), (rank, mesh) -> {
+            try (mesh) {
+                int section = mesh.nextSection();
+                mesh.activate(section, 2);
+                int[] pending = new int[1];
+                if (rank == 1) {
+                    mesh.receive(Frame.COLLECTIVE, MemorySegment.NULL, 0, 0, 0, pending, 0);
+                    mesh.await(pending, 0, "rank 0's frame");
+                    return;
+                }
+                assertTrue(handshook.await(30, TimeUnit.SECONDS), "the impostor's handshake");
+                long start = System.nanoTime();
+                mesh.send(Frame.COLLECTIVE, section, MemorySegment.NULL, 0, 0, 1, pending, 0); // held: rank 1's connection is expected
+                wanted.countDown();
+                mesh.await(pending, 0, "the frame to rank 1");
+                waitedNanos[0] = System.nanoTime() - start;
+            }
+        }, 8_000);
+        assertEquals(null, impostor.get(), "the impostor's handshake failed");
+        for (Throwable t : thrown) if (t != null) throw new AssertionError("a process failed: " + Arrays.toString(thrown), t);
+        assertTrue(waitedNanos[0] < 6_000_000_000L, "rank 0 waited " + waitedNanos[0] / 1_000_000 + " ms");
+    }
 }
