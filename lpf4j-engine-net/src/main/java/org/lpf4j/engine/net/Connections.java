@@ -22,8 +22,9 @@ import java.util.function.Consumer;
  * accepts, and every dial and handshake runs on a virtual thread, bounded in time, so that the
  * mesh's thread never blocks on a peer that is slow to answer; at most {@link Mesh#MAX_DIALS} of a
  * process's dials (the others wait, the nearest rank above this one first) and
- * {@link Mesh#MAX_HANDSHAKES} of its accepted connections' handshakes (the others wait in order)
- * are under way at once. A connection that is ready (or a
+ * {@link Mesh#MAX_HANDSHAKES} of its accepted connections' handshakes are checked at once (the
+ * others wait in order; a connection takes a slot only once its HELLO has come, which it must
+ * within one deadline, so that silent connections hold none). A connection that is ready (or a
  * dial that failed) is handed to the mesh's thread ({@link #poll}), and its selector woken.
  *
  * <p><b>Roles.</b> A pair (a &lt; b) that talks has a <em>main</em> connection, which carries
@@ -310,10 +311,14 @@ final class Connections implements AutoCloseable, Handshake.Roles {
             Thread.ofVirtual().name("lpf4j-net-handshake").start(() -> {
                 boolean slot = false;
                 try {
+                    int wait = Math.max(5_000, Mesh.handshakeMillis(dialMillis));
+                    tune(ch, wait);
+                    // The HELLO before a slot, within one deadline: silent or trickling connections
+                    // cannot hold the slots that the job's own handshakes need.
+                    Handshake.Hello hello = Handshake.readHello(ch, System.nanoTime() + wait * 1_000_000L);
                     awaitSlot(handshakes, "a handshake with " + remote(ch));
                     slot = true;
-                    tune(ch, Math.max(5_000, Mesh.handshakeMillis(dialMillis)));
-                    Handshake.Peer p = Handshake.accept(ch, key, jobId, rank, size, this);
+                    Handshake.Peer p = Handshake.accept(hello, ch, key, jobId, rank, size, this);
                     ShmLink link;
                     try {
                         link = afterHandshake(ch, p.rank(), p.role(), false);

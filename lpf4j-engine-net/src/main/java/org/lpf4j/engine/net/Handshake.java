@@ -91,11 +91,30 @@ final class Handshake {
      * @throws Refused if the connector does not prove the key or does not belong to this job
      */
     static Peer accept(SocketChannel ch, byte[] key, long jobId, int me, int size, Roles roles) throws IOException {
+        return accept(readHello(ch, Long.MAX_VALUE), ch, key, jobId, me, size, roles);
+    }
+
+    /** A connector's HELLO as it came, and the nonce of the challenge it answers. */
+    record Hello(byte[] nonce, ByteBuffer bytes) {}
+
+    /**
+     * The acceptor's first half, which costs it nothing but the wait: sends the challenge and
+     * reads the connector's HELLO, all of it by {@code deadlineNanos}.
+     *
+     * @param deadlineNanos when to give up ({@link System#nanoTime}); {@link Long#MAX_VALUE}: the socket's read timeout per read
+     */
+    static Hello readHello(SocketChannel ch, long deadlineNanos) throws IOException {
         byte[] sn = nonce();
         ByteBuffer challenge = ByteBuffer.allocate(CHALLENGE_BYTES).order(ByteOrder.BIG_ENDIAN);
         challenge.putInt(MAGIC).putInt(VERSION).put(sn).flip();
         Io.writeFully(ch, challenge);
-        ByteBuffer hello = Io.readFully(ch, HELLO_BYTES);
+        return new Hello(sn, Io.readFully(ch, HELLO_BYTES, deadlineNanos));
+    }
+
+    /** The acceptor's second half: checks the HELLO {@link #readHello} read, takes the role and welcomes the connector. */
+    static Peer accept(Hello h, SocketChannel ch, byte[] key, long jobId, int me, int size, Roles roles) throws IOException {
+        byte[] sn = h.nonce();
+        ByteBuffer hello = h.bytes();
         if (hello.getInt() != MAGIC) throw new Refused("not an lpf4j net connection (bad magic)");
         int version = hello.getInt();
         if (version != VERSION) throw new Refused("protocol version " + version + " (this process: " + VERSION + ")");

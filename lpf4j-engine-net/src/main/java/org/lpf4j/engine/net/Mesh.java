@@ -75,11 +75,12 @@ final class Mesh implements AutoCloseable {
      * @param setupMillis how long one connection may take to be made ({@code lpf.engine.net.setupMillis})
      * @return how long a handshake's read may wait: a quarter of that (JVMs that start on busy
      *         cores answer late, and at p = 256 on 2 cores a handshake waited more than 60 s); the
-     *         accepting side waits at least 5 s (a connection that never proves the key holds one
-     *         of {@link #MAX_HANDSHAKES} slots that long)
+     *         accepting side waits at least 5 s for a connection's HELLO, in all (a connection
+     *         that never proves the key holds one of the {@link #MAX_HANDSHAKES} +
+     *         {@link #MAX_WAITING_HANDSHAKES} places that long, and none of the slots)
      */
     static int handshakeMillis(long setupMillis) { return (int) Math.max(1, Math.min(Integer.MAX_VALUE, setupMillis / 4)); }
-    /** Handshakes under way at once; more accepted connections wait for a slot, in order. */
+    /** Handshakes checked at once (from a HELLO to the locality exchange's end); more accepted connections wait for a slot, in order. */
     static final int MAX_HANDSHAKES = 64;
     /**
      * Accepted connections that may wait for a handshake slot; more are refused at once. Waiting
