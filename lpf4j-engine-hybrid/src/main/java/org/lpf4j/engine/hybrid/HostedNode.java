@@ -28,16 +28,32 @@ import java.util.function.Consumer;
  * this class: they meet in this class's registry. A member that does not arrive is not waited
  * for in vain: the leader gives up after the arrival time it was given and fails the section
  * naming the missing pids; a member gives up on a leader that does not build the node in time.
+ * A node leaves this JVM's registry once the section has ended (or its members gave up) and every
+ * member that joined has left; if some never joined, a small marker of the failure stays for a
+ * minute (pruned at later joins), and a process that joins in that time fails at once with it.
+ * One joining later still finds no node: it waits its own arrival time and fails naming who did
+ * not join, as any member whose node does not come together.
  *
- * <p><b>Cost.</b> Joining is a map lookup; the node costs what a hybrid node costs (the threads'
- * barrier per sync, the node level's sync when the node has requests for other nodes or the
- * superstep needs the others' word). Nothing is allocated per put, get or sync.
+ * <p><b>Cost.</b> Joining is a map lookup and a pass over the markers of failed nodes (few); the
+ * node costs what a hybrid node costs (the threads' barrier per sync, the node level's sync when
+ * the node has requests for other nodes or the superstep needs the others' word). Nothing is
+ * allocated per put, get or sync.
  */
 public final class HostedNode {
     private HostedNode() {}
 
     /** The nodes gathering in this JVM, by section key and node. */
     private static final ConcurrentHashMap<String, Gathering> GATHERINGS = new ConcurrentHashMap<>();
+    /**
+     * Nodes that left the registry before all their members joined, by the same key: why, for a
+     * process that joins late. Written and read inside {@code GATHERINGS.compute} of that key.
+     */
+    private static final ConcurrentHashMap<String, Ended> ENDED = new ConcurrentHashMap<>();
+    /** How long a late joiner meets its node's failure instead of gathering anew. */
+    static final Duration LATE_JOIN_MARKER = Duration.ofSeconds(60);
+
+    /** A node gone from the registry: why, and until when a late joiner is told so. */
+    private record Ended(String reason, long untilNanos) {}
 
     /**
      * Joins this thread's node of a hosted section.
@@ -52,6 +68,8 @@ public final class HostedNode {
      *                        ({@code probe().freeP()}; Spark: the node's task slots), ≥ 1
      * @return this thread's membership; close it when the section has ended
      * @throws IllegalArgumentException if the groups do not hold every pid once, or {@code pid} is not one of them
+     * @throws FatalException           if this node of the section has ended already without this
+     *                                  process (it joined late), naming why
      */
     public static Member join(String section, int[][] groups, int pid, int nodesOnThisHost, int processors) {
         Objects.requireNonNull(section, "HostedNode.join: section");
@@ -60,7 +78,13 @@ public final class HostedNode {
         Layout layout = Layout.ofGroups(call, groups);
         if (pid < 0 || pid >= layout.p()) throw new IllegalArgumentException(call + ": pid " + pid + " is not one of 0 to " + (layout.p() - 1));
         int node = layout.nodeOf(pid), local = layout.localOf(pid), t = layout.threads(node);
+        long now = System.nanoTime();
+        ENDED.values().removeIf(e -> e.untilNanos() - now < 0);
         Gathering g = GATHERINGS.compute(section + "/" + node, (key, old) -> {
+            Ended ended = old == null ? ENDED.get(key) : null;
+            if (ended != null) {
+                throw new FatalException("HostedNode " + key + ": pid " + pid + " joined after its node had ended: " + ended.reason(), null);
+            }
             Gathering x = old != null ? old : new Gathering(key, layout, node,
                     HybridSettings.resolve(Math.max(1, nodesOnThisHost), Math.max(1, processors)));
             x.join(local);
@@ -171,7 +195,11 @@ public final class HostedNode {
          */
         public void abort(String reason) { g.abort(reason); }
 
-        /** Leaves the node; the last member to leave removes it from this JVM's registry. */
+        /**
+         * Leaves the node. The last member that joined to leave, once the section has ended (or
+         * before it started: the members gave up on the leader), removes the node from this
+         * JVM's registry; if some never joined, a marker of why stays for a minute.
+         */
         @Override
         public void close() {
             if (closed) return;
@@ -218,9 +246,9 @@ public final class HostedNode {
             if (joinedCount < t) {
                 StringBuilder missing = new StringBuilder();
                 for (int l = 0; l < t; l++) if (!joined[l]) missing.append(missing.isEmpty() ? "" : ", ").append(layout.pid(node, l));
-                throw new IllegalStateException("HostedNode " + key + ": only " + joinedCount + " of node " + node + "'s " + t
+                throw new FatalException("HostedNode " + key + ": only " + joinedCount + " of node " + node + "'s " + t
                         + " processes (" + layout.pidsOf(node) + ") joined in this JVM within " + nanos / 1_000_000
-                        + " ms; missing pids " + missing + " (the processes of one node must be threads of one JVM)");
+                        + " ms; missing pids " + missing + " (the processes of one node must be threads of one JVM)", null);
             }
         }
 
@@ -288,12 +316,30 @@ public final class HostedNode {
             if (built != null) built.fail(reason, null);
         }
 
+        /**
+         * Inside the registry's compute of this key: the last member that joined removes the node
+         * (members that leave before the section ended gave up on the leader, or never ran; a
+         * leader that joins later fails on the marker, or by its own arrival time). Leaves a
+         * marker when some member never joined.
+         */
         void leave() {
             GATHERINGS.compute(key, (k, g) -> {
                 synchronized (this) {
-                    return ++left == t && g == this ? null : g;
+                    if (++left < joinedCount || g != this) return g;
+                    if (joinedCount < t) {
+                        String why = failure != null ? failure.getMessage()
+                                : "its members " + joinedPids() + " gave up before the leader built the node";
+                        ENDED.put(key, new Ended(why, System.nanoTime() + LATE_JOIN_MARKER.toNanos()));
+                    }
+                    return null;
                 }
             });
+        }
+
+        private String joinedPids() {
+            StringBuilder b = new StringBuilder();
+            for (int l = 0; l < t; l++) if (joined[l]) b.append(b.isEmpty() ? "" : ", ").append(layout.pid(node, l));
+            return b.toString();
         }
     }
 }

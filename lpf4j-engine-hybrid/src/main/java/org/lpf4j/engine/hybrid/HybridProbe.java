@@ -35,8 +35,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The processes of a section must agree on whether to measure (it is collective), and the JVMs
  * of a section need not share a history (a Spark executor that ran other stages, or replaced one
  * that did): so pid 0 alone decides, from what its context saw in its JVM's cache when the
- * section started, and sends its figures, or "measure", to every process. A section's first
- * probe therefore costs three broadcasts from pid 0 even when pid 0 has the figures; later
+ * section started, and sends its figures, or "measure", to every process, in a fresh context (a
+ * rehook) so that the program's capacities and slots stay its own. A section's first probe
+ * therefore costs a rehook and three broadcasts from pid 0 even when pid 0 has the figures; later
  * probes of the section answer at once.
  */
 final class HybridProbe {
@@ -54,27 +55,30 @@ final class HybridProbe {
 
     /**
      * Collective over the section of {@code ctx}: the first call agrees on pid 0's cached figures,
-     * or measures (a rehook) when pid 0 has none; later calls answer from the context.
+     * or measures when pid 0 has none, in a fresh context over the same processes (a rehook: the
+     * agreement sets capacities and registers a slot, and the caller's context keeps its own for
+     * its program); later calls answer from the context. Cost of the first call: a rehook and
+     * nine syncs (pid 0's three fits), plus the measurement when pid 0 had nothing cached.
      */
     static Machine inSection(HybridContext ctx) {
         Figures f = ctx.agreed;
         if (f == null) {
-            f = pid0Figures(ctx);
-            if (f == null) {
-                Figures[] result = new Figures[1];
-                long budget = ctx.node.settings.probeMillis() * 1_000_000L;
-                ctx.rehook(c -> result[0] = measure((HybridContext) c, budget), Args.NONE);
-                f = result[0];
-            }
+            Figures mine = ctx.pid() == 0 ? ctx.cachedAtStart : null;
+            Figures[] result = new Figures[1];
+            long budget = ctx.node.settings.probeMillis() * 1_000_000L;
+            ctx.rehook(c -> {
+                Figures agreed = pid0Figures(c, mine);
+                result[0] = agreed != null ? agreed : measure((HybridContext) c, budget);
+            }, Args.NONE);
+            f = result[0];
             CACHE.putIfAbsent(key(ctx.node.layout), f);
             ctx.agreed = f;
         }
         return machine(ctx.nprocs(), ctx.freeP(), f, ctx.node.layout);
     }
 
-    /** Collective: the figures pid 0's JVM had cached when the section started, at every process; null if it had none. */
-    private static Figures pid0Figures(HybridContext ctx) {
-        Figures mine = ctx.pid() == 0 ? ctx.cachedAtStart : null;
+    /** Collective over a fresh context: pid 0's figures ({@code mine} there), at every process; null if it had none. */
+    private static Figures pid0Figures(Context ctx, Figures mine) {
         ProbeHarness.Fit whole = ProbeHarness.fromPid0(ctx, mine == null ? null : mine.whole());
         if (whole == null) return null;
         return new Figures(whole, fromPid0(ctx, mine == null ? null : mine.intra()), fromPid0(ctx, mine == null ? null : mine.inter()));

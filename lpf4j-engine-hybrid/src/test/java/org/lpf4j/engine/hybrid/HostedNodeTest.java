@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -96,8 +97,19 @@ class HostedNodeTest {
             HybridContext h = assertInstanceOf(HybridContext.class, ctx);
             boolean nodeZero = ctx.pid() % 2 == 0; // interleaved: node 0 holds the even pids
             h.cachedAtStart = nodeZero == pid0Cached ? cached : null;
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(p);
+            ctx.sync();
+            Memslot before = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
             Machine m = ctx.probe();
             Machine again = ctx.probe();
+            // The program's capacities and slots are its own again after probe (it agrees in a fresh context).
+            Memslot after = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
+            ctx.sync();
+            ctx.put(before, 0, (ctx.pid() + 1) % p, after, 0, 8);
+            ctx.sync();
+            ctx.deregister(before);
+            ctx.deregister(after);
             seen[ctx.pid()] = new double[] {m.g(1024), m.l(1024), again.g(1024), m.levels().orElseThrow().inter().g(1024)};
         }, Args.NONE, "probe-agreement");
         for (int pid = 0; pid < p; pid++) assertArrayEquals(seen[0], seen[pid], "pid " + pid + " against pid 0");
@@ -136,13 +148,32 @@ class HostedNodeTest {
                     f -> HostedSection.run(session, InetAddress.getLoopbackAddress(), HostedSection.newSecret(), "test", f)));
         }
         assertTrue(led.getMessage().contains("missing pids 1"), led::getMessage);
-        // The late member learns the failure at once, and the node leaves the registry with it.
-        long start = System.nanoTime();
-        try (HostedNode.Member late = HostedNode.join(section, groups, 1, 1, 2)) {
-            FatalException f = assertThrows(FatalException.class, () -> late.run(ctx -> ctx.sync(), Duration.ofSeconds(30)));
-            assertTrue(f.getMessage().contains("missing pids 1"), f::getMessage);
+        for (Throwable c = led; c != null; c = c.getCause()) {
+            // A member that did not arrive is a failure a retry may not repeat, not a programming error.
+            assertFalse(c instanceof IllegalStateException, "no IllegalStateException in the chain: " + c);
         }
+        // The node left the registry with its leader (the only member that joined); the late member
+        // meets the marker and learns the failure at once.
+        assertEquals(0, HostedNode.gatherings(), "the node left the registry when its last member that joined left");
+        long start = System.nanoTime();
+        FatalException f = assertThrows(FatalException.class, () -> HostedNode.join(section, groups, 1, 1, 2));
+        assertTrue(f.getMessage().contains("pid 1 joined after its node had ended"), f::getMessage);
+        assertTrue(f.getMessage().contains("missing pids 1"), f::getMessage);
         assertTrue(System.nanoTime() - start < 10_000_000_000L, "the late member waited");
+    }
+
+    @Test
+    void aNodeWhoseLeaderNeverComesLeavesTheRegistryWithItsMembersAndALateLeaderFailsAtOnce() {
+        int[][] groups = {{0, 1, 2}};
+        String section = "leaderless-" + System.nanoTime();
+        try (HostedNode.Member m = HostedNode.join(section, groups, 1, 1, 3)) {
+            FatalException f = assertThrows(FatalException.class, () -> m.run(ctx -> ctx.sync(), Duration.ofMillis(200)));
+            assertTrue(f.getMessage().contains("for its node's leader (pid 0)"), f::getMessage);
+        }
+        assertEquals(0, HostedNode.gatherings(), "the member that gave up took the node out of the registry");
+        FatalException late = assertThrows(FatalException.class, () -> HostedNode.join(section, groups, 0, 1, 3));
+        assertTrue(late.getMessage().contains("pid 0 joined after its node had ended: its members 1 gave up"), late::getMessage);
+        assertEquals(0, HostedNode.gatherings(), "a refused join leaves nothing");
     }
 
     @Test
