@@ -169,6 +169,19 @@ public final class ParameterRegistry {
         }
     }
 
+    /**
+     * Checks a setting without making it: what {@link #set} would refuse. Costs a map lookup and a
+     * parse.
+     *
+     * @param key   a key
+     * @param value its text
+     * @throws IllegalArgumentException if the key is unknown (naming the nearest known key) or the
+     *                                  value invalid (naming the key, the text and why)
+     */
+    public void check(String key, String value) {
+        require(key).parse(Objects.requireNonNull(value, () -> "value of " + key));
+    }
+
     /** @param key a key whose programmatic setting is removed (no effect if none) */
     public void clear(String key) { programmatic.remove(key); }
 

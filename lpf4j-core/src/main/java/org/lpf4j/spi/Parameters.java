@@ -110,12 +110,19 @@ public final class Parameters {
         public Value<T> resolve() {
             Value<String> raw = resolveText();
             if (raw.source() == Source.DEFAULT) return new Value<>(defaultValue, null, Source.DEFAULT);
+            return new Value<>(parse(raw.value(), " (from " + raw.source().label()
+                    + (raw.source() == Source.ENVIRONMENT ? " " + environmentVariable() : "") + ")"), raw.value(), raw.source());
+        }
+
+        /** @throws IllegalArgumentException if {@code text} is not a valid value: naming the key, the text and why */
+        T parse(String text) { return parse(text, ""); }
+
+        private T parse(String text, String from) {
             try {
-                return new Value<>(parser.apply(raw.value().trim()), raw.value(), raw.source());
+                return parser.apply(text.trim());
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("parameter " + key + " = '" + raw.value() + "' (from "
-                        + raw.source().label() + (raw.source() == Source.ENVIRONMENT ? " " + environmentVariable() : "")
-                        + "): " + e.getMessage() + "; expected " + type, e);
+                throw new IllegalArgumentException("parameter " + key + " = '" + text + "'" + from + ": " + e.getMessage()
+                        + "; expected " + type, e);
             }
         }
 

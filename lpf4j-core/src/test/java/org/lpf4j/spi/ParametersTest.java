@@ -76,6 +76,17 @@ class ParametersTest {
     }
 
     @Test
+    void checkRefusesWhatSetWouldAndChangesNothing() {
+        registry.integer(KEY, 3, 0, 100, "test level");
+        registry.check(KEY, "42");
+        assertEquals(Parameters.Source.DEFAULT, registry.require(KEY).source(), "a check sets nothing");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> registry.check(KEY, "lots"));
+        assertEquals("parameter lpf.engine.ptest.level = 'lots': not an integer; expected integer in [0, 100]", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> registry.check("lpf.engine.ptest.levle", "1"));
+        assertTrue(e.getMessage().contains("did you mean lpf.engine.ptest.level?"), e.getMessage());
+    }
+
+    @Test
     void outOfRangeIsAnError() {
         registry.integer(KEY, 3, 0, 100, "test level");
         System.setProperty(KEY, "101");

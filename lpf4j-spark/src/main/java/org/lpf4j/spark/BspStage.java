@@ -87,12 +87,15 @@ public final class BspStage<T> {
 
     /**
      * Sets an lpf4j parameter in every task of the stage (e.g. {@code lpf.engine.net.syncTimeout},
-     * {@code lpf.coll}, {@code lpf.cr.files.keep}). The parameters hold in the executor JVM while
-     * the stage's tasks run there: two stages running at once in one executor must not set the
-     * same key to different values (the second one's tasks fail saying so).
+     * {@code lpf.coll}, {@code lpf.cr.files.keep}). The parameters hold in the whole executor JVM
+     * while the stage's tasks run there, so stages running at once in one executor must set the
+     * same parameters, a key that one sets and the other leaves unset included: the later one's
+     * tasks fail naming the keys that differ (and Spark retries the stage). Each task checks the
+     * parameters before it starts: an unknown key or a bad value fails the stage as a programming
+     * error naming both (not retried).
      *
      * @param key   the key, starting with {@code lpf.}
-     * @param value its value, checked where the parameter is read
+     * @param value its value
      * @return a stage with the parameter set
      * @throws IllegalArgumentException if the key does not start with {@code lpf.}
      */
@@ -162,9 +165,9 @@ public final class BspStage<T> {
      */
     public <R> JavaRDD<R> mapPartitions(PartitionProgram<T, R> program) {
         Objects.requireNonNull(program, "BspStage.mapPartitions: program");
-        BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), parameters,
-                keepCheckpoints, executorNodes);
         SparkContext sc = input.context();
+        BspTask<T, R> task = new BspTask<>(program, HostedSection.newSecret(), "spark-" + UUID.randomUUID(), sc.applicationId(),
+                parameters, keepCheckpoints, executorNodes);
         ProgrammingErrors.watch(sc);
         try (CallSites.Scope ignored = CallSites.caller(sc, "BspStage.mapPartitions")) {
             RDD<scala.Tuple2<Integer, R>> keyed = input.rdd().barrier().mapPartitions(task, false, anything());

@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The function a {@link BspStage}'s barrier stage runs in each task: joins the section through a
@@ -33,8 +34,9 @@ import java.util.Map;
  * ({@link HostedNode}: puts between them are copies, their sync a barrier) and the executors' nodes
  * meet in a net-engine section ({@link HostedSection}); with {@code executorNodes} off, or when
  * every executor runs one task, every task is a net-engine process of its own. Serialized into the
- * task closure with the job's secret, the run id and the parameters. Each output element goes
- * out keyed by the pid, for the shuffle that puts it into the result's partition of that pid.
+ * task closure with the job's secret, the run id, the application id and the parameters. Each
+ * output element goes out keyed by the pid, for the shuffle that puts it into the result's
+ * partition of that pid.
  * With checkpoints in a directory and no keep policy, a section that ended well syncs once more
  * and its process 0 removes the run's checkpoints.
  */
@@ -45,16 +47,19 @@ final class BspTask<T, R>
     private final PartitionProgram<T, R> program;
     private final byte[] secret;
     private final String runId;
+    /** The Spark application's id: with the stage's shape, where the probe's cached figures belong ({@link #placement}). */
+    private final String application;
     private final Map<String, String> parameters;
     private final boolean keepCheckpoints;
     /** Whether the tasks of one executor form one node of threads ({@link HostedNode}) rather than net processes each. */
     private final boolean executorNodes;
 
-    BspTask(PartitionProgram<T, R> program, byte[] secret, String runId, Map<String, String> parameters,
+    BspTask(PartitionProgram<T, R> program, byte[] secret, String runId, String application, Map<String, String> parameters,
             boolean keepCheckpoints, boolean executorNodes) {
         this.program = program;
         this.secret = secret.clone();
         this.runId = runId;
+        this.application = application;
         this.parameters = Map.copyOf(parameters);
         this.keepCheckpoints = keepCheckpoints;
         this.executorNodes = executorNodes;
@@ -89,17 +94,26 @@ final class BspTask<T, R>
             }
         };
         int[][] executors = executorNodes ? groupsByExecutor(tasks) : null;
-        try (ExecutorParameters.Applied applied = ExecutorParameters.apply(parameters, where);
+        ExecutorParameters.Applied applied;
+        try {
+            applied = ExecutorParameters.apply(parameters, where);
+        } catch (IllegalArgumentException e) { // an unknown key or a bad value: every attempt would fail alike
+            throw new BspStageException(pid, e.getMessage() + " " + BspStageException.PROGRAMMING_ERROR, e);
+        } catch (IllegalStateException e) { // another stage's parameters: it may have ended by the next attempt
+            throw new BspStageException(pid, e.getMessage(), e);
+        }
+        try (applied;
              BarrierBootSession session = new BarrierBootSession(task);
              KillWatch watch = new KillWatch(task, Thread.currentThread())) {
             InetAddress bind = bindAddress(tasks[pid].address());
             Spmd resumable = Restarts.attempt(process, attempt, runId, resumptions);
             boolean asNode = executors != null && executors.length < tasks.length;
             int nodesOnHost = asNode ? nodesOnHost(tasks, executors, pid) : 0;
+            String placement = placement(tasks, asNode);
             // Through Lpf.hook, as every other way into a section: lpf.debug=true (a stage parameter) checks the stage.
             Init section = (spmd, args) -> {
-                if (asNode) runAsExecutorNode(session, executors, nodesOnHost, pid, bind, attempt, spmd, watch);
-                else HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, spmd);
+                if (asNode) runAsExecutorNode(session, executors, nodesOnHost, pid, bind, attempt, placement, spmd, watch);
+                else HostedSection.run(session, bind, HostedSection.forAttempt(secret, attempt), placement, spmd);
             };
             Lpf.hook(section, resumable, Args.NONE);
         } catch (FatalException e) {
@@ -119,7 +133,7 @@ final class BspTask<T, R>
      * fence the node's other tasks take part in (a Spark barrier fences every task).
      */
     private void runAsExecutorNode(BarrierBootSession session, int[][] executors, int nodesOnHost, int pid, InetAddress bind,
-                                   int attempt, Spmd process, KillWatch watch) {
+                                   int attempt, String placement, Spmd process, KillWatch watch) {
         Duration wait = Duration.ofMillis(NetParameters.SETUP_MILLIS.get());
         try (HostedNode.Member member = HostedNode.join(runId + "/" + attempt, executors, pid, nodesOnHost, executorOf(executors, pid).length)) {
             watch.onKill(() -> member.abort("partition " + pid + "'s task was killed"));
@@ -132,8 +146,30 @@ final class BspTask<T, R>
             int[] leaders = new int[executors.length];
             for (int k = 0; k < leaders.length; k++) leaders[k] = executors[k][0];
             member.lead(process, wait, nodeFunction -> HostedSection.run(new LeadersSession(session, leaders, member.node(), fences),
-                    bind, HostedSection.forAttempt(secret, attempt), "spark/" + runId, nodeFunction));
+                    bind, HostedSection.forAttempt(secret, attempt), placement, nodeFunction));
         }
+    }
+
+    /**
+     * Where the stage runs, as the net engine's probe cache names it ({@link HostedSection#run}'s
+     * placement): the application and the stage's shape (per host, how many tasks each executor
+     * runs; whether an executor's tasks are one node), not the stage, so that every stage of the
+     * application with that shape reuses the figures the first one measured (and writes no file
+     * of its own under the cache directory). Costs a pass over the tasks.
+     *
+     * @param tasks  the stage's tasks
+     * @param asNode whether the tasks of an executor form one node
+     * @return e.g. {@code spark/app-20261127-0001/nodes/2.2} (one host, two executors of two tasks)
+     */
+    String placement(BarrierTaskInfo[] tasks, boolean asNode) {
+        Map<String, List<Integer>> byHost = new LinkedHashMap<>();
+        for (int[] g : groupsByExecutor(tasks)) byHost.computeIfAbsent(hostOf(tasks[g[0]].address()), h -> new ArrayList<>()).add(g.length);
+        List<String> hosts = new ArrayList<>();
+        for (List<Integer> executors : byHost.values()) {
+            hosts.add(executors.stream().sorted(Collections.reverseOrder()).map(String::valueOf).collect(Collectors.joining(".")));
+        }
+        Collections.sort(hosts); // the same shape whichever partitions land where
+        return "spark/" + application + "/" + (asNode ? "nodes/" : "tasks/") + String.join("_", hosts);
     }
 
     /**

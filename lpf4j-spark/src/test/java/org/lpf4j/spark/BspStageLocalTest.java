@@ -241,6 +241,28 @@ class BspStageLocalTest {
     }
 
     /**
+     * A bad parameter value is a programming error naming the parameter and the value (one
+     * attempt), and it leaves nothing held in the executor: the stage with the value fixed runs.
+     */
+    @Test
+    void aBadParameterValueFailsTheJobAfterOneAttemptAndTheFixedStageRuns() throws Exception {
+        try (StageLog log = StageLog.listen()) {
+            Exception e = assertThrows(Exception.class, () -> BspStage.of(numbers(30, 3)).parameter("lpf.debug", "true")
+                    .parameter("lpf.engine.net.syncTimeout", "not-a-number")
+                    .mapPartitions((Context ctx, Iterator<Long> it) -> List.of(ctx.pid()).iterator()).collect());
+            String message = text(e);
+            assertTrue(message.contains("BspStage.parameter(lpf.engine.net.syncTimeout, not-a-number)"), "names both: " + message);
+            assertTrue(message.contains("not retried"), "a programming error: " + message);
+            assertEquals(List.of(0), log.bspAttempts(1), "one attempt of the stage");
+        }
+        assertEquals(List.of(0, 1, 2), BspStage.of(numbers(30, 3)).parameter("lpf.engine.net.syncTimeout", "30000")
+                .mapPartitions((Context ctx, Iterator<Long> it) -> {
+                    ctx.sync();
+                    return List.of(ctx.pid()).iterator();
+                }).collect());
+    }
+
+    /**
      * {@code lpf.debug=true} as a stage parameter checks the stage as {@code lpf run --debug}
      * checks a job, whether the executor's tasks are one node or net processes: a slot left
      * registered when the function returns (which no engine reports) fails the stage as a
