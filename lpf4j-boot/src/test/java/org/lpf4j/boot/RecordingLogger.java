@@ -5,8 +5,9 @@ import java.util.ResourceBundle;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** A {@link System.Logger} that keeps every message, for tests that check what was logged. */
-final class RecordingLogger implements System.Logger {
-    final List<String> lines = new CopyOnWriteArrayList<>();
+public final class RecordingLogger implements System.Logger {
+    /** What was logged, each line its level and message. */
+    public final List<String> lines = new CopyOnWriteArrayList<>();
 
     @Override public String getName() { return "recording"; }
 
@@ -20,5 +21,11 @@ final class RecordingLogger implements System.Logger {
         lines.add(level + " " + (params == null ? format : java.text.MessageFormat.format(format, params)));
     }
 
-    boolean any(String text) { return lines.stream().anyMatch(l -> l.contains(text)); }
+    /** @return whether a line contains {@code text} */
+    public boolean any(String text) { return lines.stream().anyMatch(l -> l.contains(text)); }
+
+    @Override public String toString() { return String.join("\n", lines); }
+
+    /** @return how many lines contain {@code text} */
+    public long count(String text) { return lines.stream().filter(l -> l.contains(text)).count(); }
 }

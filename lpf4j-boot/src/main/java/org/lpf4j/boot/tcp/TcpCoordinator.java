@@ -8,11 +8,13 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -33,11 +35,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link System.Logger}; nothing it sent is used. A member whose connection ends without a
  * goodbye, or that sends a malformed message, is reported {@linkplain FenceCoordinator#leave gone}.
  *
- * <p>Threads: one platform thread accepts; each connection has a virtual reader thread and a
- * virtual writer thread draining its queue, so a slow reader never blocks the coordinator.
+ * <p><b>What an unauthenticated peer can cost.</b> At most {@value #MAX_HANDSHAKES} accepted
+ * connections are in their handshake at once; a connection accepted beyond that is closed at once
+ * (counted as refused; the first of a run is logged), and a session so refused connects again
+ * until its connect timeout. A connection in its handshake holds a socket, a virtual thread, its
+ * 41-byte CHALLENGE and, read unbuffered, at most one frame of {@value Wire#HANDSHAKE_LIMIT} bytes,
+ * for at most {@value Wire#HANDSHAKE_MILLIS} ms from its accept to its whole HELLO (one deadline
+ * for all its reads, not one per read): about 12 KiB of heap in all. So all peers together, however
+ * many connections they open, hold under 1 MiB of the coordinator's heap (0.75 MiB measured with
+ * every slot held by a peer that announced a 4 KiB HELLO) and {@value #MAX_HANDSHAKES} virtual
+ * threads, and silent ones hold the slots no longer than that deadline before members get them.
+ * Only a member that proved the job key gets its 64 KiB read buffer and its writer thread.
+ *
+ * <p>Threads: one platform thread accepts; each connection has a virtual reader thread and, once
+ * authenticated, a virtual writer thread draining its queue, so a slow reader never blocks the
+ * coordinator.
  */
 public final class TcpCoordinator implements AutoCloseable {
     private static final byte[] CLOSE = new byte[0];
+    /**
+     * Connections in their handshake at once (accepted, not yet authenticated or refused); more are
+     * closed as they are accepted. A job's members connect once each: 64 let a job of any size in
+     * at the pace its JVMs start, and bound what unauthenticated peers hold (see the class comment).
+     */
+    static final int MAX_HANDSHAKES = 64;
 
     private final int size;
     private final byte[] key;
@@ -47,6 +68,10 @@ public final class TcpCoordinator implements AutoCloseable {
     private final ServerSocket server;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger refused = new AtomicInteger();
+    /** Accepted connections whose handshake is under way (at most {@link #MAX_HANDSHAKES}). */
+    private final AtomicInteger handshaking = new AtomicInteger();
+    /** Whether a connection was refused for want of a handshake slot since one was last given (acceptor thread only). */
+    private boolean full;
     private final AtomicLong received = new AtomicLong(), sent = new AtomicLong();
     private final Thread acceptor;
     private volatile boolean closed;
@@ -74,6 +99,7 @@ public final class TcpCoordinator implements AutoCloseable {
         server.setReuseAddress(true);
         server.bind(bind, Math.max(50, 2 * size));
         this.fences = new FenceCoordinator("tcp job at " + address(), size);
+        JobHandshake.nonce(); // the nonce source starts now, not within a connection's deadline
         this.acceptor = new Thread(this::accept, "lpf-boot-tcp-accept " + address());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -84,8 +110,11 @@ public final class TcpCoordinator implements AutoCloseable {
         return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
     }
 
-    /** @return how many connections were refused so far */
+    /** @return how many connections were refused so far (failed handshakes, and those closed for want of a handshake slot) */
     public int refusedConnections() { return refused.get(); }
+
+    /** @return the accepted connections whose handshake is under way now (at most {@link #MAX_HANDSHAKES}) */
+    int handshakesUnderWay() { return handshaking.get(); }
 
     /**
      * @return the members' frames handled so far after their handshakes (COMMIT, FENCE, GET, BYE):
@@ -104,6 +133,12 @@ public final class TcpCoordinator implements AutoCloseable {
         while (!closed) {
             try {
                 Socket s = server.accept();
+                if (handshaking.incrementAndGet() > MAX_HANDSHAKES) {
+                    handshaking.decrementAndGet();
+                    turnAway(s);
+                    continue;
+                }
+                full = false;
                 Thread.ofVirtual().name("lpf-boot-tcp-conn").start(() -> serve(s));
             } catch (IOException e) {
                 if (closed) return;
@@ -117,6 +152,18 @@ public final class TcpCoordinator implements AutoCloseable {
         }
     }
 
+    /** Closes a connection accepted while {@link #MAX_HANDSHAKES} are under way; logs the first of a run only. */
+    private void turnAway(Socket s) {
+        refused.incrementAndGet();
+        if (!full) {
+            full = true;
+            log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": " + MAX_HANDSHAKES
+                    + " handshakes under way: closing further connections (from " + s.getRemoteSocketAddress()
+                    + " on) until one ends; members connect again");
+        }
+        closeQuietly(s);
+    }
+
     private void refuse(Socket s, String why) {
         refused.incrementAndGet();
         log.log(System.Logger.Level.WARNING, "boot tcp coordinator " + address() + ": refused connection from "
@@ -126,66 +173,19 @@ public final class TcpCoordinator implements AutoCloseable {
 
     private void serve(Socket s) {
         SocketAddress peer = s.getRemoteSocketAddress();
-        int rank;
         Connection c;
-        DataInputStream in;
         try {
-            s.setTcpNoDelay(true);
-            // Generous: a JVM of a job of 64 on 2 busy cores took more than 10 s from its connect to its
-            // HELLO (loading the HMAC classes); the wait holds only this connection's virtual thread.
-            s.setSoTimeout(60_000);
-            in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-            OutputStream out = s.getOutputStream();
-            byte[] sn = JobHandshake.nonce();
-            out.write(new Wire.Builder(Wire.CHALLENGE, 40).i32(Wire.VERSION).bytes(sn).build());
-            out.flush();
-            Wire.Frame hello = Wire.read(in, Wire.HANDSHAKE_LIMIT);
-            if (hello == null) {
-                refuse(s, "closed before the handshake");
-                return;
-            }
-            if (hello.type() != Wire.HELLO) {
-                refuse(s, "expected HELLO, got message type " + hello.type());
-                return;
-            }
-            ByteBuffer p = hello.payload();
-            int version = Wire.i32(p);
-            rank = Wire.i32(p);
-            int jobSize = Wire.i32(p);
-            byte[] cn = Wire.fixed(p, Wire.NONCE);
-            byte[] mac = Wire.fixed(p, JobHandshake.PROOF);
-            Wire.end(p);
-            if (version != Wire.VERSION) {
-                refuse(s, "protocol version " + version + ", this coordinator speaks " + Wire.VERSION);
-                return;
-            }
-            if (!Wire.PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(rank, jobSize))) {
-                refuse(s, "wrong job key (authentication failed)");
-                return;
-            }
-            if (jobSize != size || rank < 0 || rank >= size) {
-                refuse(s, "claims rank " + rank + " of " + jobSize + ", this job has " + size + " ranks");
-                return;
-            }
-            c = new Connection(s, rank);
-            synchronized (fences) {
-                if (fences.joined(rank)) {
-                    refuse(s, "rank " + rank + " has joined already");
-                    return;
-                }
-                out.write(new Wire.Builder(Wire.WELCOME, 32).bytes(Wire.PROOFS.welcome(key, cn, sn, Wire.NO_CLAIMS)).build());
-                out.flush();
-                fences.join(rank, c);
-            }
-            connections.add(c);
-            c.writer.start();
-            s.setSoTimeout(0);
-        } catch (IOException e) {
-            refuse(s, "handshake failed: " + e.getMessage());
-            return;
+            c = handshake(s);
+        } finally {
+            handshaking.decrementAndGet();
         }
+        if (c == null) return;
+        int rank = c.rank;
         String why = "lost its connection (process died?)";
         try {
+            s.setSoTimeout(0);
+            // Only a member that proved the job key gets the large buffer.
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
             while (true) {
                 Wire.Frame f = Wire.read(in, maxFrame);
                 if (f == null) break;
@@ -205,6 +205,105 @@ public final class TcpCoordinator implements AutoCloseable {
             fences.leave(rank, why);
             c.close();
             connections.remove(c);
+        }
+    }
+
+    /**
+     * Runs the handshake of an accepted connection: reads unbuffered, all reads together within
+     * {@link Wire#HANDSHAKE_MILLIS} of now.
+     *
+     * @return the member's connection, joined to the fences; null if refused (the socket is closed)
+     */
+    private Connection handshake(Socket s) {
+        try {
+            s.setTcpNoDelay(true);
+            DataInputStream in = new DataInputStream(new DeadlineInput(s, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Wire.HANDSHAKE_MILLIS)));
+            OutputStream out = s.getOutputStream();
+            byte[] sn = JobHandshake.nonce();
+            out.write(new Wire.Builder(Wire.CHALLENGE, 40).i32(Wire.VERSION).bytes(sn).build());
+            out.flush();
+            Wire.Frame hello = Wire.read(in, Wire.HANDSHAKE_LIMIT);
+            if (hello == null) {
+                refuse(s, "closed before the handshake");
+                return null;
+            }
+            if (hello.type() != Wire.HELLO) {
+                refuse(s, "expected HELLO, got message type " + hello.type());
+                return null;
+            }
+            ByteBuffer p = hello.payload();
+            int version = Wire.i32(p);
+            int rank = Wire.i32(p);
+            int jobSize = Wire.i32(p);
+            byte[] cn = Wire.fixed(p, Wire.NONCE);
+            byte[] mac = Wire.fixed(p, JobHandshake.PROOF);
+            Wire.end(p);
+            if (version != Wire.VERSION) {
+                refuse(s, "protocol version " + version + ", this coordinator speaks " + Wire.VERSION);
+                return null;
+            }
+            if (!Wire.PROOFS.provesHello(mac, key, sn, cn, JobHandshake.claims(rank, jobSize))) {
+                refuse(s, "wrong job key (authentication failed)");
+                return null;
+            }
+            if (jobSize != size || rank < 0 || rank >= size) {
+                refuse(s, "claims rank " + rank + " of " + jobSize + ", this job has " + size + " ranks");
+                return null;
+            }
+            Connection c = new Connection(s, rank);
+            synchronized (fences) {
+                if (fences.joined(rank)) {
+                    refuse(s, "rank " + rank + " has joined already");
+                    return null;
+                }
+                out.write(new Wire.Builder(Wire.WELCOME, 32).bytes(Wire.PROOFS.welcome(key, cn, sn, Wire.NO_CLAIMS)).build());
+                out.flush();
+                fences.join(rank, c);
+            }
+            connections.add(c);
+            c.writer.start();
+            return c;
+        } catch (SocketTimeoutException e) {
+            refuse(s, "no whole HELLO within " + Wire.HANDSHAKE_MILLIS + " ms of its connection");
+            return null;
+        } catch (IOException e) {
+            refuse(s, "handshake failed: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * A socket's input whose reads together wait until one deadline at most: each read's timeout
+     * is what is left of it, so a peer that trickles bytes cannot stretch the handshake.
+     */
+    private static final class DeadlineInput extends InputStream {
+        private final Socket socket;
+        private final InputStream in;
+        private final long deadline;
+
+        /** @param deadline in {@link System#nanoTime()} */
+        DeadlineInput(Socket socket, long deadline) throws IOException {
+            this.socket = socket;
+            this.in = socket.getInputStream();
+            this.deadline = deadline;
+        }
+
+        @Override
+        public int read() throws IOException {
+            arm();
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            arm();
+            return in.read(b, off, len);
+        }
+
+        private void arm() throws IOException {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left < 1) throw new SocketTimeoutException("handshake deadline passed");
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
         }
     }
 

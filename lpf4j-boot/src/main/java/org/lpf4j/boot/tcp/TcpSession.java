@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,8 +65,13 @@ public final class TcpSession extends AbstractBootSession {
     }
 
     /**
-     * Joins the job: rank 0 starts the coordinator if it serves; every rank connects (retrying
-     * until {@link TcpSettings#connectTimeoutMillis()}) and authenticates.
+     * Joins the job: rank 0 starts the coordinator if it serves; every rank connects and
+     * authenticates, connecting again until {@link TcpSettings#connectTimeoutMillis()} while the
+     * coordinator cannot be reached or turns the connection away unauthenticated: it closed the
+     * connection before its challenge (its {@link TcpCoordinator#MAX_HANDSHAKES} handshake slots
+     * were taken), or before its WELCOME after this rank's HELLO went out late (its deadline,
+     * {@link Wire#HANDSHAKE_MILLIS}, may have passed). A refusal of a HELLO sent in time (wrong
+     * key, size or rank) is final.
      *
      * @param settings the job's settings
      * @return the session
@@ -83,10 +89,7 @@ public final class TcpSession extends AbstractBootSession {
             }
         }
         try {
-            Socket s = connect(settings);
-            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-            handshake(settings, s, in);
-            return new TcpSession(settings, hosted, s, in);
+            return join(settings, hosted);
         } catch (IOException | RuntimeException e) {
             if (hosted != null) hosted.close();
             if (e instanceof BootException b) throw b;
@@ -95,8 +98,50 @@ public final class TcpSession extends AbstractBootSession {
         }
     }
 
-    private static Socket connect(TcpSettings settings) throws IOException {
+    /** The coordinator turned a connection away before authenticating it, for a reason that passes: connect again. */
+    private static final class Again extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Again(String message) { super(message); }
+    }
+
+    /** Connects and authenticates until the connect timeout (see {@link #open}). */
+    private static TcpSession join(TcpSettings settings, TcpCoordinator hosted) throws IOException {
+        // The first HMAC and nonce load their classes (seconds on busy cores): here, not within the coordinator's deadline.
+        Wire.PROOFS.hello(settings.key(), new byte[Wire.NONCE], JobHandshake.nonce(), JobHandshake.claims(settings.rank(), settings.size()));
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.connectTimeoutMillis());
+        while (true) {
+            Socket s = connect(settings, deadline);
+            long connected = System.nanoTime();
+            try {
+                DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
+                handshake(settings, s, in, connected);
+                return new TcpSession(settings, hosted, s, in);
+            } catch (Again e) {
+                s.close();
+                if (System.nanoTime() >= deadline) {
+                    throw new BootException("boot tcp: rank " + settings.rank() + " could not join the job at " + settings.address()
+                            + " within " + settings.connectTimeoutMillis() + " ms (lpf.boot.tcp.connect_timeout): " + e.getMessage(),
+                            settings.serve() && settings.rank() != 0 ? new int[]{0} : new int[0], e);
+                }
+                pause();
+            } catch (IOException | RuntimeException e) {
+                s.close();
+                throw e;
+            }
+        }
+    }
+
+    private static void pause() throws IOException {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while connecting", ie);
+        }
+    }
+
+    private static Socket connect(TcpSettings settings, long deadline) throws IOException {
         IOException last = null;
         while (System.nanoTime() < deadline) {
             Socket s = new Socket();
@@ -107,12 +152,7 @@ public final class TcpSession extends AbstractBootSession {
             } catch (IOException e) {
                 last = e;
                 s.close();
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while connecting", ie);
-                }
+                pause();
             }
         }
         throw new BootException("boot tcp: rank " + settings.rank() + " could not reach the coordinator at " + settings.address()
@@ -120,10 +160,20 @@ public final class TcpSession extends AbstractBootSession {
                 settings.serve() && settings.rank() != 0 ? new int[]{0} : new int[0], last);
     }
 
-    private static void handshake(TcpSettings settings, Socket s, DataInputStream in) throws IOException {
+    /** @param connected when the connection was made ({@link System#nanoTime()}) */
+    private static void handshake(TcpSettings settings, Socket s, DataInputStream in, long connected) throws IOException {
         s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1_000, settings.connectTimeoutMillis())));
-        Wire.Frame challenge = Wire.read(in, Wire.HANDSHAKE_LIMIT);
-        if (challenge == null || challenge.type() != Wire.CHALLENGE) {
+        Wire.Frame challenge;
+        try {
+            challenge = Wire.read(in, Wire.HANDSHAKE_LIMIT);
+        } catch (SocketException e) {
+            challenge = null; // reset: closed as soon as accepted
+        }
+        if (challenge == null) {
+            throw new Again("the coordinator at " + settings.address() + " closed the connection before its challenge (its "
+                    + TcpCoordinator.MAX_HANDSHAKES + " handshake slots taken?)");
+        }
+        if (challenge.type() != Wire.CHALLENGE) {
             throw new BootException("boot tcp: " + settings.address() + " did not send a challenge (not an lpf4j coordinator?)");
         }
         ByteBuffer p = challenge.payload();
@@ -138,11 +188,16 @@ public final class TcpSession extends AbstractBootSession {
         o.write(new Wire.Builder(Wire.HELLO, 80).i32(Wire.VERSION).i32(settings.rank()).i32(settings.size()).bytes(cn)
                 .bytes(Wire.PROOFS.hello(settings.key(), sn, cn, JobHandshake.claims(settings.rank(), settings.size()))).build());
         o.flush();
+        long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connected);
         Wire.Frame welcome;
         try {
             welcome = Wire.read(in, Wire.HANDSHAKE_LIMIT);
         } catch (IOException e) {
             welcome = null;
+        }
+        if (welcome == null && late >= Wire.HANDSHAKE_MILLIS / 2) {
+            throw new Again("the coordinator at " + settings.address() + " closed the connection after a HELLO sent " + late
+                    + " ms after the connect (it waits " + Wire.HANDSHAKE_MILLIS + " ms)");
         }
         if (welcome == null) {
             throw new BootException("boot tcp: the coordinator at " + settings.address() + " refused rank " + settings.rank()

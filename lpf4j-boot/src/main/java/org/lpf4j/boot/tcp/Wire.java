@@ -16,8 +16,10 @@ import java.util.Map;
 /**
  * The {@code tcp} module's wire format. A frame is a 4-byte big-endian length {@code n}
  * (1 ≤ n ≤ the reader's limit), a type byte and {@code n - 1} payload bytes. Before a connection
- * is authenticated the limit is {@value #HANDSHAKE_LIMIT} bytes, so an unauthenticated peer can make
- * the coordinator allocate no more than that.
+ * is authenticated the limit is {@value #HANDSHAKE_LIMIT} bytes, so one frame of an unauthenticated
+ * peer makes the coordinator allocate no more than that, and the peer has {@value #HANDSHAKE_MILLIS}
+ * ms from its connection to complete its HELLO. What all unauthenticated peers together can cost
+ * the coordinator is bounded by {@link TcpCoordinator#MAX_HANDSHAKES}: see {@link TcpCoordinator}.
  *
  * <h2>Handshake</h2>
  * The coordinator sends CHALLENGE (version, 32-byte nonce {@code sn}); the client answers HELLO
@@ -32,7 +34,15 @@ final class Wire {
 
     /** 2: a DATA frame carries the values of many owners (one frame per owner made a collect fence p frames per member). */
     static final int VERSION = 2;
+    /** The largest frame accepted before a connection is authenticated (CHALLENGE, HELLO, WELCOME are far smaller). */
     static final int HANDSHAKE_LIMIT = 4096;
+    /**
+     * The coordinator's one deadline for a connection's HELLO: it closes a connection whose HELLO
+     * has not arrived whole this many ms after it accepted it, however the bytes trickle in. A
+     * session whose own HELLO went out late (JVMs starting on busy cores) connects again rather
+     * than taking the closed connection for a refusal ({@link TcpSession}).
+     */
+    static final int HANDSHAKE_MILLIS = 5_000;
     static final int NONCE = JobHandshake.NONCE;
     /** The handshake's proofs: HELLO proves sn ‖ rank ‖ size ‖ cn, WELCOME cn ‖ sn. */
     static final JobHandshake PROOFS = new JobHandshake("lpf4j-boot", JobHandshake.Order.CLAIMS_BETWEEN_NONCES);
