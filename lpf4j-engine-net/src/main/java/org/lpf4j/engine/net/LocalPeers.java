@@ -156,8 +156,8 @@ final class LocalPeers {
      * @param local        the job's processes on this host ({@link Mesh#localProcesses})
      * @return the shared memory one process gives its pairs on this host: {@code processBytes}, or
      *         less where half the file system over the host's processes is less, so that the job's
-     *         rings on a host take at most a quarter of it (a page of a full tmpfs is a SIGBUS when
-     *         touched, not an error at mapping)
+     *         rings on a host take at most a quarter of it (their pages are had when a file is made,
+     *         {@link #reserve})
      */
     static long processBytes(long processBytes, long storeBytes, int local) {
         return Math.min(processBytes, storeBytes / 2 / Math.max(1, local));
@@ -390,12 +390,25 @@ final class LocalPeers {
     /** @return the key of rings left in this JVM for the dialler: the job's directory's name (from its secret), the pair, the number */
     private String inJvmKey(int dialler, int acceptor, long number) { return dir.getFileName() + "/" + name(dialler, acceptor, number); }
 
+    /** 64 KiB of zeros, to write a new ring file's pages with. */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 16).asReadOnlyBuffer();
+
+    /**
+     * Writes every page of a new ring file (zeros): a shared-memory file system too full for it
+     * says so here ({@code ENOSPC}, and the pair stays on TCP) rather than with a SIGBUS at a ring's
+     * first write of that page, which the JDK turns into an {@link InternalError} at any later
+     * access. Costs a write of the file's length (a millisecond for 4 MiB).
+     */
+    static void reserve(FileChannel ch, long bytes) throws IOException {
+        for (long at = 0; at < bytes; ) at += ch.write(ZEROS.duplicate().limit((int) Math.min(ZEROS.capacity(), bytes - at)), at);
+    }
+
     /** @return {@code file} mapped in the mesh's arena ({@code bytes} long; made so if {@code create}, else checked) */
     private MemorySegment map(Path file, long bytes, boolean create) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             if (create) {
                 ch.truncate(0);
-                ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1); // the file's length, its pages still unallocated (zero)
+                reserve(ch, bytes);
             } else if (ch.size() != bytes) {
                 throw new IOException(file + " has " + ch.size() + " bytes, not " + bytes);
             }

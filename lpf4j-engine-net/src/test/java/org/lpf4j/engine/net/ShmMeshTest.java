@@ -226,6 +226,41 @@ class ShmMeshTest {
         assertEquals(1, Mesh.localProcesses(0, List.of(new InetSocketAddress(elsewhere, 1))), "this process at least");
     }
 
+    /**
+     * A shared-memory file system too full for a pair's rings: the pair stays on TCP, saying so,
+     * instead of mapping a file whose pages cannot be had (a ring's first write of one was a
+     * SIGBUS, which the JDK turns into an InternalError at some later access). A tmpfs of 1 MiB of
+     * its own, 900 KiB taken; mounting it needs root (CI runs as root).
+     */
+    @Test
+    void aSharedMemoryFileSystemTooFullForTheRingsLeavesThePairOnTcp(@TempDir Path mountPoint) throws Exception {
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "lpf4j-test-full", mountPoint.toString())
+                .redirectErrorStream(true).start();
+        String said = new String(mount.getInputStream().readAllBytes());
+        org.lpf4j.testkit.Needs.that(mount.waitFor() == 0, () -> "a tmpfs of its own (mount as root): " + said.strip());
+        try {
+            Files.write(mountPoint.resolve("others"), new byte[900 << 10]);
+            List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 2));
+            List<String> log = Collections.synchronizedList(new ArrayList<>());
+            byte[] secret = LocalPeers.secret(Handshake.newKey(), 11);
+            long capacity = 64 << 10; // a main connection's file: two rings of 64 KiB and more, over the 124 KiB left
+            assertTrue(LocalPeers.fileBytes(capacity, 2) > 124 << 10);
+            LocalPeers zero = LocalPeers.at(mountPoint, secret, 0, capacity, loopback, log::add);
+            LocalPeers one = LocalPeers.at(mountPoint, secret, 1, capacity, loopback, log::add);
+            ShmLink[] main = prove(zero, one, Handshake.MAIN);
+            assertNull(main[0], "the dialler's side is on TCP");
+            assertNull(main[1], "the acceptor's side is on TCP");
+            assertTrue(log.stream().anyMatch(l -> l.startsWith("lpf4j net: rank 0 uses TCP to rank 1: no shared memory in")
+                    && l.contains("No space left")), log.toString());
+            try (var left = Files.list(mountPoint)) {
+                assertEquals(List.of("others"), left.map(f -> f.getFileName().toString()).toList(), "no file of the pair left");
+            }
+        } finally {
+            new ProcessBuilder("umount", "-l", mountPoint.toString()).inheritIO().start().waitFor();
+        }
+    }
+
     @Test
     void theExchangeGivesRingsOnlyToSidesThatSeeTheSameFile(@TempDir Path base, @TempDir Path other) throws Exception {
         List<InetSocketAddress> loopback = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
