@@ -191,7 +191,7 @@ public final class NetLaunch {
                 } catch (NumberFormatException e) {
                     continue;
                 }
-                if (ProcessHandle.of(pid).isPresent() || !Files.getOwner(d).getName().equals(System.getProperty("user.name"))) continue;
+                if (ProcessHandle.of(pid).isPresent() || ShmDirectory.uid(d) != ShmDirectory.myUid()) continue;
                 removeQuietly(d);
             }
         } catch (IOException | RuntimeException e) {

@@ -70,12 +70,27 @@ public final class ShmDirectory {
         // One look at the entry itself (not what a link points to); gone by now: NoSuchFileException.
         PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!a.isDirectory()) throw new IOException(dir + " exists and is not a directory");
-        var me = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
-        if (!a.owner().equals(me)) throw new IOException(dir + " belongs to " + a.owner().getName() + ", not to " + me.getName());
+        int owner = uid(dir), me = myUid();
+        if (owner != me) throw new IOException(dir + " belongs to " + a.owner().getName() + " (uid " + owner + "), not to uid " + me);
         if (!a.permissions().equals(DIRECTORY)) {
             throw new IOException(dir + " has mode " + PosixFilePermissions.toString(a.permissions()) + ", not rwx------");
         }
     }
+
+    /**
+     * @return the numeric owner of {@code path} itself (not what a link points to)
+     * @throws IOException if it cannot be read
+     */
+    public static int uid(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * @return this process's effective user id, as the owner of {@code /proc/self} (by number: a
+     *         user with no name, as in containers that run an arbitrary uid, is still this user)
+     * @throws IOException if {@code /proc} cannot tell
+     */
+    public static int myUid() throws IOException { return uid(Path.of("/proc/self")); }
 
     /**
      * Creates {@code name} in {@code dir} (made by {@link #ensure} if need be) with mode 0600,

@@ -184,6 +184,26 @@ class ShmRingTest {
         }
     }
 
+    /**
+     * A uid with no passwd entry (containers that run an arbitrary uid) has no user name (the JDK
+     * says "?"): the job's directory is still its own, by number, for every process after the
+     * first that made it.
+     */
+    @Test
+    void aUserWithNoNameStillOwnsItsDirectory(@TempDir Path base) throws Exception {
+        Path dir = ShmDirectory.of(base, "a job's secret, 40 bytes long...........".getBytes());
+        ShmDirectory.ensure(dir);
+        assertEquals(ShmDirectory.myUid(), ShmDirectory.uid(dir));
+        String was = System.getProperty("user.name");
+        System.setProperty("user.name", "?");
+        try {
+            ShmDirectory.ensure(dir); // it exists: its owner is checked
+            assertTrue(Files.exists(ShmDirectory.createFile(dir, "0-1")));
+        } finally {
+            System.setProperty("user.name", was);
+        }
+    }
+
     @Test
     void theJobDirectoryIsNamedFromTheSecretAndPrivate(@TempDir Path base) throws Exception {
         byte[] secret = "a job's secret, 40 bytes long...........".getBytes();
