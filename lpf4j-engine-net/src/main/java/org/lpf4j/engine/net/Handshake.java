@@ -8,7 +8,10 @@ import java.nio.channels.SocketChannel;
 
 /**
  * How two processes of a mesh prove to each other that they belong to the job, before a byte of
- * data is accepted: a mutual HMAC-SHA256 challenge over the job key, which never travels.
+ * data is accepted: a mutual HMAC-SHA256 challenge over the job key, which the handshake never
+ * sends. (How the processes got the key is the boot's affair: a host such as Spark hands it to
+ * every member; under a boot exchange without one, rank 0 makes it and publishes it through the
+ * exchange, in clear on the tcp boot's connections, which bind to loopback unless told otherwise.)
  *
  * <pre>
  * acceptor  → connector  CHALLENGE: magic, version, nonce sn (32 bytes)

@@ -20,7 +20,8 @@ import java.util.Objects;
  *
  * <p><b>Security.</b> Every connection proves the job's secret, which the host hands every member
  * alike (Spark: in the task closure, made by the driver with {@link #newSecret}); it never travels
- * through the boot exchange. The members listen on the address given, only while the mesh is set up.
+ * through the boot exchange. The members listen on the address given while the section lives
+ * (connections are made on first use), and refuse connections that do not prove the secret.
  *
  * <p><b>Cost.</b> One boot fence (whatever the host's exchange costs: about 1 s with Spark's
  * {@code allGather}), then two TCP connections per pair of members with a handshake each; the
