@@ -1,6 +1,7 @@
 package org.lpf4j.engine.net;
 
 import org.lpf4j.superstep.Transport;
+import org.lpf4j.superstep.shm.ProcessMemory;
 
 import java.lang.foreign.MemorySegment;
 
@@ -231,7 +232,11 @@ final class Matching {
     private void readRemote(Conn c, long address, int slot, Op o, long length) {
         String failed = single.read(c.link, address, o.segment, o.offset, length);
         if (failed != null) {
-            failures.died(c, "pid " + c.rank + "'s payload could not be read: " + failed + "; its JVM died or was killed");
+            // Either way the sender is given up as a dead one is (its connections closed, the news
+            // spread), so that no process waits for it; the words say which it was.
+            failures.died(c, "pid " + c.rank + "'s payload could not be read: " + failed + (single.lastErrno == ProcessMemory.EFAULT
+                    ? "; its memory is gone (its section ended after a failure, or it freed the memory during the sync)"
+                    : "; its JVM died or was killed"));
             throw new Transport.Stopped(c.peer.death);
         }
         frames.send(Frame.REMOTE_DONE, slot, MemorySegment.NULL, 0, 0, c.rank, single.frames, 0);

@@ -59,6 +59,10 @@ final class SingleCopy {
     static volatile boolean probeFailsForTest;
     /** For tests: every read this thread makes fails, as if the sender had died. */
     static volatile Thread readFailsForTest;
+    /** For tests: the errno the reads of {@link #readFailsForTest} fail with. */
+    static volatile int readFailsWithForTest = ProcessMemory.ESRCH;
+    /** The errno of the last {@link #read} that failed for one (0 if it did not). */
+    int lastErrno;
 
     /** The smallest payload that takes this path. */
     private final long from;
@@ -155,9 +159,11 @@ final class SingleCopy {
      * @return null if it was read, else why not (for the death of the sender that the caller declares)
      */
     String read(ShmLink link, long address, MemorySegment into, long offset, long length) {
+        lastErrno = 0;
         if (!link.readsPeer) return "it sent a payload to read from its memory, which this process cannot read";
-        long r = readFailsForTest == Thread.currentThread() ? -ProcessMemory.ESRCH
+        long r = readFailsForTest == Thread.currentThread() ? -readFailsWithForTest
                 : memory.read(link.peerPid, address, into, offset, length);
+        if (r != length) lastErrno = (int) -r;
         if (r == length) {
             reads++;
             READS_IN_THIS_JVM.increment();

@@ -2,6 +2,8 @@ package org.lpf4j.engine.net;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lpf4j.Args;
 import org.lpf4j.FatalException;
 import org.lpf4j.Memslot;
@@ -129,8 +131,15 @@ class SingleCopyTest {
         }
     }
 
-    @Test
-    void aReadThatFailsFailsTheSyncNamingTheSender() throws Exception {
+    /**
+     * A read that fails fails the sync naming the sender, everywhere: as dead when its process is
+     * gone (ESRCH), as a sender whose memory is gone when it runs (EFAULT: its section ended after
+     * a failure, or it freed the memory).
+     */
+    @ParameterizedTest(name = "errno {0}")
+    @ValueSource(ints = {ProcessMemory.ESRCH, ProcessMemory.EFAULT})
+    void aReadThatFailsFailsTheSyncNamingTheSender(int errno) throws Exception {
+        SingleCopy.readFailsWithForTest = errno;
         byte[] key = Handshake.newKey();
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         long[] partial = new long[2];
@@ -157,8 +166,14 @@ class SingleCopyTest {
             if (f != null) throw f;
         });
         SingleCopy.readFailsForTest = null;
+        SingleCopy.readFailsWithForTest = ProcessMemory.ESRCH;
         FatalException reader = assertInstanceOf(FatalException.class, thrown[1], () -> Arrays.toString(thrown));
         assertTrue(reader.getMessage().contains("pid 0's payload could not be read"), reader.getMessage());
+        if (errno == ProcessMemory.EFAULT) {
+            assertTrue(reader.getMessage().contains("its memory is gone") && !reader.getMessage().contains("JVM died"), reader.getMessage());
+        } else {
+            assertTrue(reader.getMessage().contains("died or was killed"), reader.getMessage());
+        }
         assertInstanceOf(FatalException.class, thrown[0], () -> Arrays.toString(thrown));
         assertEquals(0, partial[1], "pid 1 applied no put of the failed superstep");
     }
