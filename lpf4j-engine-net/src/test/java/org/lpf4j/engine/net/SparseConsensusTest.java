@@ -1,5 +1,6 @@
 package org.lpf4j.engine.net;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -93,6 +94,42 @@ class SparseConsensusTest {
                     assertArrayEquals(want, in, "rank " + rank + " at step " + step);
                 }
                 t.close();
+            }
+        });
+        for (int r = 0; r < p; r++) assertNull(thrown[r], "rank " + r + ": " + thrown[r]);
+    }
+
+    /**
+     * Sections smaller than the mesh, one after another on it (as nested sections and sections of
+     * a job that runs several sizes are): a section's consensus involves its members only, and
+     * its frames never mix with another section's, including one of the same size.
+     */
+    @Test
+    void sectionsSmallerThanTheMeshEachLearnTheirOwnCounts() throws Exception {
+        int p = 8;
+        int[] sizes = {5, 3, 8, 5, 2};
+        Throwable[] thrown = job(p, (rank, mesh) -> {
+            try (mesh; Arena a = Arena.ofConfined()) {
+                MemorySegment words = a.allocate(16);
+                for (int k = 0; k < sizes.length; k++) {
+                    int m = sizes[k], section = mesh.nextSection(); // every rank numbers every section alike
+                    if (rank >= m) continue;
+                    NetTransport t = new NetTransport(mesh, section, m);
+                    long[] in = new long[m];
+                    for (int step = 0; step < 30; step++) {
+                        int salt = 100 * k + step;
+                        words.set(ValueLayout.JAVA_LONG, 0, 1L << rank);
+                        t.allreduce(words, 1, Transport.Reduction.OR);
+                        assertEquals((1L << m) - 1, words.get(ValueLayout.JAVA_LONG, 8), "the round of section " + k);
+                        Arrays.fill(in, -1);
+                        t.exchangeNonzero(out(rank, salt, m), in);
+                        long[] want = new long[m];
+                        for (int s = 0; s < m; s++) if (s != rank) want[s] = out(s, salt, m)[rank];
+                        want[rank] = -1;
+                        assertArrayEquals(want, in, "rank " + rank + " of section " + k + " (" + m + " members) at step " + step);
+                    }
+                    t.close();
+                }
             }
         });
         for (int r = 0; r < p; r++) assertNull(thrown[r], "rank " + r + ": " + thrown[r]);
