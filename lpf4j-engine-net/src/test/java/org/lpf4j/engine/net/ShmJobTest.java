@@ -41,12 +41,19 @@ class ShmJobTest {
     }
 
     /** Runs the job; {@code onLine} sees each line of its output as it comes. @return the output */
-    private static List<String> job(boolean kill) throws Exception {
+    /** How the test ends pid 2's JVM in the middle of its syncs: not at all, SIGKILL, or SIGSTOP (frozen). */
+    private enum End { NONE, KILL, STOP }
+
+    /** The sync deadline of the frozen JVM's run. */
+    private static final long STOP_DEADLINE_MILLIS = 3_000;
+
+    private static List<String> job(End end) throws Exception {
+        boolean kill = end != End.NONE;
         String marker = "lpf.test.marker=" + UUID.randomUUID();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-D" + marker, "-cp", cp, NetLaunch.class.getName(), "3", java, "-Xss1m",
-                "-D" + marker, "-Dlpf.engine=net", "-Dlpf.engine.net.syncTimeout=60000", "-cp", cp, ShmKillProgram.class.getName()));
+                "-D" + marker, "-Dlpf.engine=net", "-Dlpf.engine.net.syncTimeout=" + (end == End.STOP ? STOP_DEADLINE_MILLIS : 60_000), "-cp", cp, ShmKillProgram.class.getName()));
         if (kill) command.add("kill");
         Process launch = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
@@ -59,7 +66,8 @@ class ShmJobTest {
                         long pid = Long.parseLong(l.substring(4).strip());
                         Thread.sleep(300); // the syncs go on meanwhile
                         killedAt.set(System.currentTimeMillis());
-                        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                        if (end == End.STOP) new ProcessBuilder("kill", "-STOP", Long.toString(pid)).inheritIO().start().waitFor();
+                        else ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
                     }
                 }
             } catch (Exception e) {
@@ -81,7 +89,9 @@ class ShmJobTest {
                 String fatal = lines.stream().filter(l -> l.startsWith("FATAL ")).findFirst().orElseThrow(() -> new AssertionError(all));
                 long after = Long.parseLong(fatal.split(" ")[1]) - killedAt.get();
                 assertTrue(fatal.contains("pid 2"), fatal);
-                assertTrue(after < 2_000, "named " + after + " ms after the kill: " + fatal);
+                long bound = end == End.STOP ? STOP_DEADLINE_MILLIS + 2_000 : 2_000;
+                assertTrue(after < bound, "named " + after + " ms after the " + end + ": " + fatal);
+                if (end == End.STOP) assertTrue(fatal.contains("within " + STOP_DEADLINE_MILLIS + " ms"), "the deadline names it: " + fatal);
             } else {
                 assertEquals(0, launch.exitValue(), all);
                 for (int s = 0; s < 3; s++) assertTrue(lines.contains("DONE pid " + s), all);
@@ -100,15 +110,26 @@ class ShmJobTest {
 
     @Test
     void aJobOnOneHostSharesMemoryLeavesNothingBehindAndNamesAKilledJvmWithinTwoSeconds() throws Exception {
+        leavesNothingInDevShm(End.NONE, "a job that ended well");
+        leavesNothingInDevShm(End.KILL, "a job with a JVM killed");
+    }
+
+    /** Runs the job, ending pid 2's JVM as {@code end} says; then checks that /dev/shm holds nothing of it. */
+    private static void leavesNothingInDevShm(End end, String what) throws Exception {
         Set<String> before = shmEntries();
-        job(false);
-        Set<String> afterRun = shmEntries();
-        afterRun.removeAll(before);
-        assertEquals(Set.of(), afterRun, "left in /dev/shm after a job that ended well");
-        job(true);
-        Set<String> afterKill = shmEntries();
-        afterKill.removeAll(before);
-        assertEquals(Set.of(), afterKill, "left in /dev/shm after a job with a JVM killed");
+        job(end);
+        Set<String> after = shmEntries();
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "left in /dev/shm after " + what);
+    }
+
+    /**
+     * A JVM frozen (SIGSTOP) while it shares rings with the others: their syncs' deadline names
+     * it, the job ends (the launcher ends the frozen JVM), and nothing is left in {@code /dev/shm}.
+     */
+    @Test
+    void aJvmFrozenWhileItSharesRingsIsNamedByTheSyncDeadline() throws Exception {
+        leavesNothingInDevShm(End.STOP, "a job with a JVM frozen");
     }
 
     /**
