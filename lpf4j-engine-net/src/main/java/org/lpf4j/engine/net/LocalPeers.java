@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,8 @@ final class LocalPeers {
     private record Shared(MemorySegment rings, InJvmRings.Lease lease) {}
     /** The variable in which a launcher names the directory it made for its job's shared memory (and removes after it). */
     static final String DIR_VARIABLE = "LPF_NET_SHM_DIR";
+    /** A job directory unchanged for this long (or twice the set-up time, if longer) is a killed process's leftover. */
+    static final long STALE_MILLIS = 3_600_000L;
 
     /** The job's directory, or null: shared memory off (every offer declined, none made). */
     private final Path dir;
@@ -145,6 +148,8 @@ final class LocalPeers {
         String launcher = System.getenv(DIR_VARIABLE);
         Path base = Path.of(!configured.isEmpty() ? configured : launcher != null && !launcher.isBlank() ? launcher : "/dev/shm");
         if (!Files.isDirectory(base)) return off(rank, log);
+        // What a process killed while it set up a ring left (a launcher, when there is one, removes its own directory).
+        ShmDirectory.removeStale(base, Duration.ofMillis(Math.max(STALE_MILLIS, 2L * NetParameters.SETUP_MILLIS.get())));
         long process = processBytes(NetParameters.SHM_PROCESS_BYTES.get(), storeBytes(base), local);
         long capacity = capacity(pairBytes(NetParameters.SHM_BYTES.get(), process, local));
         return at(base, secret(key, jobId), NetParameters.SHM_IN_JVM.get(), rank, capacity, addresses, log);

@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Set;
@@ -122,6 +123,52 @@ public final class ShmDirectory {
         } catch (IOException e) {
             // nothing the job can do: the launcher removes what is left
         }
+    }
+
+    /**
+     * Removes the job directories under {@code base} that a killed process left: those named as
+     * {@link #of} names them, this user's, in which nothing (the directory, a file in it) changed
+     * for {@code idle}. A live job's directory holds files only while connections are set up, each
+     * within the set-up time, so {@code idle} well above that spares every live one; a live
+     * process that finds its directory gone makes it again ({@link #createFile}). Errors are
+     * ignored: a leftover costs a name under {@code base}, not a job.
+     *
+     * <p>Cost: a listing of {@code base}, and of each directory that looks like a job's.
+     *
+     * @return how many directories it removed
+     */
+    public static int removeStale(Path base, Duration idle) {
+        int removed = 0;
+        long before = System.currentTimeMillis() - idle.toMillis();
+        try (var dirs = Files.newDirectoryStream(base, PREFIX + "*")) {
+            int me = myUid();
+            for (Path d : dirs) {
+                try {
+                    if (!d.getFileName().toString().matches(JOB_DIRECTORY) || uid(d) != me || changedSince(d, before)) continue;
+                    removeTree(d);
+                    removed++;
+                } catch (IOException | RuntimeException e) {
+                    // gone meanwhile, or not ours to judge
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // nothing to sweep
+        }
+        return removed;
+    }
+
+    /** The name {@link #of} gives a job's directory. */
+    private static final String JOB_DIRECTORY = java.util.regex.Pattern.quote(PREFIX) + "[0-9a-f]{32}";
+
+    /** @return whether {@code dir} or an entry in it changed after {@code millis} (epoch) */
+    private static boolean changedSince(Path dir, long millis) throws IOException {
+        if (Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS).toMillis() > millis) return true;
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.toList()) {
+                if (Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toMillis() > millis) return true;
+            }
+        }
+        return false;
     }
 
     /** Removes {@code dir} and everything under it, if it exists (a launcher after its job's JVMs are gone). */

@@ -185,6 +185,31 @@ class ShmRingTest {
     }
 
     /**
+     * A process killed while it set up a ring leaves its job's directory; the next mesh started
+     * on the host removes it once nothing in it changed for the time given, and leaves alone a
+     * directory in which anything changed since, a launcher's, and names not a job's.
+     */
+    @Test
+    void directoriesKilledProcessesLeftAreSweptOthersKept(@TempDir Path base) throws Exception {
+        java.nio.file.attribute.FileTime twoHoursAgo = java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 7_200_000);
+        Path stale = ShmDirectory.of(base, "killed while it set up".getBytes());
+        Files.setLastModifiedTime(ShmDirectory.createFile(stale, "0-1-1"), twoHoursAgo);
+        Files.setLastModifiedTime(stale, twoHoursAgo);
+        Path busy = ShmDirectory.of(base, "a live job, an old directory".getBytes());
+        ShmDirectory.createFile(busy, "2-3-7"); // a connection being set up now
+        Files.setLastModifiedTime(busy, twoHoursAgo);
+        Path fresh = ShmDirectory.of(base, "a live job".getBytes());
+        ShmDirectory.ensure(fresh);
+        Path launcher = Files.createDirectory(base.resolve(ShmDirectory.PREFIX + "launch-123-abc"));
+        Files.setLastModifiedTime(launcher, twoHoursAgo);
+        assertEquals(1, ShmDirectory.removeStale(base, java.time.Duration.ofHours(1)));
+        assertFalse(Files.exists(stale), "the killed process's leftover");
+        assertTrue(Files.exists(busy) && Files.exists(fresh), "live jobs' directories");
+        assertTrue(Files.exists(launcher), "a launcher's directory (the launcher's affair)");
+        assertEquals(0, ShmDirectory.removeStale(base.resolve("missing"), java.time.Duration.ofHours(1)), "no base: nothing");
+    }
+
+    /**
      * A uid with no passwd entry (containers that run an arbitrary uid) has no user name (the JDK
      * says "?"): the job's directory is still its own, by number, for every process after the
      * first that made it.
