@@ -87,11 +87,21 @@ public final class ShmDirectory {
     }
 
     /**
-     * @return this process's effective user id, as the owner of {@code /proc/self} (by number: a
-     *         user with no name, as in containers that run an arbitrary uid, is still this user)
+     * @return this process's effective user id, the one its files get (by number: a user with no
+     *         name, as in containers that run an arbitrary uid, is still this user), from the
+     *         {@code Uid:} line of {@code /proc/self/status} (real, effective, saved, file system).
+     *         Not the owner of {@code /proc/self}: that link is root's whoever reads it.
      * @throws IOException if {@code /proc} cannot tell
      */
-    public static int myUid() throws IOException { return uid(Path.of("/proc/self")); }
+    public static int myUid() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Uid:")) {
+                String[] ids = line.substring(4).strip().split("\\s+");
+                if (ids.length >= 2) return Integer.parseInt(ids[1]);
+            }
+        }
+        throw new IOException("/proc/self/status has no Uid line");
+    }
 
     /**
      * Creates {@code name} in {@code dir} (made by {@link #ensure} if need be) with mode 0600,
