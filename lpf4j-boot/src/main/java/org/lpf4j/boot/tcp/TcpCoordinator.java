@@ -133,11 +133,11 @@ public final class TcpCoordinator implements AutoCloseable {
         while (!closed) {
             try {
                 Socket s = server.accept();
-                if (handshaking.incrementAndGet() > MAX_HANDSHAKES) {
-                    handshaking.decrementAndGet();
+                if (handshaking.get() >= MAX_HANDSHAKES) { // only this thread adds: the count never passes the cap
                     turnAway(s);
                     continue;
                 }
+                handshaking.incrementAndGet();
                 full = false;
                 Thread.ofVirtual().name("lpf-boot-tcp-conn").start(() -> serve(s));
             } catch (IOException e) {
@@ -302,7 +302,12 @@ public final class TcpCoordinator implements AutoCloseable {
 
         private void arm() throws IOException {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left < 1) throw new SocketTimeoutException("handshake deadline passed");
+            if (left < 1) {
+                // Bytes that came in time but that this JVM, busy, did not read in time are still taken
+                // (the frame's length bounds them); none: the deadline passed.
+                if (in.available() == 0) throw new SocketTimeoutException("handshake deadline passed");
+                left = 1;
+            }
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
         }
     }

@@ -45,7 +45,8 @@ import java.util.Properties;
  * of a measurement must make the same choice whether to measure, and each JVM would read its own
  * file (or none). They call {@link ProbeHarness#cachedOrMeasured} in the measuring section, where
  * pid 0 reads the file and sends the figures or the decision to measure to every process (the
- * MPI engine does); the hybrid engine measures once per JVM and layout.
+ * MPI engine does); the hybrid engine's pid 0 decides the same way from its JVM's figures of
+ * the layout.
  *
  * <p>Thread-safe; the parameters ({@code lpf.probe.cache}, {@code lpf.probe.cacheDir}) are read at
  * every call.

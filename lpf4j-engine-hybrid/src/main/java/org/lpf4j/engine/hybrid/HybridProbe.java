@@ -53,12 +53,15 @@ final class HybridProbe {
     /** @return the figures cached for this layout in this JVM, or null */
     static Figures cached(Layout layout) { return CACHE.get(key(layout)); }
 
+    /** For tests that make up figures: this JVM forgets every layout's. */
+    static void forgetForTest() { CACHE.clear(); }
+
     /**
      * Collective over the section of {@code ctx}: the first call agrees on pid 0's cached figures,
      * or measures when pid 0 has none, in a fresh context over the same processes (a rehook: the
      * agreement sets capacities and registers a slot, and the caller's context keeps its own for
      * its program); later calls answer from the context. Cost of the first call: a rehook and
-     * nine syncs (pid 0's three fits), plus the measurement when pid 0 had nothing cached.
+     * three broadcasts from pid 0 (a few syncs each), plus the measurement when pid 0 had nothing cached.
      */
     static Machine inSection(HybridContext ctx) {
         Figures f = ctx.agreed;

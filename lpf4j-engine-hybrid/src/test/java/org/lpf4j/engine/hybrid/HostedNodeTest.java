@@ -93,28 +93,32 @@ class HostedNodeTest {
         ProbeHarness.Fit fake = new ProbeHarness.Fit(new long[] {1, 1024}, new double[] {7.5, 7.25}, new double[] {12345, 12000});
         HybridProbe.Figures cached = new HybridProbe.Figures(fake, fake, fake);
         double[][] seen = new double[p][];
-        HostedEngine.run(HostedEngine.interleaved(p, 2), ctx -> {
-            HybridContext h = assertInstanceOf(HybridContext.class, ctx);
-            boolean nodeZero = ctx.pid() % 2 == 0; // interleaved: node 0 holds the even pids
-            h.cachedAtStart = nodeZero == pid0Cached ? cached : null;
-            ctx.resizeMemoryRegister(2);
-            ctx.resizeMessageQueue(p);
-            ctx.sync();
-            Memslot before = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
-            Machine m = ctx.probe();
-            Machine again = ctx.probe();
-            // The program's capacities and slots are its own again after probe (it agrees in a fresh context).
-            Memslot after = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
-            ctx.sync();
-            ctx.put(before, 0, (ctx.pid() + 1) % p, after, 0, 8);
-            ctx.sync();
-            ctx.deregister(before);
-            ctx.deregister(after);
-            seen[ctx.pid()] = new double[] {m.g(1024), m.l(1024), again.g(1024), m.levels().orElseThrow().inter().g(1024)};
-        }, Args.NONE, "probe-agreement");
-        for (int pid = 0; pid < p; pid++) assertArrayEquals(seen[0], seen[pid], "pid " + pid + " against pid 0");
-        if (pid0Cached) assertEquals(7.25, seen[0][0], "pid 0's cached g");
-        else assertNotEquals(7.25, seen[0][0], "measured, not the other node's cached figures");
+        try {
+            HostedEngine.run(HostedEngine.interleaved(p, 2), ctx -> {
+                HybridContext h = assertInstanceOf(HybridContext.class, ctx);
+                boolean nodeZero = ctx.pid() % 2 == 0; // interleaved: node 0 holds the even pids
+                h.cachedAtStart = nodeZero == pid0Cached ? cached : null;
+                ctx.resizeMemoryRegister(2);
+                ctx.resizeMessageQueue(p);
+                ctx.sync();
+                Memslot before = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
+                Machine m = ctx.probe();
+                Machine again = ctx.probe();
+                // The program's capacities and slots are its own again after probe (it agrees in a fresh context).
+                Memslot after = ctx.registerGlobal(Arena.ofAuto().allocate(8, 8));
+                ctx.sync();
+                ctx.put(before, 0, (ctx.pid() + 1) % p, after, 0, 8);
+                ctx.sync();
+                ctx.deregister(before);
+                ctx.deregister(after);
+                seen[ctx.pid()] = new double[] {m.g(1024), m.l(1024), again.g(1024), m.levels().orElseThrow().inter().g(1024)};
+            }, Args.NONE, "probe-agreement");
+            for (int pid = 0; pid < p; pid++) assertArrayEquals(seen[0], seen[pid], "pid " + pid + " against pid 0");
+            if (pid0Cached) assertEquals(7.25, seen[0][0], "pid 0's cached g");
+            else assertNotEquals(7.25, seen[0][0], "measured, not the other node's cached figures");
+        } finally {
+            HybridProbe.forgetForTest(); // the made-up figures are for this test only
+        }
     }
 
     @Test

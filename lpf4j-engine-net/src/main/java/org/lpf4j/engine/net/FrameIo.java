@@ -407,7 +407,7 @@ final class FrameIo {
     /**
      * Writes what is staged for a connection's peer, then a goodbye, as far as its ring or
      * socket takes them within {@link #BYE_WAIT_NANOS}: a peer that reads no more (frozen, or
-     * named by a deadline) delays the end of this process by that much at most, and sees an end
+     * named by a deadline) delays the end of this process by that much per connection at most, and sees an end
      * without goodbye if it ever reads again.
      */
     void sayBye(Conn c) throws IOException {

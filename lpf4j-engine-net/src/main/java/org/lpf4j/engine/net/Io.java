@@ -33,15 +33,19 @@ final class Io {
         byte[] b = new byte[n];
         InputStream in = ch.socket().getInputStream();
         int at = 0, readTimeout = ch.socket().getSoTimeout();
-        while (at < n) {
-            if (deadlineNanos != Long.MAX_VALUE) {
-                long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
-                if (left <= 0) throw new java.net.SocketTimeoutException(at + " of " + n + " bytes came in the time allowed");
-                ch.socket().setSoTimeout((int) Math.min(left, readTimeout > 0 ? readTimeout : Integer.MAX_VALUE));
+        try {
+            while (at < n) {
+                if (deadlineNanos != Long.MAX_VALUE) {
+                    long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
+                    if (left <= 0) throw new java.net.SocketTimeoutException(at + " of " + n + " bytes came in the time allowed");
+                    ch.socket().setSoTimeout((int) Math.min(left, readTimeout > 0 ? readTimeout : Integer.MAX_VALUE));
+                }
+                int r = in.read(b, at, n - at);
+                if (r < 0) throw new EOFException("the peer closed the connection after " + at + " of " + n + " bytes");
+                at += r;
             }
-            int r = in.read(b, at, n - at);
-            if (r < 0) throw new EOFException("the peer closed the connection after " + at + " of " + n + " bytes");
-            at += r;
+        } finally {
+            if (deadlineNanos != Long.MAX_VALUE) ch.socket().setSoTimeout(readTimeout); // the reads after this one get theirs whole
         }
         return ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN);
     }
