@@ -2,6 +2,7 @@ package org.lpf4j.boot.tcp;
 
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.FenceCoordinator;
+import org.lpf4j.spi.kit.DeadlineInput;
 import org.lpf4j.spi.kit.JobHandshake;
 
 import java.io.BufferedInputStream;
@@ -269,46 +270,6 @@ public final class TcpCoordinator implements AutoCloseable {
         } catch (IOException e) {
             refuse(s, "handshake failed: " + e.getMessage());
             return null;
-        }
-    }
-
-    /**
-     * A socket's input whose reads together wait until one deadline at most: each read's timeout
-     * is what is left of it, so a peer that trickles bytes cannot stretch the handshake.
-     */
-    private static final class DeadlineInput extends InputStream {
-        private final Socket socket;
-        private final InputStream in;
-        private final long deadline;
-
-        /** @param deadline in {@link System#nanoTime()} */
-        DeadlineInput(Socket socket, long deadline) throws IOException {
-            this.socket = socket;
-            this.in = socket.getInputStream();
-            this.deadline = deadline;
-        }
-
-        @Override
-        public int read() throws IOException {
-            arm();
-            return in.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            arm();
-            return in.read(b, off, len);
-        }
-
-        private void arm() throws IOException {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left < 1) {
-                // Bytes that came in time but that this JVM, busy, did not read in time are still taken
-                // (the frame's length bounds them); none: the deadline passed.
-                if (in.available() == 0) throw new SocketTimeoutException("handshake deadline passed");
-                left = 1;
-            }
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
         }
     }
 

@@ -1,5 +1,7 @@
 package org.lpf4j.engine.net;
 
+import org.lpf4j.spi.kit.DeadlineInput;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,22 +32,21 @@ final class Io {
      * @throws java.net.SocketTimeoutException if the bytes did not all come in time
      */
     static ByteBuffer readFully(SocketChannel ch, int n, long deadlineNanos) throws IOException {
-        byte[] b = new byte[n];
-        InputStream in = ch.socket().getInputStream();
-        int at = 0, readTimeout = ch.socket().getSoTimeout();
+        if (deadlineNanos == Long.MAX_VALUE) return readFully(ch.socket().getInputStream(), n);
+        DeadlineInput in = new DeadlineInput(ch.socket(), deadlineNanos);
         try {
-            while (at < n) {
-                if (deadlineNanos != Long.MAX_VALUE) {
-                    long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
-                    if (left <= 0) throw new java.net.SocketTimeoutException(at + " of " + n + " bytes came in the time allowed");
-                    ch.socket().setSoTimeout((int) Math.min(left, readTimeout > 0 ? readTimeout : Integer.MAX_VALUE));
-                }
-                int r = in.read(b, at, n - at);
-                if (r < 0) throw new EOFException("the peer closed the connection after " + at + " of " + n + " bytes");
-                at += r;
-            }
+            return readFully(in, n);
         } finally {
-            if (deadlineNanos != Long.MAX_VALUE) ch.socket().setSoTimeout(readTimeout); // the reads after this one get theirs whole
+            in.restore(); // the reads after this one get their whole timeout
+        }
+    }
+
+    private static ByteBuffer readFully(InputStream in, int n) throws IOException {
+        byte[] b = new byte[n];
+        for (int at = 0; at < n; ) {
+            int r = in.read(b, at, n - at);
+            if (r < 0) throw new EOFException("the peer closed the connection after " + at + " of " + n + " bytes");
+            at += r;
         }
         return ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN);
     }
