@@ -13,10 +13,17 @@ import java.util.Optional;
 
 /**
  * Reads another process's memory on this host in one copy: Linux's cross-memory attach,
- * {@code process_vm_readv(2)}, called through {@link java.lang.foreign} (libc's symbol from the
- * native linker's default lookup). It needs {@code --enable-native-access} for this module (or
- * {@code ALL-UNNAMED} on the class path); without it the call is {@linkplain #available unavailable},
- * so that the JVM never prints its warning about restricted methods.
+ * {@code process_vm_readv(2)}, called through {@link java.lang.foreign} as libc's
+ * {@code syscall(SYS_process_vm_readv, …)} (from the native linker's default lookup). It needs
+ * {@code --enable-native-access} for this module (or {@code ALL-UNNAMED} on the class path); without
+ * it the call is {@linkplain #available unavailable}, so that the JVM never prints its warning about
+ * restricted methods.
+ *
+ * <p>The destination is held for the call: its segment goes to {@code syscall} as one more argument,
+ * which the kernel never reads but the linker keeps alive, so that closing its {@link Arena} from
+ * another thread while the kernel writes into it fails ("acquired") instead of freeing memory under
+ * the copy. Hence {@code syscall} and not libc's {@code process_vm_readv}, whose six parameters leave
+ * no room; the call's number is known for x86-64, AArch64 and RISC-V 64 (elsewhere it is unavailable).
  *
  * <p>Whether a process may read another is the kernel's decision (the same user and, under Yama's
  * {@code ptrace_scope} of 1 or more, a ptrace relation or {@code CAP_SYS_PTRACE}; containers may
@@ -33,17 +40,24 @@ public final class ProcessMemory {
     private static final VarHandle ERRNO = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     /** The errno values this class names. */
     public static final int EPERM = 1, ESRCH = 3, EFAULT = 14, ENOSYS = 38;
+    /** The system call's number on this architecture (Linux's tables), or 0 where this class does not know it. */
+    private static final long SYS_PROCESS_VM_READV = switch (System.getProperty("os.arch", "")) {
+        case "amd64", "x86_64" -> 310;
+        case "aarch64", "riscv64" -> 270; // the generic table
+        default -> 0;
+    };
 
     static {
         MethodHandle h = null;
         try {
             Linker linker = Linker.nativeLinker();
-            Optional<MemorySegment> f = linker.defaultLookup().find("process_vm_readv");
+            Optional<MemorySegment> f = linker.defaultLookup().find("syscall");
             // Without native access granted the JVM would warn at the first downcall: then the call is unavailable instead.
-            if (f.isPresent() && ProcessMemory.class.getModule().isNativeAccessEnabled()) {
-                h = linker.downcallHandle(f.get(), FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
-                        Linker.Option.captureCallState("errno"));
+            if (f.isPresent() && SYS_PROCESS_VM_READV > 0 && ProcessMemory.class.getModule().isNativeAccessEnabled()) {
+                // long syscall(long number, ...): every argument after the number is variadic and a long or a pointer.
+                h = linker.downcallHandle(f.get(), FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+                        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS), Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
             }
         } catch (RuntimeException | Error e) {
             h = null; // no such call on this system (or native access refused): unavailable, callers use their other path
@@ -75,7 +89,7 @@ public final class ProcessMemory {
      *         {@link #EPERM}: not allowed, {@link #ENOSYS}: no such call), or
      *         {@link Integer#MIN_VALUE} if the kernel read nothing and said no error
      * @throws IllegalArgumentException if {@code into} is not native or the range is outside it
-     * @throws IllegalStateException    if {@code into}'s memory was freed
+     * @throws IllegalStateException    if {@code into}'s memory was freed (it cannot be while the call runs)
      */
     public long read(long pid, long address, MemorySegment into, long offset, long length) {
         if (!into.isNative() || offset < 0 || length < 0 || offset > into.byteSize() - length) {
@@ -92,7 +106,9 @@ public final class ProcessMemory {
             iov.set(ValueLayout.JAVA_LONG, 24, length - done);
             long n;
             try {
-                n = (long) READV.invokeExact(state, (int) pid, iov, 1L, remoteIov, 1L, 0L);
+                n = (long) READV.invokeExact(state, SYS_PROCESS_VM_READV, pid, iov, 1L, remoteIov, 1L, 0L, into);
+            } catch (IllegalStateException e) { // closed after the look above
+                throw new IllegalStateException("process_vm_readv into memory whose Arena is closed", e);
             } catch (Throwable t) {
                 throw new IllegalStateException("process_vm_readv failed to run: " + t, t);
             }

@@ -10,7 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -21,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link ProcessMemory} reads another JVM's memory: a child JVM fills native memory with a known
  * pattern and prints its pid and the address; this JVM reads it whole and at an odd offset and
  * length, gets {@code EFAULT} for an address the child has not mapped and, once the child is
- * killed, {@code ESRCH}. Bounded in time; the child is killed in {@code finally}.
+ * killed, {@code ESRCH}. Bounded in time; the child is killed in {@code finally}. A read holds
+ * its destination: the destination's shared {@link Arena} cannot be closed while the kernel writes
+ * into it.
  */
 @Timeout(60)
 class ProcessMemoryTest {
@@ -76,5 +80,52 @@ class ProcessMemoryTest {
             child.destroyForcibly();
             child.onExit().get(20, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Reads of 16 MiB back to back (from this process's own memory) while another thread closes the
+     * destination's shared Arena: a close that comes during a read is refused (the memory stays
+     * while the kernel writes into it), and the first read after the close throws. Without the
+     * hold the close succeeded at once, under the copy.
+     */
+    @Test
+    void aReadHoldsItsDestinationSoThatItsArenaIsNotClosedUnderTheCopy() throws Exception {
+        assertTrue(ProcessMemory.available(), "process_vm_readv through FFM (is --enable-native-access given?)");
+        long pid = ProcessHandle.current().pid(), bytes = 16L << 20;
+        MemorySegment source = Arena.ofAuto().allocate(bytes, 64);
+        ProcessMemory memory = new ProcessMemory();
+        int refused = 0;
+        for (int attempt = 0; attempt < 20 && refused == 0; attempt++) {
+            Arena arena = Arena.ofShared();
+            MemorySegment into = arena.allocate(bytes, 64);
+            CountDownLatch reading = new CountDownLatch(1);
+            AtomicReference<Throwable> ended = new AtomicReference<>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try {
+                    while (true) {
+                        long r = memory.read(pid, source.address(), into, 0, bytes);
+                        if (r != bytes) throw new AssertionError("read " + ProcessMemory.describe(r));
+                        reading.countDown();
+                    }
+                } catch (Throwable t) {
+                    ended.set(t);
+                    reading.countDown();
+                }
+            });
+            assertTrue(reading.await(10, TimeUnit.SECONDS));
+            while (true) {
+                try {
+                    arena.close();
+                    break;
+                } catch (IllegalStateException e) {
+                    assertTrue(e.getMessage().contains("acquired"), e.toString());
+                    refused++;
+                }
+            }
+            reader.join(10_000);
+            assertTrue(ended.get() instanceof IllegalStateException && ended.get().getMessage().contains("Arena is closed"),
+                    "the reader should end at the first read after the close: " + ended.get());
+        }
+        assertTrue(refused > 0, "no close of the destination's Arena was refused in 20 tries: a read does not hold it");
     }
 }
