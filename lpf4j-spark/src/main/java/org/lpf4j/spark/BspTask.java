@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -104,7 +105,7 @@ final class BspTask<T, R>
         }
         try (applied;
              BarrierBootSession session = new BarrierBootSession(task);
-             KillWatch watch = new KillWatch(task, Thread.currentThread())) {
+             KillWatch watch = new KillWatch(task::isInterrupted, Thread.currentThread())) {
             InetAddress bind = bindAddress(tasks[pid].address());
             Spmd resumable = Restarts.attempt(process, attempt, runId, resumptions);
             boolean asNode = executors != null && executors.length < tasks.length;
@@ -242,19 +243,26 @@ final class BspTask<T, R>
      * Interrupts the task's thread once Spark marks the task killed (a cancelled job, a failed
      * barrier stage): a process waiting in a sync then gives up (the net engine's waits check
      * the interrupt before they block) and the section fails at every process, instead of running
-     * on. Polls the kill flag every 100 ms on a virtual thread of its own, until closed.
+     * on. Polls the kill flag every 100 ms on a virtual thread of its own, until closed. An action
+     * given after the kill was seen runs at once, on the caller's thread.
      */
-    private static final class KillWatch implements AutoCloseable {
+    static final class KillWatch implements AutoCloseable {
         private volatile boolean done;
-        private volatile Runnable onKill;
+        /** Guarded by this: the action to run on a kill, and whether the kill was seen. */
+        private Runnable onKill;
+        private boolean killed;
         private final Thread watcher;
 
-        KillWatch(BarrierTaskContext task, Thread taskThread) {
+        KillWatch(BooleanSupplier isKilled, Thread taskThread) {
             watcher = Thread.ofVirtual().name("lpf4j-spark-killwatch").start(() -> {
                 while (!done) {
-                    if (task.isInterrupted()) {
+                    if (isKilled.getAsBoolean()) {
                         taskThread.interrupt();
-                        Runnable also = onKill;
+                        Runnable also;
+                        synchronized (this) {
+                            killed = true;
+                            also = onKill;
+                        }
                         if (also != null) also.run();
                         return;
                     }
@@ -267,8 +275,18 @@ final class BspTask<T, R>
             });
         }
 
-        /** Also runs {@code action} when the task is killed (a node's threads do not notice an interrupt while they wait in its barrier). */
-        void onKill(Runnable action) { onKill = action; }
+        /**
+         * Also runs {@code action} when the task is killed (a node's threads do not notice an
+         * interrupt while they wait in its barrier); at once if it was killed already.
+         */
+        void onKill(Runnable action) {
+            boolean now;
+            synchronized (this) {
+                onKill = action;
+                now = killed;
+            }
+            if (now) action.run();
+        }
 
         @Override
         public void close() {
