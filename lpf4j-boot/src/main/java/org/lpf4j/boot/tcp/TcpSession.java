@@ -4,6 +4,7 @@ import org.lpf4j.spi.boot.AbstractBootSession;
 import org.lpf4j.spi.boot.BootException;
 import org.lpf4j.spi.boot.BootParameters;
 import org.lpf4j.spi.boot.FenceOptions;
+import org.lpf4j.spi.kit.DeadlineInput;
 import org.lpf4j.spi.kit.JobHandshake;
 
 import java.io.BufferedInputStream;
@@ -14,6 +15,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -114,9 +116,8 @@ public final class TcpSession extends AbstractBootSession {
             Socket s = connect(settings, deadline);
             long connected = System.nanoTime();
             try {
-                DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-                handshake(settings, s, in, connected);
-                return new TcpSession(settings, hosted, s, in);
+                handshake(settings, s, connected, deadline);
+                return new TcpSession(settings, hosted, s, new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16)));
             } catch (Again e) {
                 s.close();
                 if (System.nanoTime() >= deadline) {
@@ -160,12 +161,21 @@ public final class TcpSession extends AbstractBootSession {
                 settings.serve() && settings.rank() != 0 ? new int[]{0} : new int[0], last);
     }
 
-    /** @param connected when the connection was made ({@link System#nanoTime()}) */
-    private static void handshake(TcpSettings settings, Socket s, DataInputStream in, long connected) throws IOException {
-        s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1_000, settings.connectTimeoutMillis())));
+    /**
+     * Reads the coordinator's frames unbuffered, so that the session's input starts right after
+     * them, and all of them by the connect timeout's end.
+     *
+     * @param connected when the connection was made ({@link System#nanoTime()})
+     * @param deadline  when the connect timeout ends ({@link System#nanoTime()})
+     */
+    private static void handshake(TcpSettings settings, Socket s, long connected, long deadline) throws IOException {
+        DeadlineInput timed = new DeadlineInput(s, deadline);
+        DataInputStream in = new DataInputStream(timed);
         Wire.Frame challenge;
         try {
             challenge = Wire.read(in, Wire.HANDSHAKE_LIMIT);
+        } catch (SocketTimeoutException e) {
+            throw notAnswered(settings, "its challenge", e);
         } catch (SocketException e) {
             challenge = null; // reset: closed as soon as accepted
         }
@@ -192,6 +202,8 @@ public final class TcpSession extends AbstractBootSession {
         Wire.Frame welcome;
         try {
             welcome = Wire.read(in, Wire.HANDSHAKE_LIMIT);
+        } catch (SocketTimeoutException e) {
+            throw notAnswered(settings, "its welcome", e);
         } catch (IOException e) {
             welcome = null;
         }
@@ -207,7 +219,13 @@ public final class TcpSession extends AbstractBootSession {
                 || !Wire.PROOFS.provesWelcome(Wire.fixed(welcome.payload(), JobHandshake.PROOF), settings.key(), cn, sn, Wire.NO_CLAIMS)) {
             throw new BootException("boot tcp: the coordinator at " + settings.address() + " failed to prove it holds the job key");
         }
-        s.setSoTimeout(0);
+        timed.restore();
+    }
+
+    private static BootException notAnswered(TcpSettings settings, String what, SocketTimeoutException e) {
+        return new BootException("boot tcp: rank " + settings.rank() + ": the coordinator at " + settings.address() + " did not send "
+                + what + " within " + settings.connectTimeoutMillis() + " ms (lpf.boot.tcp.connect_timeout)",
+                settings.serve() && settings.rank() != 0 ? new int[]{0} : new int[0], e);
     }
 
     @Override public String module() { return "tcp"; }

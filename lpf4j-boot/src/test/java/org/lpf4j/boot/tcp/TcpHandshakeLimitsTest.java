@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What unauthenticated connections can cost the coordinator: at most
  * {@link TcpCoordinator#MAX_HANDSHAKES} handshakes at once (more connections are closed as they are
  * accepted), each closed at its one deadline ({@link Wire#HANDSHAKE_MILLIS}) however its bytes
- * trickle in, and a job's members still join while silent connections hold every slot.
+ * trickle in, and a job's members still join while silent connections hold every slot. A member
+ * gives up at its connect timeout, whatever the coordinator does meanwhile.
  */
 class TcpHandshakeLimitsTest {
     private static final int MAX_FRAME = 1 << 20;
@@ -151,6 +152,47 @@ class TcpHandshakeLimitsTest {
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError("not within " + millis + " ms: " + what);
             Thread.sleep(10);
+        }
+    }
+
+    /**
+     * A coordinator that turns connections away (closed before the challenge, as when its slots
+     * are taken) until just before the member's connect timeout, then accepts one and says
+     * nothing: the member gives up at its connect timeout, not a whole read timeout later (before,
+     * each read of the handshake could wait the connect timeout again: 3.6 s here).
+     */
+    @Test
+    void aMemberGivesUpAtItsConnectTimeoutWhateverTheCoordinatorDoes() throws Exception {
+        int timeout = 2_000;
+        try (java.net.ServerSocket server = new java.net.ServerSocket()) {
+            server.bind(LOOPBACK);
+            long t0 = System.nanoTime(), silentFrom = t0 + TimeUnit.MILLISECONDS.toNanos(timeout - 400);
+            List<Socket> kept = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread coordinator = Thread.ofPlatform().start(() -> {
+                try {
+                    while (true) {
+                        Socket s = server.accept();
+                        if (System.nanoTime() < silentFrom) s.close();
+                        else kept.add(s);
+                    }
+                } catch (IOException e) {
+                    // the server closed: the test ended
+                }
+            });
+            try {
+                TcpSettings settings = new TcpSettings(new InetSocketAddress("127.0.0.1", server.getLocalPort()),
+                        "late".getBytes(StandardCharsets.UTF_8), 1, 2, false, "127.0.0.1", timeout, MAX_FRAME);
+                org.lpf4j.spi.boot.BootException e = org.junit.jupiter.api.Assertions.assertThrows(org.lpf4j.spi.boot.BootException.class,
+                        () -> TcpSession.open(settings).close());
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                assertTrue(millis < timeout + 700, "gave up after " + millis + " ms with a connect timeout of " + timeout + " ms: " + e);
+                assertTrue(e.getMessage().contains("lpf.boot.tcp.connect_timeout"), e.getMessage());
+                assertTrue(!kept.isEmpty(), "the coordinator accepted no connection after " + (timeout - 400) + " ms: " + e);
+            } finally {
+                server.close();
+                coordinator.join(5_000);
+                for (Socket s : kept) s.close();
+            }
         }
     }
 }
