@@ -180,12 +180,20 @@ final class Delivery {
                 MemorySegment dst = r.register(l).globalSegment(slot);
                 int attr = PackedHeader.attr(stream, h);
                 MsgAttr combining = attr >= 0 ? combiners.attr(s, attr) : null;
-                boolean fits = RequestChecks.remotePutFits(dst, offset, size);
+                // A zero-size put is a no-op whatever it names (as a zero-size get is): nothing to check.
+                boolean fits = size == 0 || RequestChecks.remotePutFits(dst, offset, size);
                 if (!fits && broken == null) {
                     broken = RequestChecks.remotePutTooFar(r.pidOf(s, PackedHeader.sourceLocal(stream, h)), r.pidOf(me, l), slot,
                             offset, size, dst);
                 }
-                boolean valid = fits && (attr < 0 || combining != null); // an operator that did not arrive: serveGets reported it
+                // Memory whose Arena its owner closed is never written, nor handed to the transport to receive into.
+                boolean alive = !fits || size == 0 || dst.scope().isAlive();
+                if (!alive && broken == null) {
+                    broken = new IllegalStateException("put from pid " + r.pidOf(s, PackedHeader.sourceLocal(stream, h)) + " to pid "
+                            + r.pidOf(me, l) + " global#" + slot + " (offset=" + offset + ", size=" + size + "): pid "
+                            + r.pidOf(me, l) + " closed the Arena of its destination memory before deregistering it");
+                }
+                boolean valid = fits && alive && (attr < 0 || combining != null); // an operator that did not arrive: serveGets reported it
                 long payload;
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;
@@ -256,17 +264,32 @@ final class Delivery {
         if (failed != null) throw failed;
     }
 
-    /** Copies the replies to the gets of {@code gets} (local process {@code local}'s list) to their destinations. */
+    /**
+     * Copies the replies to the gets of {@code gets} (local process {@code local}'s list) to their destinations.
+     *
+     * @throws IllegalStateException after writing the others, if the destination memory of a get
+     *         was freed (its Arena closed) before or during the sync
+     */
     void applyReplies(RequestList gets, NodeRequests r) {
         MemorySegment remote = replyIn.atLeast(0), own = replyOut.atLeast(0);
+        IllegalStateException failed = null;
         for (int i = 0; i < gets.gets; i++) {
             long size = gets.getSize[i];
             if (size == 0) continue;
             int s = r.rankOf(gets.getPid[i]);
             MemorySegment from = s == me ? own : remote;
             long at = (s == me ? replyOutAt[s] : replyInAt[s]) + gets.getTag[i];
-            copier.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
+            try {
+                copier.copy(from, at, gets.getDestination[i], gets.getDstOffset[i], size);
+            } catch (IllegalStateException e) { // the requester closed its destination's Arena: the other gets are written
+                if (failed == null) {
+                    failed = new IllegalStateException("get from pid " + gets.getPid[i] + " global#" + gets.getSlot[i]
+                            + " (offset=" + gets.getSrcOffset[i] + ", size=" + size + ", dstOffset=" + gets.getDstOffset[i]
+                            + "): the Arena of its destination memory was closed before the sync wrote it", e);
+                }
+            }
         }
+        if (failed != null) throw failed;
     }
 
     /** Frees the staging buffer of large puts. */

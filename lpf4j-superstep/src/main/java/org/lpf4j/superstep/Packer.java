@@ -48,7 +48,7 @@ final class Packer {
     private final InPlaceAreas inPlace;
     /** The sources of this sync's plain puts to this rank itself (shared with {@link Delivery}, which applies them). */
     private final LocalPuts local;
-    /** Bytes of large puts from heap memory that {@link #sendLarge} stages (counted by {@link #pack}). */
+    /** Bytes of large puts from heap or freed memory that {@link #sendLarge} stages (counted by {@link #pack}). */
     private long heapLarge;
     /** The first put whose source {@link #pack} could not read (its memory was freed), or null. */
     private IllegalStateException packFailure;
@@ -149,7 +149,13 @@ final class Packer {
                         r.localOf(q.putPid[i]), q.putSlot[i], q.putDstOffset[i], size);
                 at[d] += LENGTH;
                 if (large) {
-                    if (!q.putSource[i].isNative()) heapLarge += size;
+                    MemorySegment src = q.putSource[i];
+                    if (!src.scope().isAlive()) { // freed: sendLarge sends zeros in its place, the sync throws this at its end
+                        if (packFailure == null) packFailure = freedSource(r, l, q.putPid[i], size, null);
+                        heapLarge += size;
+                    } else if (!src.isNative()) {
+                        heapLarge += size;
+                    }
                 } else if (toItself) {
                     boolean alive = q.putSource[i].scope().isAlive();
                     if (!alive && packFailure == null) packFailure = freedSource(r, l, q.putPid[i], size, null);
@@ -201,12 +207,15 @@ final class Packer {
                 long size = q.putSize[i];
                 if (!isLarge(d, size, q.putTag[i])) continue;
                 MemorySegment src = q.putSource[i];
-                if (src.isNative()) {
+                boolean alive = src.scope().isAlive();
+                // Freed memory is staged as zeros, in the room pack counted (memory freed since, by another thread, has none)
+                if (src.isNative() && (alive || stage == null || staged + size > stage.byteSize())) {
                     long start = src.address() + q.putSrcOffset[i];
                     inPlace.addSending(start, start + size);
                     transport.send(Transport.REST, Channel.LARGE, src, q.putSrcOffset[i], size, d);
                 } else {
-                    copier.copy(src, q.putSrcOffset[i], stage, staged, size);
+                    if (alive) copier.copy(src, q.putSrcOffset[i], stage, staged, size);
+                    else stage.asSlice(staged, size).fill((byte) 0); // freed before the sync: pack reported it
                     transport.send(Transport.REST, Channel.LARGE, stage, staged, size, d);
                     staged += size;
                 }
