@@ -54,6 +54,8 @@ final class CombinerTable {
     private int touchedCount;
     /** Per source rank: the attributes it defined, by its ids. */
     private final List<List<MsgAttr>> received = new ArrayList<>();
+    /** Per source rank, by its ids: why the id's latest definition failed to deserialize (null: it did not). */
+    private final List<List<String>> failed = new ArrayList<>();
 
     private final CrossJvmObjects objects;
 
@@ -65,6 +67,7 @@ final class CombinerTable {
         touched = new int[p];
         for (int q = 0; q < p; q++) {
             received.add(new ArrayList<>());
+            failed.add(new ArrayList<>());
             known[q] = new BitSet();
             shipping[q] = new BitSet();
         }
@@ -158,22 +161,43 @@ final class CombinerTable {
     /** @return the definitions kept of source {@code s}'s ids */
     int receivedFrom(int s) { return received.get(s).size(); }
 
-    /** Defines source {@code s}'s attribute {@code id} from its serialized form (replacing what the id meant before). */
+    /**
+     * Defines source {@code s}'s attribute {@code id} from its serialized form (replacing what the
+     * id meant before). If it does not deserialize, the id is left undefined ({@link #attr} is
+     * null, its puts are dropped) and {@link #whyUndefined} says why, at every later put with it,
+     * since the source counts it as known here and does not send it again.
+     *
+     * @throws IllegalStateException if it does not deserialize (the class is missing or fails to load, or its
+     *                               readObject throws), naming the source
+     */
     void define(int s, int id, byte[] bytes) {
+        List<MsgAttr> list = received.get(s);
+        List<String> why = failed.get(s);
+        while (list.size() <= id) list.add(null);
+        while (why.size() <= id) why.add(null);
         Shipped shipped;
         try {
             shipped = (Shipped) objects.deserialize(bytes);
-        } catch (IOException | ClassNotFoundException | RuntimeException e) {
-            throw new IllegalStateException("a combining put's operator from pid " + s + " does not deserialize: " + e, e);
+        } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) {
+            String message = "a combining put's operator from pid " + s + " does not deserialize: " + e;
+            list.set(id, null);
+            why.set(id, message);
+            throw new IllegalStateException(message, e);
         }
-        List<MsgAttr> list = received.get(s);
-        while (list.size() <= id) list.add(null);
         list.set(id, MsgAttr.combining(shipped.elementSize(), shipped.combiner()));
+        why.set(id, null);
     }
 
     /** @return source {@code s}'s attribute {@code id}, or null if its definition did not arrive whole (see {@link #define}) */
     MsgAttr attr(int s, int id) {
         List<MsgAttr> list = received.get(s);
         return id < list.size() ? list.get(id) : null;
+    }
+
+    /** @return why source {@code s}'s attribute {@code id} is undefined here: its definition failed ({@link #define}) or never came */
+    String whyUndefined(int s, int id) {
+        List<String> why = failed.get(s);
+        String failure = id < why.size() ? why.get(id) : null;
+        return failure != null ? failure : "a combining put's operator from pid " + s + " (id " + id + ") never arrived";
     }
 }

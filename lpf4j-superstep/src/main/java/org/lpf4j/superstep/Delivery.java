@@ -193,7 +193,12 @@ final class Delivery {
                             + r.pidOf(me, l) + " global#" + slot + " (offset=" + offset + ", size=" + size + "): pid "
                             + r.pidOf(me, l) + " closed the Arena of its destination memory before deregistering it");
                 }
-                boolean valid = fits && alive && (attr < 0 || combining != null); // an operator that did not arrive: serveGets reported it
+                if (attr >= 0 && combining == null && size > 0 && broken == null) { // dropped: said at every sync, not only the first
+                    broken = new IllegalStateException("combining put from pid " + r.pidOf(s, PackedHeader.sourceLocal(stream, h))
+                            + " to pid " + r.pidOf(me, l) + " global#" + slot + " (offset=" + offset + ", size=" + size
+                            + ") dropped: " + combiners.whyUndefined(s, attr));
+                }
+                boolean valid = fits && alive && (attr < 0 || combining != null);
                 long payload;
                 if (kind == PUT_INLINE) {
                     payload = h + LENGTH;

@@ -9,6 +9,10 @@ import org.lpf4j.Spmd;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.Serializable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * whatever it names, as a zero-size get is (and as on the threads engine); a large put whose
  * source or destination memory was freed (its Arena closed, not deregistered) is reported by the
  * sync, naming the put, after the exchange completed, never left to the transport (which would
- * read or write freed memory, or leave the peer waiting).
+ * read or write freed memory, or leave the peer waiting). A combining put whose operator does not
+ * deserialize at its destination is reported at every sync that drops such puts, not only the first.
  */
 class ExchangeEdgeCasesTest {
     private static final ProtocolSettings EARLY = MemoryContext.settings(16, "auto", 64), AFTER = MemoryContext.settings(0, "dense", 64);
@@ -133,6 +138,52 @@ class ExchangeEdgeCasesTest {
                 assertEquals(0x0101010101010101L, alive.get(ValueLayout.JAVA_LONG, 56), "the get into live memory");
             } else {
                 ctx.sync();
+            }
+            ctx.sync(); // the section goes on
+        });
+    }
+
+    /** A combiner that serializes at its source and refuses to deserialize anywhere. */
+    static final class RefusesToArrive implements org.lpf4j.MsgAttr.ElementCombiner, Serializable {
+        private static final long serialVersionUID = 1L;
+
+        private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            throw new InvalidObjectException("refused at the destination");
+        }
+
+        @Override
+        public void combine(long n, MemorySegment src, long so, MemorySegment dst, long d) {
+            throw new AssertionError("never combined: it never arrives");
+        }
+    }
+
+    /**
+     * The source counts a definition as known at its destination once sent, so the destination
+     * drops every later put with that operator: each sync that drops some says so (before, only the
+     * first did, and the later puts vanished without a word).
+     */
+    @ParameterizedTest(name = "early: {0}")
+    @ValueSource(booleans = {true, false})
+    void aCombiningPutWhoseOperatorDoesNotDeserializeIsReportedAtEverySync(boolean early) {
+        passes(early, ctx -> {
+            int me = ctx.pid();
+            MemorySegment v = Arena.ofAuto().allocate(8).fill((byte) 0);
+            org.lpf4j.MsgAttr refused = org.lpf4j.MsgAttr.combining(8, new RefusesToArrive());
+            ctx.resizeMemoryRegister(1);
+            ctx.resizeMessageQueue(2);
+            ctx.sync();
+            Memslot s = ctx.registerGlobal(v);
+            ctx.sync();
+            for (int round = 0; round < 3; round++) {
+                if (me == 0) ctx.put(s, 0, 1, s, 0, 8, refused);
+                if (me == 1) {
+                    IllegalStateException e = assertThrows(IllegalStateException.class, ctx::sync, "round " + round);
+                    assertTrue(e.getMessage().contains("operator from pid 0 does not deserialize"), "round " + round + ": " + e.getMessage());
+                    assertTrue(e.getMessage().contains("refused at the destination"), e.getMessage());
+                } else {
+                    ctx.sync();
+                }
             }
             ctx.sync(); // the section goes on
         });
