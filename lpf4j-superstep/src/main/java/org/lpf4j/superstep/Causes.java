@@ -40,7 +40,7 @@ final class Causes {
         try {
             Object o = objects.deserialize(bytes);
             return o instanceof Throwable t ? t : new IllegalStateException("pid " + from + " sent " + o);
-        } catch (IOException | ClassNotFoundException e) {
+        } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) { // its readObject may throw anything
             return new IllegalStateException("pid " + from + " threw, but its exception did not deserialize: " + e, e);
         }
     }
