@@ -278,6 +278,18 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         } catch (Transport.Stopped e) {
             end.passed(e);
             throw end.deadlineFatal("sync");
+        } catch (RuntimeException | Error e) {
+            if (e instanceof FatalException) throw e; // the section had ended: said by the round, not midway
+            // An error of this process midway (a buffer it could not allocate): the others wait for
+            // transfers and rounds that will not come, so the transport ends their waits, as a death would.
+            String why = "pid " + pid + " left superstep " + superstep + " midway: " + e;
+            try {
+                transport.leave(why);
+            } catch (RuntimeException | Error second) {
+                e.addSuppressed(second);
+            }
+            end.passed(new Transport.Stopped(why));
+            throw e;
         } finally {
             register.capacity().applyAtSync();
             queueCapacity.applyAtSync();

@@ -115,6 +115,17 @@ public interface Transport extends AutoCloseable {
      */
     default WireCounts counts() { return new WireCounts(false, null); }
 
+    /**
+     * This rank leaves a superstep midway, for an error of its own (a buffer it could not
+     * allocate, say): its transfers of the superstep may be half done and the section's protocol
+     * cannot go on. The transport ends every other rank's wait on this one as this rank's death
+     * would, naming {@code why}, so that none waits for it forever; the section is not used
+     * again. The default does nothing: the other ranks' waits end by their deadline, if they have one.
+     *
+     * @param why what this rank threw, for the others' failures
+     */
+    default void leave(String why) {}
+
     /** @return whether any thread may make the calls (one at a time), not only the one that started the section */
     default boolean anyThreadMayCall() { return true; }
 

@@ -31,6 +31,8 @@ final class MemoryJob {
     /** Child sections (rehook, probe), by the sequence number every rank gives them alike. */
     private final Map<Integer, MemoryJob> children = new HashMap<>();
     private final boolean[] vanished;
+    /** Per rank: why it vanished, if it said ({@link #vanish(int, String)}). */
+    private final String[] why;
     /** Per rank: the transport calls left before it vanishes (-1: never). */
     private final long[] vanishAfter;
 
@@ -59,6 +61,7 @@ final class MemoryJob {
         this.messages = new ArrayDeque[ranks * ranks];
         for (int i = 0; i < messages.length; i++) messages[i] = new ArrayDeque<>();
         this.vanished = new boolean[ranks];
+        this.why = new String[ranks];
         this.vanishAfter = new long[ranks];
         java.util.Arrays.fill(vanishAfter, -1);
         this.failAfter = new long[ranks];
@@ -76,8 +79,12 @@ final class MemoryJob {
     // ---- faults ----
 
     /** Rank {@code rank} is gone: its own calls and every wait of the others fail from now on. */
-    synchronized void vanish(int rank) {
+    synchronized void vanish(int rank) { vanish(rank, null); }
+
+    /** {@link #vanish(int)}, saying why (the others' failures carry it: {@link Transport#leave}). */
+    synchronized void vanish(int rank, String why) {
         vanished[rank] = true;
+        if (this.why[rank] == null) this.why[rank] = why;
         notifyAll();
     }
 
@@ -112,7 +119,9 @@ final class MemoryJob {
     /** Throws naming the first rank that vanished, if any. */
     private void checkAlive(String what) {
         for (int r = 0; r < ranks; r++) {
-            if (vanished[r]) throw new Transport.Stopped("pid " + r + " vanished while others waited (" + what + ")");
+            if (vanished[r]) {
+                throw new Transport.Stopped("pid " + r + " vanished while others waited (" + what + ")" + (why[r] != null ? ": " + why[r] : ""));
+            }
         }
     }
 

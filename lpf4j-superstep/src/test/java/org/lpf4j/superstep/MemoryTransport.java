@@ -148,5 +148,8 @@ final class MemoryTransport implements Transport {
     }
 
     @Override
+    public void leave(String why) { job.vanish(me, why); }
+
+    @Override
     public void close() {}
 }

@@ -35,7 +35,7 @@ final class ConnTable {
      * close its boot session) must not keep a peer waiting for frames that sit in its buffers.
      */
     int held;
-    /** For tests: the connections were dropped as a killed JVM's would be; nothing more is said. */
+    /** The connections were dropped as a killed JVM's would be ({@link #dropConnections}); nothing more is said. */
     boolean dropped;
     private FrameIo frames;
     private Failures failures;
@@ -200,8 +200,8 @@ final class ConnTable {
         return n;
     }
 
-    /** For tests: closes every connection and the listening socket without a goodbye, as the death of this JVM would. */
-    void dropConnectionsForTest() {
+    /** Closes every connection and the listening socket without a goodbye, as the death of this JVM would ({@link Mesh#leave}). */
+    void dropConnections() {
         dropped = true;
         connections.close();
         for (Peer p : peers) if (p != null) p.closeChannels();

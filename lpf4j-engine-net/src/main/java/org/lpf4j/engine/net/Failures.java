@@ -2,6 +2,7 @@ package org.lpf4j.engine.net;
 
 import org.lpf4j.superstep.Transport;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -76,6 +77,24 @@ final class Failures {
         n.set(INT, 0, dead);
         System.arraycopy(text, 0, notice, 4, notice.length - 4);
         frames.send(Frame.FAIL, matching.activeSection, n, 0, notice.length, c.rank, failSends, 0);
+    }
+
+    /**
+     * This process leaves the job for an error of its own ({@link Mesh#leave}): a death notice
+     * naming itself goes over every main connection it holds, each written within the goodbye's
+     * bound; the caller then closes every connection. A peer that misses it sees a connection end
+     * without goodbye, or hears the news from another.
+     */
+    void leave(String why) {
+        for (Peer q : table.peers) {
+            if (q == null || q.dead || q.shared.channel == null || !q.shared.channel.isOpen()) continue;
+            try {
+                stageFail(q.shared, rank, why);
+                frames.drain(q.shared);
+            } catch (IOException | RuntimeException e) {
+                // that peer sees the connection end instead
+            }
+        }
     }
 
     /** A death notice came from the peer of {@code c}: the process it names died; this one passes the news on. */

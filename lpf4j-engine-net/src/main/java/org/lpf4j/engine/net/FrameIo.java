@@ -58,6 +58,9 @@ final class FrameIo {
         this.failures = failures;
     }
 
+    /** For tests: the next large payload this thread sends fails, as a buffer the JVM refuses. */
+    static volatile Thread largeSendFailsForTest;
+
     /**
      * Posts a send of a frame on {@code channel} of {@code section}; {@code pending[batch]} counts
      * it until its bytes are written or copied. A small frame is copied at once into the peer's
@@ -66,6 +69,10 @@ final class FrameIo {
      * staged before it, in as few writes as the socket takes.
      */
     void send(int channel, int section, MemorySegment from, long offset, long length, int to, int[] pending, int batch) {
+        if (channel == LARGE && largeSendFailsForTest != null && largeSendFailsForTest == Thread.currentThread()) {
+            largeSendFailsForTest = null;
+            throw new OutOfMemoryError("Cannot reserve " + length + " bytes of direct buffer memory (injected for a test)");
+        }
         Conn p = channel == LARGE ? table.peer(to).largeOut : table.peer(to).shared;
         p.buffers(bufferBytes);
         if (single.takes(p.link, channel, from, length)) { // the peer reads it: a descriptor goes in its place
@@ -413,17 +420,26 @@ final class FrameIo {
     void sayBye(Conn c) throws IOException {
         if (c.link != null && c.link.out == null) return; // nothing goes this way: its socket's end is its goodbye
         long until = System.nanoTime() + BYE_WAIT_NANOS;
-        for (int pass = 0; pass < 2; pass++) {
-            while (c.writing()) {
-                writeSome(c);
-                if (!c.writing()) break;
-                if (System.nanoTime() - until > 0) return; // the peer reads no more: it sees an end without goodbye
-                Thread.yield();
-            }
-            if (pass == 0) {
-                room(c, Frame.HEADER);
-                stageHeader(c, Frame.BYE, 0, 0);
-            }
+        if (!drain(c, until)) return; // the peer reads no more: it sees an end without goodbye
+        room(c, Frame.HEADER);
+        stageHeader(c, Frame.BYE, 0, 0);
+        drain(c, until);
+    }
+
+    /**
+     * Writes what is staged for a connection's peer as far as its ring or socket takes it within
+     * {@link #BYE_WAIT_NANOS} (a death notice this process sends about itself as it leaves).
+     */
+    void drain(Conn c) throws IOException { drain(c, System.nanoTime() + BYE_WAIT_NANOS); }
+
+    /** @return whether everything staged for {@code c} was written before {@code until} */
+    private boolean drain(Conn c, long until) throws IOException {
+        while (c.writing()) {
+            writeSome(c);
+            if (!c.writing()) break;
+            if (System.nanoTime() - until > 0) return false;
+            Thread.yield();
         }
+        return true;
     }
 }

@@ -146,6 +146,7 @@ final class Mesh implements AutoCloseable {
     private final Matching matching;
     private final FrameIo frames;
     private final ProgressLoop loop;
+    private final Failures failures;
     /** Sections started on this mesh (their numbers are 1, 2, ...; 0 is the runtime's control traffic). */
     private int sections;
     private boolean closed;
@@ -186,7 +187,7 @@ final class Mesh implements AutoCloseable {
         this.single = single;
         this.matching = new Matching(rank, size, single);
         this.frames = new FrameIo(size, buffers, single);
-        Failures failures = new Failures(rank, size, log);
+        Failures failures = this.failures = new Failures(rank, size, log);
         table.wire(frames, failures);
         matching.wire(table, frames, failures);
         frames.wire(table, matching, failures);
@@ -423,8 +424,21 @@ final class Mesh implements AutoCloseable {
         frames.flush();
     }
 
+    /**
+     * This process leaves the job midway, for an error of its own ({@link org.lpf4j.superstep.Transport#leave}):
+     * it tells every peer it holds a main connection with that it is gone, saying why, then closes
+     * every connection and its listener as its death would. Each peer marks it dead and spreads the
+     * news, so that no wait of any section is left for it; this mesh serves no section again.
+     */
+    void leave(String why) {
+        if (table.dropped) return;
+        table.admit();
+        failures.leave(why);
+        table.dropConnections();
+    }
+
     /** For tests: closes every connection and the listening socket without a goodbye, as the death of this JVM would. */
-    void dropConnectionsForTest() { table.dropConnectionsForTest(); }
+    void dropConnectionsForTest() { table.dropConnections(); }
 
     /** Says goodbye to every peer and closes every connection. */
     @Override

@@ -59,6 +59,8 @@ final class NetTransport implements Transport {
 
     @Override public void beginRound(long superstep) { if (mesh != null) mesh.atSuperstep(superstep); }
 
+    @Override public void leave(String why) { if (mesh != null) mesh.leave(why); }
+
     @Override
     public void allreduce(MemorySegment buffer, int words, Reduction op) {
         long bytes = 8L * words; // the combination builds up in place at [bytes, 2 * bytes) of buffer
