@@ -104,6 +104,7 @@ public class BenchCommand implements Callable<Integer> {
         try (ParameterScope ignored = engineOptions.apply("lpf bench", maxP)) {
             java.util.Optional<Integer> launched = launchedBenchmark(maxP, out);
             if (launched.isPresent()) return launched.get();
+            if (plot != null) PlotTarget.directory("lpf bench", plot);
             if (!parsed.hasMatchedOption("--procs")) {
                 procs = withinMachine(procs, out);
                 maxP = Arrays.stream(procs).max().orElse(1);
@@ -214,6 +215,13 @@ public class BenchCommand implements Callable<Integer> {
         for (String name : java.util.List.of("threads", "procs")) {
             String key = "lpf.engine." + engine.name() + "." + name;
             if (registry.find(key).isPresent()) return "--param " + key + "=" + p;
+        }
+        // No parameter gives more processes in this JVM: an engine with a launcher gets them only from it,
+        // which lpf bench does not start for this engine (a hint to a --param that does not exist misleads).
+        if (engine.launcher().isPresent()) {
+            return "no parameter: the " + engine.name() + " engine gets more processes only from its launcher, which"
+                    + " lpf bench does not start for it (time a program with lpf run --engine " + engine.name()
+                    + " -p " + p + " instead)";
         }
         return "--param (lpf info lists the engine's parameters)";
     }

@@ -26,10 +26,16 @@ final class Launched {
     /**
      * @param command the delegating command's name for error messages, e.g. {@code "lpf bench"}
      * @return the exit status of the launcher's command
-     * @throws UsageException if the command cannot be started
+     * @throws UsageException if the launcher refuses the launch or its command cannot be started
      */
     static int run(String command, ProcessLauncher launcher, ProcessLauncher.Launch launch, PrintWriter out) {
-        List<String> line = launcher.command(launch);
+        List<String> line;
+        try {
+            line = launcher.command(launch);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // The launcher refuses the options it was given (e.g. --nodes above -p, or one it cannot honour here).
+            throw new UsageException(e.getMessage().startsWith("lpf ") ? e.getMessage() : command + ": " + e.getMessage());
+        }
         out.flush();
         Process process;
         try {

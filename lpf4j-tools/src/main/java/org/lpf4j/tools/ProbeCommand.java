@@ -47,6 +47,7 @@ public class ProbeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (plot != null) PlotTarget.file("lpf probe", plot);
         try (ParameterScope scope = engineOptions.apply("lpf probe", procs)) {
             var launcher = procs == null ? java.util.Optional.<org.lpf4j.spi.ProcessLauncher>empty() : engine().launcher();
             if (launcher.isPresent()) {

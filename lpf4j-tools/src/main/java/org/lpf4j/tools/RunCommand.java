@@ -153,6 +153,11 @@ public class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (nodes != null && nodes < 1) throw new UsageException("lpf run: --nodes " + nodes + ": give 1 or more");
+        if (nodes != null && procs == null) {
+            throw new UsageException("lpf run: --nodes " + nodes + " needs -p N: it spreads the N processes that lpf run"
+                    + " starts over that many nodes (without -p the job runs in the JVMs it was started in)");
+        }
         profile = profileDir == null ? null : Profile.start(profileDir);
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
@@ -163,7 +168,11 @@ public class RunCommand implements Callable<Integer> {
                     throw new UsageException("lpf run: --nodes needs an engine that runs several processes per JVM;"
                             + " engine " + selected().name() + " has no parameter " + key);
                 }
-                scope.set(key, nodes.toString());
+                try {
+                    scope.set(key, nodes.toString());
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("lpf run: --nodes " + nodes + ": " + e.getMessage());
+                }
             }
             java.util.Optional<ProcessLauncher> launcher = procs == null ? java.util.Optional.empty() : selected().launcher();
             ClassLoader loader = loader();
@@ -252,7 +261,10 @@ public class RunCommand implements Callable<Integer> {
             FatalException failure = null;
             try {
                 if (restarts > 0 || resume || attempt > 0 || checkpointDir != null) {
+                    // Without --restarts (also in the JVMs a launcher started: their lpf run restarts the launcher)
+                    // there is no retry to report, and the failure itself is reported below.
                     outcome = Restarts.exec(root, p, timing.wrap(program.perProcess()), args, restarts, resume, line -> {
+                        if (restarts == 0) return;
                         out.println("lpf run: " + line);
                         out.flush();
                     }, attempt, runId());
