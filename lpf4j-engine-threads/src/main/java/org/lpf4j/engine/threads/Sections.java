@@ -9,8 +9,10 @@ import org.lpf4j.engine.threads.group.ProcessThreads;
 /**
  * Starting and ending sections of the threads engine: {@code exec} (new threads for pids
  * 1..p-1, pid 0 on the caller's thread), and the member side of {@code hook} and {@code rehook}
- * (existing threads, one per pid). Every started thread is joined before the call returns; an
- * exec starts all its threads or runs nobody ({@link ProcessThreads#runAll}).
+ * (existing threads, one per pid). Every started thread is joined before the call returns, except
+ * one that still runs {@code lpf.engine.threads.syncTimeout} after its section failed (a process
+ * stuck outside lpf4j: {@link Team#stragglers}); an exec starts all its threads or runs nobody
+ * ({@link ProcessThreads#runAll}).
  */
 final class Sections {
     private Sections() {}
@@ -36,7 +38,7 @@ final class Sections {
         ProcessThreads.runAll(p, pid -> "lpf-threads-" + team.id + "-pid" + pid, pid -> {
             team.enter();
             runProcess(team, pid, spmd, null, "exec");
-        }, "exec(p=" + p + ")");
+        }, "exec(p=" + p + ")", Thread::new, team.stragglers());
         FatalException failure = team.outcome("exec(p=" + p + ")");
         if (failure != null) throw failure;
     }

@@ -5,6 +5,7 @@ import org.lpf4j.engine.threads.group.Barrier;
 import org.lpf4j.engine.threads.group.GroupFailure;
 import org.lpf4j.engine.threads.group.Participants;
 import org.lpf4j.engine.threads.group.ProcessLedger;
+import org.lpf4j.engine.threads.group.ProcessThreads;
 import org.lpf4j.engine.threads.group.RequestQueue;
 import org.lpf4j.engine.threads.group.SuperstepBarrier;
 import org.lpf4j.engine.threads.group.ThreadsPolicy;
@@ -127,7 +128,31 @@ final class Team implements Participants {
 
     /** @return the exception the call that started this section throws, or {@code null} */
     FatalException outcome(String call) {
-        return failure.outcome((reason, cause) -> new FatalException(call + " failed: " + reason, cause));
+        String left = leftRunning == null ? "" : "; " + leftRunning + " still ran its SPMD function " + settings.syncTimeoutMillis()
+                + " ms (" + ThreadsParameters.SYNC_TIMEOUT.key() + ") after that: interrupted and left running";
+        return failure.outcome((reason, cause) -> new FatalException(call + " failed: " + reason + left, cause));
+    }
+
+    /** The processes an exec stopped waiting for (its caller's thread only), or null. */
+    private String leftRunning;
+
+    /**
+     * For an exec with a sync timeout: once the section has failed, its processes that still run
+     * (stuck outside lpf4j) are waited for as long again, then interrupted and left running, so
+     * that exec returns (its {@link #outcome} says so); without a timeout every process is waited for.
+     */
+    ProcessThreads.Stragglers stragglers() {
+        if (syncTimeoutNanos <= 0) return null;
+        return new ProcessThreads.Stragglers() {
+            @Override
+            public long graceNanos() { return failed() ? syncTimeoutNanos : -1; }
+
+            @Override
+            public void leftRunning(int pid, Thread thread) {
+                String who = "pid " + pid + " (thread " + thread.getName() + ")";
+                leftRunning = leftRunning == null ? who : leftRunning + ", " + who;
+            }
+        };
     }
 
     /**

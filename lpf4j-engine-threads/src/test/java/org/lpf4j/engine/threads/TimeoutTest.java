@@ -97,4 +97,38 @@ class TimeoutTest {
         assertTrue(e.getMessage().contains("waits in sync 2"), e.getMessage());
         assertTrue(!e.getMessage().contains("pid " + returner + " waits"), e.getMessage());
     }
+
+    /**
+     * A process stuck outside lpf4j for good (a loop that ignores interrupts) does not hold exec:
+     * once the sync timeout has named it, exec waits for it as long again, then interrupts it and
+     * returns its failure saying that the thread was left running (before, exec waited for the
+     * thread forever and nothing was printed).
+     */
+    @Test
+    void execReturnsWithoutAProcessStuckOutsideLpf4jForGood() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Thread> stuck = new java.util.concurrent.atomic.AtomicReference<>();
+        long t0 = System.nanoTime();
+        try {
+            FatalException e = assertThrows(FatalException.class, () -> ThreadsEngine.root(settings(0, 300)).exec(2, ctx -> {
+                ctx.sync();
+                if (ctx.pid() == 1) {
+                    stuck.set(Thread.currentThread());
+                    while (!release.get()) Thread.onSpinWait(); // deaf to interrupts
+                }
+                ctx.sync();
+            }));
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(e.getMessage().contains("pid 1 of 2 did not reach sync 2 within 300 ms"), e.getMessage());
+            assertTrue(e.getMessage().contains("pid 1 (thread lpf-threads-") && e.getMessage().contains("interrupted and left running"),
+                    e.getMessage());
+            assertTrue(millis < 10_000, "exec returned after " + millis + " ms");
+            assertTrue(stuck.get().isAlive(), "the stuck thread was left running");
+            assertTrue(stuck.get().isInterrupted(), "and interrupted");
+        } finally {
+            release.set(true);
+            if (stuck.get() != null) stuck.get().join(10_000);
+        }
+        assertTrue(!stuck.get().isAlive(), "released, it ended");
+    }
 }

@@ -42,6 +42,28 @@ public final class ProcessThreads {
      */
     public static void runAll(int n, IntFunction<String> names, IntConsumer process, String where,
                               ThreadFactory factory) {
+        runAll(n, names, process, where, factory, null);
+    }
+
+    /**
+     * What a section does with processes that still run after it failed: a process stuck outside
+     * lpf4j (an endless loop, a wait on something else) cannot be stopped, and a section whose
+     * sync deadline named it should not wait for it forever.
+     */
+    public interface Stragglers {
+        /** @return how long to wait for a process that still runs once the section has failed (ns), or -1: until it ends */
+        long graceNanos();
+
+        /** Process {@code pid}'s thread still ran {@link #graceNanos} after the failure: it was interrupted and is left running. */
+        void leftRunning(int pid, Thread thread);
+    }
+
+    /**
+     * {@link #runAll(int, IntFunction, IntConsumer, String, ThreadFactory)}, returning without the
+     * processes that {@code stragglers} gives up on (null: waits for every one).
+     */
+    public static void runAll(int n, IntFunction<String> names, IntConsumer process, String where,
+                              ThreadFactory factory, Stragglers stragglers) {
         CountDownLatch go = new CountDownLatch(1);
         boolean[] abort = new boolean[1]; // written before go opens, read after
         Thread[] threads = new Thread[n];
@@ -72,8 +94,38 @@ public final class ProcessThreads {
         try {
             process.accept(0);
         } finally {
-            joinAll(threads);
+            if (stragglers == null) joinAll(threads);
+            else joinAll(threads, stragglers);
         }
+    }
+
+    /**
+     * Waits until every thread has ended or, once {@code stragglers} gives a grace, until it has
+     * passed since it was first given: a thread still running then is interrupted and left.
+     */
+    private static void joinAll(Thread[] threads, Stragglers stragglers) {
+        boolean interrupted = false;
+        long graceFrom = 0;
+        for (int pid = 0; pid < threads.length; pid++) {
+            Thread t = threads[pid];
+            while (t != null && t.isAlive()) {
+                try {
+                    t.join(10); // returns as soon as the thread ends
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                long grace = stragglers.graceNanos();
+                if (grace < 0 || !t.isAlive()) continue;
+                long now = System.nanoTime();
+                if (graceFrom == 0) graceFrom = now;
+                if (now - graceFrom >= grace) {
+                    t.interrupt();
+                    stragglers.leftRunning(pid, t);
+                    break;
+                }
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /**
