@@ -122,6 +122,7 @@ public final class NetLaunch {
         }
         int status = 0, failed = -1;
         long failedAt = 0;
+        boolean killed = false;
         while (true) {
             boolean alive = false;
             for (int r = 0; r < jvms; r++) {
@@ -137,10 +138,11 @@ public final class NetLaunch {
                 }
             }
             if (!alive) break;
-            if (failed >= 0 && System.nanoTime() - failedAt > GRACE_MILLIS * 1_000_000L) {
+            if (failed >= 0 && !killed && System.nanoTime() - failedAt > GRACE_MILLIS * 1_000_000L) {
                 System.err.println("lpf4j net: processes still running " + GRACE_MILLIS / 1000 + " s after rank " + failed
                         + " failed: killed");
                 processes.forEach(NetLaunch::kill);
+                killed = true; // said and done once; the loop waits for them to be gone
             }
             processes.get(0).waitFor(20, TimeUnit.MILLISECONDS);
         }
