@@ -47,6 +47,7 @@ public class CheckpointCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         CheckpointDirectory cd = new CheckpointDirectory(dir);
+        if (!(waitSeconds >= 0)) throw new UsageException("lpf checkpoint: --wait " + waitSeconds + ": give 0 or more seconds");
         if (!dir.toFile().isDirectory()) throw new UsageException("lpf checkpoint: " + cd.path() + " is not a directory");
         if (list) {
             List<Long> committed = cd.committed();
@@ -57,7 +58,7 @@ public class CheckpointCommand implements Callable<Integer> {
         }
         CheckpointDirectory.JobState state = cd.job();
         notRunning(cd, state);
-        long deadline = System.nanoTime() + (long) (Math.max(0, waitSeconds) * 1e9);
+        long deadline = System.nanoTime() + (long) (waitSeconds * 1e9);
         // A job not yet at its Checkpoints.init has no state, and init discards older requests: ask once it runs.
         while (state == CheckpointDirectory.JobState.NONE && System.nanoTime() < deadline) {
             Thread.sleep(100);

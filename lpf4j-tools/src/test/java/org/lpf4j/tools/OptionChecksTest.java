@@ -89,4 +89,10 @@ class OptionChecksTest {
         assertFalse(r.out().contains("no restart left"), r.out());
         assertFalse(r.out().contains("the section failed"), r.out());
     }
+
+    @Test
+    void aNegativeCheckpointWaitIsAUsageError(@TempDir Path dir) {
+        // It was taken as 0 (do not wait) without a word.
+        Cli.run("checkpoint", "--wait", "-1", dir.toString()).expectError(UsageException.EXIT_CODE, "lpf checkpoint: --wait -1.0: give 0 or more seconds");
+    }
 }
