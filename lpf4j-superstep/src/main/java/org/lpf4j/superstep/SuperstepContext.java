@@ -259,8 +259,12 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         if (end.ended()) throw end.fatal("sync");
         hadMessages = false;
         transport.beginRound(superstep);
+        boolean midway = false;
         try {
             int queued = exchange.count(requests);
+            // From here on the others may wait for what this process sends. An error before (an operator
+            // that does not serialize) ends the section by the end round, where the others wait for it.
+            midway = true;
             long mine = Round.IN_SYNC | (queued > 0 ? Round.HAS_MESSAGES : 0);
             boolean pairsFit = round.pairsFit(), sent = pairsFit && queued > 0;
             if (sent) exchange.sendEarly(requests);
@@ -279,7 +283,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
             end.passed(e);
             throw end.deadlineFatal("sync");
         } catch (RuntimeException | Error e) {
-            if (e instanceof FatalException) throw e; // the section had ended: said by the round, not midway
+            if (!midway || e instanceof FatalException) throw e; // before sending, or the section had ended (said by the round)
             // An error of this process midway (a buffer it could not allocate): the others wait for
             // transfers and rounds that will not come, so the transport ends their waits, as a death would.
             String why = "pid " + pid + " left superstep " + superstep + " midway: " + e;
