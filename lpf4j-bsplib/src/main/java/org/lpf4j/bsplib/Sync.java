@@ -95,6 +95,7 @@ final class Sync {
         out.readLateSources();
         // ---- the headers, and the streams that fit
         long sent = 0, maxTo = 0, popped = registry.popped(), direct = out.nHp + out.nGet;
+        outboxOff[0] = 0; // stageMessages advanced every offset last time, the first one included
         for (int q = 0; q < p; q++) {
             sent += out.reqTo[q];
             maxTo = Math.max(maxTo, out.reqTo[q]);

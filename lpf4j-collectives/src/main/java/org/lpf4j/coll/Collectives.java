@@ -1051,8 +1051,9 @@ public final class Collectives implements AutoCloseable {
                     + " exceeds maxByteSize=" + maxByteSize + " given to init");
         }
         int rootRank = rooted ? rootRank(call, root) : Reductions.ALL;
-        Objects.requireNonNull(array, call + ": array/element segment is null");
-        Objects.requireNonNull(op, call + ": the operator is null");
+        // Not Objects.requireNonNull(x, call + "..."): that builds the message on every call.
+        if (array == null) throw new NullPointerException(call + " at pid " + ctx.pid() + ": array/element segment is null");
+        if (op == null) throw new NullPointerException(call + " at pid " + ctx.pid() + ": the operator is null");
         long bytes = num * size;
         if (array.byteSize() < bytes) {
             throw new IllegalArgumentException(call + " at pid " + ctx.pid() + ": the segment has " + array.byteSize()
