@@ -19,21 +19,25 @@ import java.util.function.Supplier;
 final class MpiContext extends SuperstepContext {
     private final Mpi mpi;
     private final long comm;
+    /** Whether {@link #close} frees {@link #comm} (not a communicator shared by the root contexts). */
+    private final boolean ownsComm;
     private final String engineKey;
     private final int freeP;
     private final MpiSettings settings;
 
     /**
-     * @param comm      the section's own communicator (this context frees it at {@link #close})
+     * @param comm      the section's communicator
+     * @param ownsComm  whether it is the section's own (this context frees it at {@link #close})
      * @param engineKey the probe cache key: processes that share it measure together
      * @param freeP     the processors this process has for nested sections (its share of the job)
      * @param objects   how objects from other processes (operators, exceptions) find their classes
      * @param settings  the engine's settings, resolved when the runtime started or the hook was called
      */
-    MpiContext(Mpi mpi, long comm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings) {
+    MpiContext(Mpi mpi, long comm, boolean ownsComm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings) {
         super(new MpiTransport(mpi, comm, settings.syncTimeoutMillis(), settings.polls()), args, objects, settings.protocol(), "mpi");
         this.mpi = mpi;
         this.comm = comm;
+        this.ownsComm = ownsComm;
         this.engineKey = engineKey;
         this.freeP = freeP;
         this.settings = settings;
@@ -68,5 +72,7 @@ final class MpiContext extends SuperstepContext {
     }
 
     @Override
-    protected void closeEngine() { mpi.free(comm); }
+    protected void closeEngine() {
+        if (ownsComm) mpi.free(comm);
+    }
 }

@@ -93,12 +93,27 @@ final class MpiRuntime extends JobRuntime {
 
     @Override protected int size() { return size; }
 
+    /**
+     * A root context of this JVM ({@code Lpf.root()} makes one per call): a one-process section over
+     * the one duplicate of {@code MPI_COMM_SELF} that every root shares. A root is never closed, so a
+     * communicator of its own would be one more per call for the JVM's life (MPICH runs out of
+     * context ids after about 2000: {@code MPI_Comm_dup} fails). Sharing is safe: a section of one
+     * process sends no message, and its collectives (blocking: no deadline, no polling for one
+     * process) complete within the call.
+     */
     @Override
-    protected Context selfContext() {
-        long comm = mpi.dup(mpi.commSelf());
-        mpi.setErrorsReturn(comm);
-        return new MpiContext(mpi, comm, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), settings);
+    protected synchronized Context selfContext() {
+        if (!rootSelfMade) {
+            rootSelf = mpi.dup(mpi.commSelf());
+            mpi.setErrorsReturn(rootSelf);
+            rootSelfMade = true;
+        }
+        return new MpiContext(mpi, rootSelf, false, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), settings);
     }
+
+    /** The duplicate of {@code MPI_COMM_SELF} the root contexts share ({@link #selfContext}), once made. */
+    private long rootSelf;
+    private boolean rootSelfMade;
 
     @Override
     protected String rootName() { return "MpiRootContext[rank 0 of " + size + "]"; }

@@ -22,7 +22,7 @@ final class Sections {
     static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP,
                               MpiSettings settings) {
         mpi.setErrorsReturn(comm);
-        MpiContext ctx = new MpiContext(mpi, comm, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
+        MpiContext ctx = new MpiContext(mpi, comm, true, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
         return SuperstepContext.runProcess(ctx, spmd, "mpi", call);
     }
 
