@@ -92,8 +92,9 @@ public abstract class JobRuntime {
      * reports the whole job (p = freeP = the number of ranks, {@link WholeJobProbe}).
      */
     private Context rootContext() {
+        closeCollectedRoots();
         Context self = selfContext();
-        return new ForwardingContext(self) {
+        ForwardingContext root = new ForwardingContext(self) {
             @Override
             public void exec(int p, Spmd spmd, Args args) {
                 checkRootExec(p, spmd, args);
@@ -106,7 +107,44 @@ public abstract class JobRuntime {
             @Override
             public String toString() { return rootName(); }
         };
+        if (self instanceof SuperstepContext own) roots.add(new CollectedRoot(root, own, collected));
+        return root;
     }
+
+    /**
+     * The one-process contexts of root contexts the program no longer holds: each {@link #root}
+     * call closes those the GC has found since the last, on the calling thread. A root is never
+     * closed by the program, and its context holds native buffers: without this, a program that
+     * asks for the root again and again (each {@code Bsplib.run}) kept them all. No thread of its own.
+     */
+    private final java.lang.ref.ReferenceQueue<Context> collected = new java.lang.ref.ReferenceQueue<>();
+    /** Keeps the references themselves reachable until their root is collected. */
+    private final java.util.Set<CollectedRoot> roots = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A root context's one-process context, to close once the root is unreachable. */
+    private static final class CollectedRoot extends java.lang.ref.PhantomReference<Context> {
+        final SuperstepContext self;
+
+        CollectedRoot(Context root, SuperstepContext self, java.lang.ref.ReferenceQueue<Context> queue) {
+            super(root, queue);
+            this.self = self;
+        }
+    }
+
+    private void closeCollectedRoots() {
+        for (java.lang.ref.Reference<? extends Context> r; (r = collected.poll()) != null; ) {
+            CollectedRoot root = (CollectedRoot) r;
+            roots.remove(root);
+            try {
+                root.self.close();
+            } catch (RuntimeException e) {
+                // a root left mid-superstep keeps its buffers, as any section with transfers pending does
+            }
+        }
+    }
+
+    /** @return the one-process contexts of root contexts that are not closed yet (for tests) */
+    int openRoots() { return roots.size(); }
 
     /**
      * The argument rules of a root context's {@code exec}, for every root that starts sections
