@@ -34,7 +34,8 @@ final class Launched {
             line = launcher.command(launch);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // The launcher refuses the options it was given (e.g. --nodes above -p, or one it cannot honour here).
-            throw new UsageException(e.getMessage().startsWith("lpf ") ? e.getMessage() : command + ": " + e.getMessage());
+            String why = String.valueOf(e.getMessage());
+            throw new UsageException(why.startsWith("lpf ") ? why : command + ": " + why);
         }
         out.flush();
         Process process;

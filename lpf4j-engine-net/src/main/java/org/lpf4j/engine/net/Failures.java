@@ -44,7 +44,7 @@ final class Failures {
 
     /** Marks the peer of {@code c} dead, for {@code why}, closes both its connections and tells the others. */
     void died(Conn c, String why) {
-        if (markDead(c.peer, why + " (seen by pid " + rank + ")")) spread(c.rank, c.peer.death);
+        if (markDead(c.peer, why + " (seen by pid " + rank + ")")) spread(c.rank, c.peer.death, false);
     }
 
     /** @return whether {@code p} was not known dead before */
@@ -59,13 +59,26 @@ final class Failures {
         return true;
     }
 
-    /** Sends a death notice of {@code dead} to every peer this process holds a main connection with (the dead one aside). */
-    private void spread(int dead, String why) {
+    /**
+     * Sends a death notice of {@code dead} to every peer this process holds a main connection with
+     * (the dead one aside): written as far as each socket takes it now, or, when this process is
+     * the one {@code leaving}, within the goodbye's bound each (its connections close next).
+     */
+    private void spread(int dead, String why, boolean leaving) {
         if (table.dropped) return;
         for (Peer q : table.peers) {
             if (q == null || q.dead || q.shared.channel == null) continue;
-            stageFail(q.shared, dead, why);
-            frames.write(q.shared);
+            if (!leaving) {
+                stageFail(q.shared, dead, why);
+                frames.write(q.shared);
+                continue;
+            }
+            try {
+                stageFail(q.shared, dead, why);
+                frames.drain(q.shared);
+            } catch (IOException | RuntimeException e) {
+                // that peer sees the connection end instead
+            }
         }
     }
 
@@ -85,17 +98,7 @@ final class Failures {
      * bound; the caller then closes every connection. A peer that misses it sees a connection end
      * without goodbye, or hears the news from another.
      */
-    void leave(String why) {
-        for (Peer q : table.peers) {
-            if (q == null || q.dead || q.shared.channel == null || !q.shared.channel.isOpen()) continue;
-            try {
-                stageFail(q.shared, rank, why);
-                frames.drain(q.shared);
-            } catch (IOException | RuntimeException e) {
-                // that peer sees the connection end instead
-            }
-        }
-    }
+    void leave(String why) { spread(rank, why, true); }
 
     /** A death notice came from the peer of {@code c}: the process it names died; this one passes the news on. */
     void heard(Conn c, Stash s) {
@@ -106,7 +109,7 @@ final class Failures {
         if (dead < 0 || dead >= size) throw broken(c, "a death notice of rank " + dead);
         if (dead == rank || table.dropped) return; // a peer that lost its connections to this one: it will be told otherwise
         Peer p = table.peerOf(dead);
-        if (markDead(p, why)) spread(dead, why);
+        if (markDead(p, why)) spread(dead, why, false);
     }
 
     Transport.Stopped broken(Conn c, String what) {
