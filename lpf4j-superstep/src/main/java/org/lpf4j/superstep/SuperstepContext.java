@@ -341,7 +341,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
             end.passed(e);
             throw end.deadlineFatal("rehook");
         }
-        FatalException f = runChild(spmd, args, "rehook");
+        FatalException f = child(spmd, args, "rehook");
         if (f != null) throw f;
     }
 
@@ -356,7 +356,7 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         end.live("probe");
         ProbeHarness.Fit fit = probeFit(() -> {
             ProbeHarness.Fit[] result = new ProbeHarness.Fit[1];
-            FatalException f = runChild(ctx -> result[0] = ProbeHarness.cachedOrMeasured(ctx, probeKey(), probeNanos()), Args.NONE,
+            FatalException f = child(ctx -> result[0] = ProbeHarness.cachedOrMeasured(ctx, probeKey(), probeNanos()), Args.NONE,
                     "probe");
             if (f != null) throw f;
             return result[0];
@@ -394,12 +394,23 @@ public abstract class SuperstepContext implements Context, NodeExchange, WireCou
         if (f != null) throw f;
     }
 
+    /** {@link #runChild}, where a transport that bounds the making of the section ends this one as a sync's deadline does. */
+    private FatalException child(Spmd spmd, Args args, String call) {
+        try {
+            return runChild(spmd, args, call);
+        } catch (Transport.Stopped e) {
+            end.passed(e);
+            throw end.deadlineFatal(call);
+        }
+    }
+
     /**
      * The engine's part of {@link #rehook} and {@link #probe}: runs {@code spmd} as a fresh section
      * over this section's processes (collective; after every process agreed in a round, for rehook).
      *
      * @param call {@code "rehook"} or {@code "probe"}, for the section's messages
      * @return the failure of that section, or null if it ended well
+     * @throws Transport.Stopped if the transport bounds the wait for the others to make it, and they did not come
      */
     protected abstract FatalException runChild(Spmd spmd, Args args, String call);
 

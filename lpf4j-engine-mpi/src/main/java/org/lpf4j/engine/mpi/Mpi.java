@@ -52,7 +52,7 @@ public final class Mpi {
     private final MemorySegment status = arena.allocate(64, 8);
 
     private final MethodHandle initialized, finalized, initThread, queryThread, finalizeH, abort, commRank, commSize,
-            commSetErrhandler, commSplit, commDup, commFree, barrier, bcast, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
+            commSetErrhandler, commSplit, commDup, commIdup, commFree, barrier, bcast, send, recv, winCreate, winSetErrhandler, put, winFence, winFree, getLibraryVersion,
             errorString, wtime, iprobe, openPort, closePort, commAccept, commConnect, intercommMerge;
 
     private Mpi(MpiLibrary library) {
@@ -71,6 +71,7 @@ public final class Mpi {
         commSetErrhandler = fn("MPI_Comm_set_errhandler", H, H);
         commSplit = fn("MPI_Comm_split", H, JAVA_INT, JAVA_INT, ADDRESS);
         commDup = fn("MPI_Comm_dup", H, ADDRESS);
+        commIdup = fn("MPI_Comm_idup", H, ADDRESS, P);
         commFree = fn("MPI_Comm_free", ADDRESS);
         barrier = fn("MPI_Barrier", H);
         bcast = fn("MPI_Bcast", ADDRESS, JAVA_INT, H, JAVA_INT, H);
@@ -319,6 +320,22 @@ public final class Mpi {
             throw rethrow("MPI_Comm_dup", t);
         }
     }
+
+    /**
+     * {@code MPI_Comm_idup(comm)}: the duplicate's handle is written to {@code newcomm} (one
+     * handle, valid until the request completes) by the time the request at {@code request}
+     * completes; read it with {@link #handle}.
+     */
+    public void idup(long comm, MemorySegment newcomm, long request) {
+        try {
+            check("MPI_Comm_idup", (int) commIdup.invokeExact(comm, newcomm, request));
+        } catch (Throwable t) {
+            throw rethrow("MPI_Comm_idup", t);
+        }
+    }
+
+    /** @return the handle held in {@code seg} (written by a call such as {@link #idup}) */
+    public long handle(MemorySegment seg) { return abi.read(seg); }
 
     /** {@code MPI_Comm_free}. */
     public void free(long comm) {

@@ -24,6 +24,7 @@ final class MpiContext extends SuperstepContext {
     private final String engineKey;
     private final int freeP;
     private final MpiSettings settings;
+    private final SyncDeadline deadline;
 
     /**
      * @param comm      the section's communicator
@@ -32,9 +33,18 @@ final class MpiContext extends SuperstepContext {
      * @param freeP     the processors this process has for nested sections (its share of the job)
      * @param objects   how objects from other processes (operators, exceptions) find their classes
      * @param settings  the engine's settings, resolved when the runtime started or the hook was called
+     * @param around    the deadline of the communicator {@code comm} was made from, or null ({@link SyncDeadline})
      */
-    MpiContext(Mpi mpi, long comm, boolean ownsComm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings) {
-        super(new MpiTransport(mpi, comm, settings.syncTimeoutMillis(), settings.polls()), args, objects, settings.protocol(), "mpi");
+    MpiContext(Mpi mpi, long comm, boolean ownsComm, Args args, String engineKey, int freeP, CrossJvmObjects objects, MpiSettings settings,
+               SyncDeadline around) {
+        this(new MpiTransport(mpi, comm, settings.syncTimeoutMillis(), settings.polls(), around), mpi, comm, ownsComm, args, engineKey,
+                freeP, objects, settings);
+    }
+
+    private MpiContext(MpiTransport transport, Mpi mpi, long comm, boolean ownsComm, Args args, String engineKey, int freeP,
+                       CrossJvmObjects objects, MpiSettings settings) {
+        super(transport, args, objects, settings.protocol(), "mpi");
+        this.deadline = transport.deadline();
         this.mpi = mpi;
         this.comm = comm;
         this.ownsComm = ownsComm;
@@ -59,16 +69,20 @@ final class MpiContext extends SuperstepContext {
 
     @Override protected int freeP() { return freeP; }
 
-    /** A section over a duplicate of this section's communicator. */
+    /**
+     * A section over a duplicate of this section's communicator, made under this section's sync
+     * deadline: a process that does not join is named, as in a sync ({@link SyncDeadline.Passed}).
+     */
     @Override
     protected FatalException runChild(Spmd spmd, Args args, String call) {
-        return Sections.run(mpi, mpi.dup(comm), spmd, args, engineKey, call, freeP, settings);
+        deadline.beginJoin(nprocs(), call);
+        return Sections.run(mpi, deadline.dup(comm), spmd, args, engineKey, call, freeP, settings, deadline);
     }
 
     /** A section over a duplicate of {@code MPI_COMM_SELF}. */
     @Override
     protected FatalException runAlone(Spmd spmd, Args args, String call) {
-        return Sections.run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", call, 1, settings);
+        return Sections.run(mpi, mpi.dup(mpi.commSelf()), spmd, args, engineKey + "/self", call, 1, settings, null);
     }
 
     @Override

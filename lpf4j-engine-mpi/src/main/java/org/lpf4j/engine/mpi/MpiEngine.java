@@ -46,7 +46,7 @@ public final class MpiEngine {
             MpiSettings settings = MpiSettings.resolve(mpi.abi);
             long section = mpi.dup(comm);
             Sections.agree(mpi, section, settings, "hook(MpiEngine.init(" + comm + "))");
-            FatalException f = Sections.run(mpi, section, spmd, args, "mpi-hook", "hook", 1, settings);
+            FatalException f = Sections.run(mpi, section, spmd, args, "mpi-hook", "hook", 1, settings, null);
             if (f != null) throw f;
         };
     }
@@ -73,7 +73,7 @@ public final class MpiEngine {
             long comm = BootJoin.join(mpi, session, java.time.Duration.ofSeconds(60));
             MpiSettings settings = MpiSettings.resolve(mpi.abi);
             Sections.agree(mpi, comm, settings, "hook(MpiEngine.init(session))");
-            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, settings); // frees comm
+            FatalException f = Sections.run(mpi, comm, spmd, args, "mpi-hook", "hook", 1, settings, null); // frees comm
             if (f != null) throw f;
         };
     }

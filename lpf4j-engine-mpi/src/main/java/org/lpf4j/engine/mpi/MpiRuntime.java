@@ -27,6 +27,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A waiting rank polls with {@code MPI_Iprobe} and sleeps between polls (up to 1 ms), so idle
  * ranks leave the cores to the busy ones (tests oversubscribe).
+ *
+ * <p>With the sync deadline on ({@link MpiParameters#SYNC_TIMEOUT}), starting a section is bounded
+ * by it too ({@link #startWait}): the split, the command's send and the section's duplicate poll,
+ * and a rank that does not join (stopped between two sections) is named as in a sync.
  */
 final class MpiRuntime extends JobRuntime {
     static final int TAG_COMMAND = MpiTags.COMMAND;
@@ -44,6 +48,11 @@ final class MpiRuntime extends JobRuntime {
     final MpiSettings settings;
     private final boolean initializedHere;
     private final Map<Integer, Long> firstRanks = new HashMap<>();
+    /**
+     * The deadline of a section's start, over the control communicator (its processes' facts are
+     * exchanged once, here, and every section's deadline takes them).
+     */
+    private final SyncDeadline startWait;
 
     private MpiRuntime() {
         super("mpi");
@@ -64,6 +73,7 @@ final class MpiRuntime extends JobRuntime {
         refuseIfSingletonOfALaunchedJob(size, mpi);
         libraryVersion = mpi.libraryVersion().lines().findFirst().orElse("").strip();
         agree();
+        startWait = new SyncDeadline(mpi, control, rank, size, settings.syncTimeoutMillis(), settings.polls(), null);
     }
 
     /**
@@ -108,7 +118,7 @@ final class MpiRuntime extends JobRuntime {
             mpi.setErrorsReturn(rootSelf);
             rootSelfMade = true;
         }
-        return new MpiContext(mpi, rootSelf, false, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), settings);
+        return new MpiContext(mpi, rootSelf, false, Args.NONE, "mpi/self", 1, CrossJvmObjects.forCurrentThread(), settings, null);
     }
 
     /** The duplicate of {@code MPI_COMM_SELF} the root contexts share ({@link #selfContext}), once made. */
@@ -158,19 +168,37 @@ final class MpiRuntime extends JobRuntime {
 
     @Override protected boolean shipsAlone() { return true; }
 
-    /** Makes the communicator of ranks 0..n-1 (once per n, with every rank); sections are told apart by their duplicates. */
+    /**
+     * Makes the communicator of ranks 0..n-1 (once per n, with every rank); sections are told apart
+     * by their duplicates. {@code MPI_Comm_split} has no nonblocking form: under the deadline, a
+     * barrier polled under it comes first.
+     */
     @Override
     protected int newSection(int n) {
-        if (n == size || firstRanks.containsKey(n)) return 0;
-        for (int r = 1; r < size; r++) command(r, SPLIT, n, 0, null);
-        long c = mpi.split(control, 0, 0);
-        mpi.setErrorsReturn(c);
-        firstRanks.put(n, c);
+        if (n != size && !firstRanks.containsKey(n)) {
+            for (int r = 1; r < size; r++) command(r, SPLIT, n, 0, null);
+            startWait.beginJoin(size, call(n));
+            try {
+                startWait.barrier();
+            } catch (SyncDeadline.Passed e) {
+                throw failedStart(n, e);
+            }
+            long c = mpi.split(control, 0, 0);
+            mpi.setErrorsReturn(c);
+            firstRanks.put(n, c);
+        }
+        startWait.beginJoin(n, call(n)); // the clock of the commands' sends and the duplicate
         return 0;
     }
 
     @Override
     protected void split(int n) {
+        startWait.beginJoin(size, call(n));
+        try {
+            startWait.barrier();
+        } catch (SyncDeadline.Passed e) {
+            leaveAfterDeadline();
+        }
         long c = mpi.split(control, rank < n ? 0 : UNDEFINED, rank);
         if (rank < n) {
             mpi.setErrorsReturn(c);
@@ -180,25 +208,59 @@ final class MpiRuntime extends JobRuntime {
 
     @Override
     protected FatalException runSection(int n, int section, Spmd spmd, Args args, int share) {
-        long comm = n == size ? control : firstRanks.get(n);
-        return Sections.run(mpi, mpi.dup(comm), spmd, args, "mpi", "exec(p=" + n + ")", share, settings);
+        long base = n == size ? control : firstRanks.get(n);
+        if (rank != 0) startWait.beginJoin(n, call(n)); // rank 0's clock started in newSection
+        long comm;
+        try {
+            comm = startWait.dup(base);
+        } catch (SyncDeadline.Passed e) {
+            return failedStart(n, e);
+        }
+        return Sections.run(mpi, comm, spmd, args, "mpi", call(n), share, settings, startWait);
     }
 
-    /** A length, then the bytes, on the control communicator. */
+    private static String call(int n) { return "exec(p=" + n + ")"; }
+
+    private static FatalException failedStart(int n, SyncDeadline.Passed e) {
+        return new FatalException(call(n) + " failed: " + e.getMessage(), null);
+    }
+
+    /**
+     * A length, then the bytes, on the control communicator. A section's command (the shipped
+     * function, of any size) is sent under the deadline of the section's start when it is on.
+     */
     @Override
     protected void sendCommand(int dest, byte[] command) {
-        try (Arena a = Arena.ofConfined()) {
+        if (kind(command) != EXEC || !startWait.on()) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment len = a.allocate(8);
+                len.set(ValueLayout.JAVA_LONG, 0, command.length);
+                mpi.sendBytes(len, 8, dest, TAG_COMMAND, control);
+                mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND, control);
+            }
+            return;
+        }
+        Arena a = Arena.ofConfined();
+        try {
             MemorySegment len = a.allocate(8);
             len.set(ValueLayout.JAVA_LONG, 0, command.length);
-            mpi.sendBytes(len, 8, dest, TAG_COMMAND, control);
-            mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND, control);
+            startWait.sendBytes(len, 8, dest, TAG_COMMAND);
+            startWait.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND);
+        } catch (SyncDeadline.Passed e) {
+            throw failedStart(ranks(command), e); // the buffers stay allocated: MPI may still read them
         }
+        a.close();
     }
 
     @Override
     protected byte[] receiveCommand() {
         long backoff = 1_000;
         while (!mpi.iprobe(0, TAG_COMMAND, control)) {
+            try {
+                startWait.answer(); // a rank joining a section may ask whether this one is alive
+            } catch (SyncDeadline.Passed e) {
+                leaveAfterDeadline();
+            }
             LockSupport.parkNanos(backoff);
             backoff = Math.min(1_000_000, backoff * 2);
         }

@@ -30,6 +30,9 @@ final class MpiTransport implements Transport {
     private final int me, ranks;
     /** How every wait completes: blocking in MPI, or polled under the section's sync deadline. */
     private final SyncDeadline deadline;
+    /** @return the deadline of this section's waits (also of the start of a section made from it) */
+    SyncDeadline deadline() { return deadline; }
+
     /** One message of the sparse way: the value (one long), sent from and received into native memory. */
     private final NativeBuffer notes = new NativeBuffer(), note = new NativeBuffer();
     private static final int TAG_NONZERO = MpiTags.NONZERO;
@@ -38,12 +41,13 @@ final class MpiTransport implements Transport {
      * @param comm              the section's communicator (the caller frees it after {@link #close})
      * @param syncTimeoutMillis the deadline on every wait of a sync, 0 for none
      * @param polls             whether every wait polls even without a deadline ({@link MpiSettings#polls})
+     * @param around            the deadline of the communicator {@code comm} was made from, or null ({@link SyncDeadline})
      */
-    MpiTransport(Mpi mpi, long comm, int syncTimeoutMillis, boolean polls) {
+    MpiTransport(Mpi mpi, long comm, int syncTimeoutMillis, boolean polls, SyncDeadline around) {
         this.mpi = mpi;
         this.comm = comm;
         this.ranks = mpi.size(comm);
-        this.deadline = new SyncDeadline(mpi, comm, mpi.rank(comm), ranks, syncTimeoutMillis, polls);
+        this.deadline = new SyncDeadline(mpi, comm, mpi.rank(comm), ranks, syncTimeoutMillis, polls, around);
         this.early = new RequestArray(mpi, ranks);
         this.rest = new RequestArray(mpi, 4 * ranks);
         this.consensus = new RequestArray(mpi, 8);

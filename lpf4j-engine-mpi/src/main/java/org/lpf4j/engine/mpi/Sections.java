@@ -17,12 +17,13 @@ final class Sections {
     /**
      * Runs {@code spmd} as this process of a section over {@code comm}, which it owns and frees.
      *
+     * @param around the deadline of the communicator {@code comm} was made from, or null ({@link SyncDeadline})
      * @return the section's failure (with the causes on pid 0), or null
      */
     static FatalException run(Mpi mpi, long comm, Spmd spmd, Args args, String engineKey, String call, int freeP,
-                              MpiSettings settings) {
+                              MpiSettings settings, SyncDeadline around) {
         mpi.setErrorsReturn(comm);
-        MpiContext ctx = new MpiContext(mpi, comm, true, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings);
+        MpiContext ctx = new MpiContext(mpi, comm, true, args, engineKey, freeP, CrossJvmObjects.forSection(spmd), settings, around);
         return SuperstepContext.runProcess(ctx, spmd, "mpi", call);
     }
 

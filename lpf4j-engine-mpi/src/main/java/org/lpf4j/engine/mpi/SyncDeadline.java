@@ -30,15 +30,25 @@ import java.util.List;
  * process and collects answers (answering queries meanwhile) for {@link #GRACE_NANOS}. If every
  * process answered, all are in a sync and merely slow (a large exchange): the clock starts again.
  * Otherwise the ones that did not answer are missing: it sends the failure notice to every other
- * process and fails. Each missing process is described from its OS pid and host, exchanged when
- * the section starts (one {@code MPI_Alltoall}, only with the deadline on): on this host, state
- * {@code T} in {@code /proc/<pid>/stat} means stopped by a signal.
+ * process and fails. Each missing process is described from its OS pid and host, exchanged once
+ * per JVM over the runtime's control communicator (one {@code MPI_Alltoall}, only with the deadline
+ * on; a hook's section exchanges them when it starts): on this host, state {@code T} in
+ * {@code /proc/<pid>/stat} means stopped by a signal.
+ *
+ * <p>The start of a section is a wait too: a process stopped between two sections would leave the
+ * others in {@code MPI_Comm_dup} for good. After {@link #beginJoin}, the start's collectives
+ * ({@link #dup}, {@link #barrier}) and a command's send ({@link #sendBytes}) poll under the same
+ * deadline, with the census over the processes that join; the message then says which call they
+ * did not join. A process whose communicator was made from another ({@code around}: the runtime's
+ * control communicator, or the parent section's) also answers queries there while it waits, since
+ * a process that already joined the new communicator must still be seen by one that is joining; a
+ * process that waits for its next command answers them too ({@link #answer}).
  *
  * <p>Once a section failed this way its collectives can never complete: {@link #expired()} tells
  * the runtime not to finalise MPI and not to run another section.
  *
  * <p>Cost with the deadline on: the nonblocking calls instead of blocking ones, one
- * {@code System.nanoTime} per poll and one {@code MPI_Iprobe} per millisecond of waiting; no
+ * {@code System.nanoTime} per poll and one {@code MPI_Iprobe} per communicator per millisecond of waiting; no
  * allocation until the deadline passes. Not thread-safe: used by the thread that syncs.
  */
 final class SyncDeadline implements AutoCloseable {
@@ -47,6 +57,8 @@ final class SyncDeadline implements AutoCloseable {
     /** How long a process that found its deadline passed waits for the others' answers. */
     static final long GRACE_NANOS = 1_000_000_000L;
     private static final long QUERY = 1, ANSWER = 2, FAILED = 3;
+    /** The step of a wait at a section's start ({@link #beginJoin}); a sync's is its superstep, never negative. */
+    private static final long JOINING = -1;
     private static final long LOOK_NANOS = 1_000_000L, SPIN_NANOS = 20_000L;
     /** Bytes per process in the start-up exchange: OS pid, host name length, host name. */
     private static final int FACTS = 128;
@@ -69,30 +81,48 @@ final class SyncDeadline implements AutoCloseable {
     /** One message of the deadline's protocol, received at 0, sent from {@link #width}. */
     private final NativeBuffer message = new NativeBuffer();
     private final int width;
-    private final long[] osPids;
-    private final String[] hosts;
+    private final Facts facts;
     private final boolean[] answered;
+    /** The deadline of the communicator this one's processes were made from, or null ({@link #idle} answers its queries). */
+    private final SyncDeadline around;
     private long since, nextLook, step;
+    /** The processes the census asks: ranks 0 .. members-1 ({@link #n}, or the ones that join a section). */
+    private int members;
+    /** The call the processes join ({@link #beginJoin}), or null while in a sync. */
+    private String joining;
+    /** Where {@link #dup} has MPI write the new handle: kept as long as this object, so that MPI never writes to freed memory. */
+    private MemorySegment newHandle;
+
+    /** Every process's OS pid and host name, for the report of a missing one; index = rank. */
+    record Facts(long[] osPids, String[] hosts) {
+        /** @return the facts of ranks 0 .. n-1 (a communicator made of the first n ranks, in their order) */
+        Facts first(int n) {
+            return n == osPids.length ? this : new Facts(java.util.Arrays.copyOf(osPids, n), java.util.Arrays.copyOf(hosts, n));
+        }
+    }
 
     /**
      * Collective over {@code comm} when {@code millis > 0} and the section has more than one process.
      *
      * @param millis the deadline ({@link MpiParameters#SYNC_TIMEOUT}), 0 for none
      * @param polls  whether waits poll without a deadline too ({@link MpiSettings#polls})
+     * @param around the deadline of a communicator whose ranks 0 .. n-1 are this one's (its facts are
+     *               taken instead of exchanged, and its queries answered while waiting), or null
      */
-    SyncDeadline(Mpi mpi, long comm, int me, int n, int millis, boolean polls) {
+    SyncDeadline(Mpi mpi, long comm, int me, int n, int millis, boolean polls, SyncDeadline around) {
         this.mpi = mpi;
         this.comm = comm;
         this.me = me;
         this.n = n;
+        this.members = n;
         this.millis = n > 1 ? millis : 0;
         this.nanos = this.millis * 1_000_000L;
         this.polls = nanos != 0 || (polls && n > 1);
+        this.around = around != null && around.on() ? around : null;
         if (nanos == 0) {
             one = this.polls ? new RequestArray(mpi, 1) : null;
             width = 0;
-            osPids = null;
-            hosts = null;
+            facts = null;
             answered = null;
             return;
         }
@@ -100,13 +130,13 @@ final class SyncDeadline implements AutoCloseable {
         width = 24 + 8 * ((n + 63) / 64);
         message.atLeast(2L * width);
         answered = new boolean[n];
-        osPids = new long[n];
-        hosts = new String[n];
-        exchangeFacts();
+        facts = this.around != null ? this.around.facts.first(n) : exchangeFacts();
     }
 
     /** Every process learns every other's OS pid and host name (for the report of a missing one). */
-    private void exchangeFacts() {
+    private Facts exchangeFacts() {
+        long[] osPids = new long[n];
+        String[] hosts = new String[n];
         byte[] host = RankGuard.hostName().getBytes(StandardCharsets.UTF_8);
         int len = Math.min(host.length, FACTS - 12);
         try (Arena a = Arena.ofConfined()) {
@@ -125,6 +155,7 @@ final class SyncDeadline implements AutoCloseable {
                 hosts[q] = new String(in.asSlice(at + 12, l).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
             }
         }
+        return new Facts(osPids, hosts);
     }
 
     /** @return whether the deadline is on */
@@ -138,8 +169,70 @@ final class SyncDeadline implements AutoCloseable {
     void begin(long superstep) {
         if (nanos == 0) return;
         this.step = superstep;
+        members = n;
+        joining = null;
         since = System.nanoTime();
         nextLook = since + LOOK_NANOS;
+    }
+
+    /**
+     * Starts the clock of a section's start: until the next {@link #begin}, the census asks ranks
+     * 0 .. {@code members}-1 and a failure says they did not join {@code call}.
+     *
+     * @param call e.g. {@code "exec(p=4)"}
+     */
+    void beginJoin(int members, String call) {
+        if (nanos == 0) return;
+        this.step = JOINING;
+        this.members = members;
+        this.joining = call;
+        since = System.nanoTime();
+        nextLook = since + LOOK_NANOS;
+    }
+
+    /**
+     * Collective over {@code base}, a communicator of ranks 0 .. members-1 of this one's (this one,
+     * or one made from it): {@code MPI_Comm_dup}, or with the deadline on {@code MPI_Comm_idup}
+     * polled under it (after {@link #beginJoin}).
+     *
+     * @return the duplicate
+     */
+    long dup(long base) {
+        if (nanos == 0) return mpi.dup(base);
+        if (newHandle == null) newHandle = Arena.ofAuto().allocate(8, 8);
+        mpi.idup(base, newHandle, one.next());
+        await(one);
+        return mpi.handle(newHandle);
+    }
+
+    /** Collective: {@code MPI_Barrier} over this communicator, or with the deadline on {@code MPI_Ibarrier} polled under it. */
+    void barrier() {
+        if (nanos == 0) {
+            mpi.barrier(comm);
+            return;
+        }
+        mpi.ibarrier(comm, one.next());
+        await(one);
+    }
+
+    /** {@code MPI_Send} of {@code count} bytes to {@code to}, or with the deadline on {@code MPI_Isend} polled under it. */
+    void sendBytes(MemorySegment buf, int count, int to, int tag) {
+        if (nanos == 0) {
+            mpi.sendBytes(buf, count, to, tag, comm);
+            return;
+        }
+        mpi.isendBytes(buf.address(), count, to, tag, comm, one.next());
+        await(one);
+    }
+
+    /**
+     * For a process that waits outside a sync (for its next command): answers the queries that
+     * came, and fails on a failure notice.
+     *
+     * @throws Passed when another process found processes missing
+     */
+    void answer() {
+        if (nanos != 0) lookAround(null);
     }
 
     /** {@code MPI_Allreduce}, or with the deadline on its nonblocking form, polled. */
@@ -185,6 +278,7 @@ final class SyncDeadline implements AutoCloseable {
         if (nanos == 0 || now - nextLook < 0) return;
         nextLook = now + LOOK_NANOS;
         lookAround(null);
+        if (around != null) around.lookAround(null);
         if (now - since >= nanos) census();
     }
 
@@ -217,24 +311,25 @@ final class SyncDeadline implements AutoCloseable {
     private void census() {
         java.util.Arrays.fill(answered, false);
         answered[me] = true;
-        for (int q = 0; q < n; q++) if (q != me) send(QUERY, step, null, q);
+        for (int q = 0; q < members; q++) if (q != me) send(QUERY, step, null, q);
         long until = System.nanoTime() + GRACE_NANOS;
         int count;
         do {
             lookAround(answered);
+            if (around != null) around.lookAround(null);
             count = 0;
-            for (boolean a : answered) if (a) count++;
-            if (count == n) break;
+            for (int q = 0; q < members; q++) if (answered[q]) count++;
+            if (count == members) break;
             java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
         } while (System.nanoTime() - until < 0);
-        if (count == n) {
+        if (count == members) {
             since = System.nanoTime();
             nextLook = since + LOOK_NANOS;
             return;
         }
         boolean[] missing = new boolean[n];
-        for (int q = 0; q < n; q++) missing[q] = !answered[q];
-        for (int q = 0; q < n; q++) if (q != me) send(FAILED, step, missing, q);
+        for (int q = 0; q < members; q++) missing[q] = !answered[q];
+        for (int q = 0; q < members; q++) if (q != me) send(FAILED, step, missing, q);
         throw passed(missing, step, me);
     }
 
@@ -263,7 +358,8 @@ final class SyncDeadline implements AutoCloseable {
         StringBuilder who = new StringBuilder();
         for (int i = 0; i < gone.size(); i++) who.append(i == 0 ? "" : i == gone.size() - 1 ? " and " : ", ").append(name(gone.get(i)));
         StringBuilder b = new StringBuilder();
-        b.append(who).append(" of ").append(n).append(" did not reach sync ").append(superstep)
+        b.append(who).append(" of ").append(superstep == JOINING ? members : n).append(" did not ")
+                .append(superstep != JOINING ? "reach sync " + superstep : "join " + (joining != null ? joining : "the start of a section"))
                 .append(" within ").append(millis).append(" ms while ").append(name(finder)).append(" waited there (")
                 .append(MpiParameters.SYNC_TIMEOUT.key()).append('=').append(millis).append(')');
         for (int q : gone) b.append("; ").append(name(q)).append(' ').append(state(q));
@@ -285,9 +381,9 @@ final class SyncDeadline implements AutoCloseable {
 
     /** @return what is known of missing process {@code q}: stopped by a signal, or simply late */
     private String state(int q) {
-        String where = "(process id " + osPids[q] + " on host " + hosts[q] + ")";
-        if (!hosts[q].equals(RankGuard.hostName())) return where + " did not arrive within " + millis + " ms (another host: its state is unknown here)";
-        char s = processState(osPids[q]);
+        String where = "(process id " + facts.osPids()[q] + " on host " + facts.hosts()[q] + ")";
+        if (!facts.hosts()[q].equals(RankGuard.hostName())) return where + " did not arrive within " + millis + " ms (another host: its state is unknown here)";
+        char s = processState(facts.osPids()[q]);
         if (s == 'T' || s == 't') {
             return where + " is stopped by a signal (state " + s + "), e.g. kill -STOP: it did not arrive within " + millis + " ms";
         }

@@ -18,6 +18,13 @@ import java.lang.foreign.MemorySegment;
  *       {@code STOPPING rank r pid <os pid> at <epoch ms>} first); the others sync on forever;</li>
  *   <li>{@code slow}: it computes (sleeps) 2 s before its next sync (prints
  *       {@code SLOW rank r at <epoch ms>} first); every rank ends after 40 supersteps.</li>
+ *   <li>{@code between}: a first section of all ranks ends well, and the rank stops its JVM 300 ms
+ *       later, while it waits for its next command (prints {@code STOPPING ...} as above); rank 0
+ *       starts a second section of the number of ranks the third argument gives, 1.5 s after the
+ *       first (prints {@code SECOND at <epoch ms>} first).</li>
+ *   <li>{@code probe}: a section of the number of ranks the third argument gives, in which the
+ *       rank stops its JVM after a sync (prints {@code STOPPING ...}) while the others call
+ *       {@code probe()}, which makes a section of them all.</li>
  * </ul>
  * Rank 0 prints {@code NO FAILURE} and returns, or prints {@code FATAL <message>} if exec throws
  * {@link FatalException} and exits with status 3.
@@ -47,10 +54,7 @@ public final class FrozenMain {
             for (long i = 0; mode.equals("stop") || i < 40; i++) {
                 if (i == 20 && s == victim) {
                     if (mode.equals("stop")) {
-                        long pid = ProcessHandle.current().pid();
-                        System.out.println("STOPPING rank " + s + " pid " + pid + " at " + System.currentTimeMillis());
-                        System.out.flush();
-                        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+                        stopThisJvm(s);
                     } else {
                         System.out.println("SLOW rank " + s + " at " + System.currentTimeMillis());
                         System.out.flush();
@@ -64,11 +68,69 @@ public final class FrozenMain {
         }
     }
 
-    /** @param args the mode ({@code stop} or {@code slow}) and the rank that stops or computes */
-    public static void main(String[] args) {
+    /** Prints {@code STOPPING rank r pid <os pid> at <epoch ms>}, then stops this JVM with {@code kill -STOP}. */
+    static void stopThisJvm(int rank) throws java.io.IOException, InterruptedException {
+        long pid = ProcessHandle.current().pid();
+        System.out.println("STOPPING rank " + rank + " pid " + pid + " at " + System.currentTimeMillis());
+        System.out.flush();
+        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+    }
+
+    /** A section that ends well; its process {@code victim} stops its own JVM 300 ms after it. */
+    static final class StopSoon implements Spmd {
+        private static final long serialVersionUID = 1L;
+        private final int victim;
+
+        StopSoon(int victim) { this.victim = victim; }
+
+        @Override
+        public void run(Context ctx) throws Exception {
+            ctx.sync();
+            if (ctx.pid() != victim) return;
+            Thread stopper = new Thread(() -> {
+                try {
+                    Thread.sleep(300);
+                    stopThisJvm(victim);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            stopper.setDaemon(true);
+            stopper.start();
+        }
+    }
+
+    /** The others call {@code probe()} while process {@code victim} stops its JVM. */
+    static final class ProbeWhileStopped implements Spmd {
+        private static final long serialVersionUID = 1L;
+        private final int victim;
+
+        ProbeWhileStopped(int victim) { this.victim = victim; }
+
+        @Override
+        public void run(Context ctx) throws Exception {
+            ctx.sync();
+            if (ctx.pid() == victim) stopThisJvm(victim);
+            ctx.probe();
+        }
+    }
+
+    /** @param args the mode ({@code stop}, {@code slow} or {@code between}), the rank that stops or computes, for {@code between} the second section's p */
+    public static void main(String[] args) throws InterruptedException {
         var root = Lpf.root();
         try {
-            root.exec(root.probe().p(), new Looping(args[0], Integer.parseInt(args[1])));
+            if (args[0].equals("between")) {
+                int victim = Integer.parseInt(args[1]);
+                root.exec(root.probe().p(), new StopSoon(victim));
+                Thread.sleep(1_500);
+                System.out.println("SECOND at " + System.currentTimeMillis());
+                System.out.flush();
+                root.exec(Integer.parseInt(args[2]), new StopSoon(-1));
+            } else if (args[0].equals("probe")) {
+                root.exec(Integer.parseInt(args[2]), new ProbeWhileStopped(Integer.parseInt(args[1])));
+            } else {
+                root.exec(root.probe().p(), new Looping(args[0], Integer.parseInt(args[1])));
+            }
             System.out.println("NO FAILURE");
         } catch (FatalException e) {
             System.out.println("FATAL " + e.getMessage());

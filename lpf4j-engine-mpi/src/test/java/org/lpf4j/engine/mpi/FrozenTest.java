@@ -16,7 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * in the middle of a put + sync loop ends the job soon after the deadline, under both launchers,
  * with a {@code FatalException} that names the rank as stopped by a signal (not as "returned
  * early"), and leaves no process behind; a rank that computes longer than the deadline is named
- * as late; without a deadline a slow rank fails nothing.
+ * as late; without a deadline a slow rank fails nothing. A rank stopped between two sections is
+ * named when the next one starts, whether that start splits the job or not, instead of leaving
+ * rank 0 in {@code MPI_Comm_dup} for good.
  */
 class FrozenTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
@@ -40,6 +42,28 @@ class FrozenTest {
     void aStoppedRankZeroIsNamedByTheLowestRankThatArrived() {
         MpiJob.Result r = stopped(MpiJob.openMpi(), 2, 0);
         assertTrue(r.err().contains("lpf4j mpi: rank 1: the section failed: pid 0 of 2 did not reach sync "), r::both);
+    }
+
+    @Test
+    void aRankStoppedBetweenSectionsIsNamedWhenTheNextStarts() {
+        MpiJob.Result r = stopped(MpiJob.openMpi(), 3, 1, "between", "1", "3");
+        assertTrue(r.out().contains("FATAL exec(p=3) failed: pid 1 of 3 did not join exec(p=3) within " + DEADLINE
+                + " ms while pid 0 waited there"), r::both);
+    }
+
+    @Test
+    void aRankStoppedBetweenSectionsIsNamedWhenTheNextSplitsTheJob() {
+        // The second section has 3 of the 4 ranks: making its communicator needs every rank, the stopped one too.
+        MpiJob.Result r = stopped(MpiJob.mpich(), 4, 3, "between", "3", "3");
+        assertTrue(r.out().contains("FATAL exec(p=3) failed: pid 3 of 4 did not join exec(p=3) within " + DEADLINE
+                + " ms while pid 0 waited there"), r::both);
+    }
+
+    @Test
+    void aRankStoppedWhileTheOthersProbeIsNamed() {
+        // probe() makes a section of the section's processes: a duplicate of its communicator, under the deadline.
+        MpiJob.Result r = stopped(MpiJob.openMpi(), 3, 2, "probe", "2", "3");
+        assertTrue(r.out().contains("pid 2 of 3 did not join probe within " + DEADLINE + " ms"), r::both);
     }
 
     @Test
@@ -76,11 +100,15 @@ class FrozenTest {
 
     /** Runs the put + sync loop on {@code p} ranks with the deadline; rank {@code victim} stops itself. */
     static MpiJob.Result stopped(MpiJob job, int p, int victim) {
+        return stopped(job, p, victim, "stop", Integer.toString(victim));
+    }
+
+    /** Runs {@link FrozenMain} with {@code mainArgs} on {@code p} ranks with the deadline; rank {@code victim} stops itself. */
+    static MpiJob.Result stopped(MpiJob job, int p, int victim, String... mainArgs) {
         long[] stoppedPid = {-1};
         java.util.Set<String> setsBefore = MpiJob.semaphoreSets();
         try {
-            MpiJob.Result r = job.jvm("-Dlpf.engine.mpi.syncTimeout=" + DEADLINE).run(p, TIMEOUT, FrozenMain.class, "stop",
-                    Integer.toString(victim));
+            MpiJob.Result r = job.jvm("-Dlpf.engine.mpi.syncTimeout=" + DEADLINE).run(p, TIMEOUT, FrozenMain.class, mainArgs);
             long end = System.currentTimeMillis();
             assertFalse(r.timedOut(), r::both);
             Matcher m = STOPPING.matcher(r.out());
