@@ -7,8 +7,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * The registered areas by identity, as C BSPlib keys them by pointer: a native segment by its
  * address, a heap segment by its array (identity) and its offset in it. Each key holds a stack
- * of registrations (push_reg of the same area twice stacks). Open addressing over parallel
- * arrays, so a lookup on the put/get path allocates nothing.
+ * of registrations (push_reg of the same area twice stacks); a key whose last registration is
+ * removed goes too, so that the table holds neither the areas' arrays nor room for areas no
+ * longer registered. Open addressing (linear probing) over parallel arrays, so a lookup on the
+ * put/get path allocates nothing.
  */
 final class AreaTable {
     /** One push_reg. */
@@ -101,12 +103,16 @@ final class AreaTable {
         tops[i] = r;
     }
 
-    /** Unlinks {@code r} from its area's stack (wherever it is in it). */
+    /** @return the number of areas with a registration */
+    int keys() { return keys; }
+
+    /** Unlinks {@code r} from its area's stack (wherever it is in it); the area's key goes with its last registration. */
     void remove(Reg r) {
         int i = find(base(r.area), r.area.address());
         if (i < 0) return;
         if (tops[i] == r) {
             tops[i] = r.below;
+            if (tops[i] == null) delete(i);
             return;
         }
         for (Reg x = tops[i]; x != null; x = x.below) {
@@ -114,6 +120,36 @@ final class AreaTable {
                 x.below = r.below;
                 return;
             }
+        }
+    }
+
+    /** Empties slot {@code i}, moving later entries of its probe run back so that every lookup still finds them. */
+    private void delete(int i) {
+        int mask = used.length - 1;
+        Object gone = bases[i];
+        if (gone != null) {
+            for (int k = 0; k < cachedBases.length; k++) {
+                if (cachedBases[k] == gone) {
+                    cachedSegs[k] = null;
+                    cachedBases[k] = null;
+                }
+            }
+        }
+        used[i] = false;
+        bases[i] = null;
+        tops[i] = null;
+        keys--;
+        for (int j = (i + 1) & mask; used[j]; j = (j + 1) & mask) {
+            int home = hash(bases[j], addrs[j], mask);
+            if (((j - home) & mask) < ((j - i) & mask)) continue; // its home lies after the hole: it stays
+            used[i] = true;
+            bases[i] = bases[j];
+            addrs[i] = addrs[j];
+            tops[i] = tops[j];
+            used[j] = false;
+            bases[j] = null;
+            tops[j] = null;
+            i = j;
         }
     }
 
