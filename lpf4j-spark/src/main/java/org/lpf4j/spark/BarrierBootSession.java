@@ -25,8 +25,8 @@ import java.util.concurrent.CompletableFuture;
  * addresses and its start-up agreement here, never its key.
  *
  * <p>Fences include every task of the stage (a barrier's only shape); values are found only
- * through fences (no direct lookup). Cost: one {@code allGather} per fence, about 1 s in Spark
- * 4.2 (its tasks poll the driver's answer once a second).
+ * through fences (no direct lookup). Cost: one {@code allGather} per fence, a round trip to the
+ * driver ({@link BarrierWake} spares the second Spark 4.2 would wait for it).
  */
 final class BarrierBootSession extends AbstractBootSession {
     private final BarrierTaskContext task;
@@ -60,7 +60,7 @@ final class BarrierBootSession extends AbstractBootSession {
         }
         String[] all;
         try {
-            all = task.allGather(mine);
+            all = BarrierWake.call(task, () -> task.allGather(mine));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new BootException("fence(" + options + ") at partition " + rank()
                     + ": Spark's allGather failed: " + e, new int[0], e));

@@ -37,7 +37,7 @@ import java.util.UUID;
  * result through a shuffle (partition i of the result is what process i returned, in its order):
  * Spark retries a failed barrier stage only when it ends in a shuffle, and that costs writing
  * and reading the output once. Each task joins the section
- * through one {@code allGather} (its executor's address; about 1 s, once per stage), then its
+ * through one {@code allGather} (its executor's address; a round trip to the driver, once per stage), then its
  * processes connect over TCP, every connection proving a random key that the driver made when
  * {@code mapPartitions} was called and that travels only in the task closure. Sockets bind to the
  * executor's address ({@code lpf.engine.net.bind} given as a {@linkplain #parameter parameter}

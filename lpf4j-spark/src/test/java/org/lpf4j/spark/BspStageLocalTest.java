@@ -564,4 +564,48 @@ class BspStageLocalTest {
         }
         assertEquals(graphx, bsp(input), "p = 3: GraphX's components");
     }
+
+    /**
+     * Spark's {@code allGather} waits in one-second sleeps for the driver's answer;
+     * {@link BarrierWake} (every fence of a stage's boot) wakes it as soon as its answer can be
+     * there, and leaves no interrupt behind.
+     */
+    @Test
+    void anAllGatherTakesARoundTripNotSparksSecond() {
+        List<Long> nanos = numbers(2, 2).rdd().barrier().mapPartitions(new TimedAllGathers(), false,
+                scala.reflect.ClassTag$.MODULE$.apply(Long.class)).toJavaRDD().collect();
+        assertEquals(2 * 4, nanos.size(), "four figures per task: " + nanos);
+        System.out.println("allGather ns, per task: plain, woken, woken, interrupted left: " + nanos);
+        for (int task = 0; task < 2; task++) {
+            long plain = nanos.get(4 * task), interrupted = nanos.get(4 * task + 3);
+            assertTrue(plain >= 900_000_000L, "Spark's own allGather still sleeps a second (else BarrierWake has no use): " + nanos);
+            for (int i = 1; i <= 2; i++) {
+                long woken = nanos.get(4 * task + i);
+                assertTrue(woken < 400_000_000L, "a woken allGather took " + woken / 1_000_000 + " ms: " + nanos);
+            }
+            assertEquals(0, interrupted, "no interrupt left after the calls: " + nanos);
+        }
+    }
+
+    /** In a barrier task: the ns of one plain {@code allGather}, of two through {@link BarrierWake}, then 1 if the thread was left interrupted. */
+    static final class TimedAllGathers extends scala.runtime.AbstractFunction1<scala.collection.Iterator<Long>, scala.collection.Iterator<Long>>
+            implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public scala.collection.Iterator<Long> apply(scala.collection.Iterator<Long> partition) {
+            BarrierTaskContext task = BarrierTaskContext.get();
+            List<Long> out = new ArrayList<>();
+            long t = System.nanoTime();
+            task.allGather("plain");
+            out.add(System.nanoTime() - t);
+            for (int i = 0; i < 2; i++) {
+                t = System.nanoTime();
+                String[] all = BarrierWake.call(task, () -> task.allGather("woken"));
+                out.add(all.length == 2 ? System.nanoTime() - t : Long.MAX_VALUE);
+            }
+            out.add(Thread.currentThread().isInterrupted() ? 1L : 0L);
+            return scala.jdk.javaapi.CollectionConverters.asScala(out.iterator());
+        }
+    }
 }
