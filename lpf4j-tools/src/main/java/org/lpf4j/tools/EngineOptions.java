@@ -43,8 +43,17 @@ final class EngineOptions {
             return scope;
         } catch (IllegalArgumentException | IllegalStateException e) {
             scope.close();
-            throw new UsageException(command + ": " + e.getMessage());
+            throw usage(command, e);
         }
+    }
+
+    /**
+     * @return the usage error of {@code command} for a refused setting: what the core calls a
+     *         programmatic setting is, in a command, one of its options
+     */
+    static UsageException usage(String command, RuntimeException e) {
+        String message = String.valueOf(e.getMessage()).replace(" (from programmatic)", " (from the command line)");
+        return new UsageException(command + ": " + message);
     }
 
     /** @return these options as arguments again ({@code --engine E --param k=v ...}), for the processes a launcher starts */
@@ -66,7 +75,7 @@ final class EngineOptions {
         try {
             return Lpf.root();
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new UsageException(command + ": " + e.getMessage());
+            throw usage(command, e);
         }
     }
 }

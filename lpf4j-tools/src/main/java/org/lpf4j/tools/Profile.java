@@ -44,14 +44,8 @@ record Profile(String dir, String runId) implements Serializable {
      *                        a file in the way), or is not writable
      */
     static Profile start(String option) {
-        Path dir = Path.of(option).toAbsolutePath().normalize();
+        Path dir = check(option);
         if (!Files.isDirectory(dir)) {
-            Path parent = dir.getParent();
-            if (Files.exists(dir)) throw new UsageException("lpf run: --profile " + option + ": exists and is not a directory");
-            if (parent == null || !Files.isDirectory(parent)) {
-                throw new UsageException("lpf run: --profile " + option + ": the parent directory " + parent
-                        + " does not exist (DIR itself is created if missing; its parent must exist)");
-            }
             try {
                 Files.createDirectory(dir);
             } catch (java.nio.file.FileAlreadyExistsException e) {
@@ -63,6 +57,24 @@ record Profile(String dir, String runId) implements Serializable {
         if (!Files.isDirectory(dir)) throw new UsageException("lpf run: --profile " + option + ": exists and is not a directory");
         if (!Files.isWritable(dir)) throw new UsageException("lpf run: --profile " + option + ": the directory is not writable");
         return new Profile(dir.toString(), UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /**
+     * Checks that {@link #start} can use or make the directory, making nothing.
+     *
+     * @return the directory
+     * @throws UsageException if it is a file, or it is missing and so is its parent
+     */
+    static Path check(String option) {
+        Path dir = Path.of(option).toAbsolutePath().normalize();
+        if (Files.isDirectory(dir)) return dir;
+        if (Files.exists(dir)) throw new UsageException("lpf run: --profile " + option + ": exists and is not a directory");
+        Path parent = dir.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new UsageException("lpf run: --profile " + option + ": the parent directory " + parent
+                    + " does not exist (DIR itself is created if missing; its parent must exist)");
+        }
+        return dir;
     }
 
     /** @return the file in which process {@code pid} leaves its records */

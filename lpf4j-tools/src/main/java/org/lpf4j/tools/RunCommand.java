@@ -158,7 +158,7 @@ public class RunCommand implements Callable<Integer> {
             throw new UsageException("lpf run: --nodes " + nodes + " needs -p N: it spreads the N processes that lpf run"
                     + " starts over that many nodes (without -p the job runs in the JVMs it was started in)");
         }
-        profile = profileDir == null ? null : Profile.start(profileDir);
+        if (profileDir != null) Profile.check(profileDir);
         try (ParameterScope scope = engineOptions.apply("lpf run", procs)) {
             if (debug) scope.set("lpf.debug", "true");
             checkpointing(scope);
@@ -182,10 +182,14 @@ public class RunCommand implements Callable<Integer> {
             try {
                 // A launching side only names the program's kind: its static initialisers run in the processes.
                 Program program = Program.find(className, loader, launcher.isEmpty());
-                if (profile != null && program instanceof Program.MainProgram) {
+                if (profileDir != null && program instanceof Program.MainProgram) {
                     throw new UsageException("lpf run: --profile needs an org.lpf4j.Spmd class (lpf run starts its section);"
                             + " " + className + " has a main method that starts its own");
                 }
+                selected(); // an engine that is not installed is refused here, not after the directories are made
+                // Only now, when the run is no longer refused, are the option's directories made.
+                profile = profileDir == null ? null : Profile.start(profileDir);
+                makeCheckpointDir();
                 if (launcher.isPresent()) {
                     // The header is printed once, here; the launched processes (--launched) print none.
                     printHeader(out, program);
@@ -339,7 +343,7 @@ public class RunCommand implements Callable<Integer> {
         try {
             return Lpf.engine();
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new UsageException("lpf run: " + e.getMessage());
+            throw EngineOptions.usage("lpf run", e);
         }
     }
 
@@ -351,13 +355,14 @@ public class RunCommand implements Callable<Integer> {
         if (restarts < 0) throw new UsageException("lpf run: --restarts " + restarts + ": give 0 or more");
         if (checkpointDir != null) {
             Path dir = checkpointDir.toAbsolutePath();
-            try {
-                java.nio.file.Files.createDirectories(dir);
-            } catch (java.io.IOException e) {
-                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": cannot create it: " + e);
+            Path existing = dir;
+            while (existing != null && !java.nio.file.Files.exists(existing)) existing = existing.getParent();
+            if (existing == null || !java.nio.file.Files.isDirectory(existing)) {
+                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": " + existing + " is not a directory");
             }
-            if (!java.nio.file.Files.isWritable(dir)) {
-                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": not writable");
+            if (!java.nio.file.Files.isWritable(existing)) {
+                throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": " + (existing.equals(dir) ? "not writable"
+                        : "cannot create it: " + existing + " is not writable"));
             }
             scope.set("lpf.cr", "files");
             scope.set("lpf.cr.files.dir", dir.toString());
@@ -379,6 +384,16 @@ public class RunCommand implements Callable<Integer> {
         if (resume) {
             if (checkpointDir == null) throw new UsageException("lpf run: --resume needs --checkpoint-dir DIR");
             scope.set("lpf.cr.files.resume", "true");
+        }
+    }
+
+    /** Makes {@code --checkpoint-dir} once the run is no longer refused ({@link #checkpointing} checked it could). */
+    private void makeCheckpointDir() {
+        if (checkpointDir == null) return;
+        try {
+            java.nio.file.Files.createDirectories(checkpointDir.toAbsolutePath());
+        } catch (java.io.IOException e) {
+            throw new UsageException("lpf run: --checkpoint-dir " + checkpointDir + ": cannot create it: " + e);
         }
     }
 

@@ -95,4 +95,29 @@ class OptionChecksTest {
         // It was taken as 0 (do not wait) without a word.
         Cli.run("checkpoint", "--wait", "-1", dir.toString()).expectError(UsageException.EXIT_CODE, "lpf checkpoint: --wait -1.0: give 0 or more seconds");
     }
+
+    @Test
+    void anUnknownEngineIsNamedAsTheCommandLinesChoice() {
+        Cli r = Cli.run("run", "--engine", "bogus", "-p", "2", IP, "100")
+                .expectError(UsageException.EXIT_CODE, "lpf run: lpf.engine=bogus (from the command line): no engine module named 'bogus'");
+        assertFalse(r.err().contains("programmatic"), r.err());
+    }
+
+    @Test
+    void aRefusedRunMakesNoDirectoryOfItsOptions(@TempDir Path dir) {
+        Path profile = dir.resolve("profile"), checkpoints = dir.resolve("a/b/checkpoints");
+        Cli.run("run", "--engine", "bogus", "--profile", profile.toString(), "--checkpoint-dir", checkpoints.toString(), IP, "100")
+                .expectError(UsageException.EXIT_CODE, "no engine module named 'bogus'");
+        Cli.run("run", "--profile", profile.toString(), "--checkpoint-dir", checkpoints.toString(), "org.lpf4j.examples.NoSuchProgram")
+                .expectError(UsageException.EXIT_CODE, "org.lpf4j.examples.NoSuchProgram");
+        assertFalse(Files.exists(profile), "--profile's directory was made for a refused run");
+        assertFalse(Files.exists(dir.resolve("a")), "--checkpoint-dir's directories were made for a refused run");
+    }
+
+    @Test
+    void aCheckpointDirThatCannotBeMadeIsAUsageError(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        Cli.run("run", "--checkpoint-dir", file.resolve("sub").toString(), IP, "100")
+                .expectError(UsageException.EXIT_CODE, "lpf run: --checkpoint-dir " + file.resolve("sub") + ": " + file + " is not a directory");
+    }
 }
