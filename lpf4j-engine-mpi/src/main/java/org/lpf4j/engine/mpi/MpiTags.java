@@ -16,6 +16,8 @@ final class MpiTags {
     static final int NONZERO = 14;
     /** The sync deadline's messages about processes that did not arrive ({@link SyncDeadline}). */
     static final int ALIVE = 15;
+    /** The reason of a process that left a sync midway, after its notice on {@link #ALIVE} ({@link SyncDeadline#leave}). */
+    static final int LEFT_WHY = 17;
     /** Small length-prefixed messages: the causes of a failed section ({@link Transport#sendMessage}). */
     static final int MESSAGE = 21;
     /** The runtime's commands to the ranks that wait for work, on its control communicator ({@link MpiRuntime}). */

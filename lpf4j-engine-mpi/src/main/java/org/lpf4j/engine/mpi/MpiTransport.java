@@ -158,13 +158,34 @@ final class MpiTransport implements Transport {
         batch(batch).irecv(into, offset, bytes, rank, MpiTags.of(channel), comm);
     }
 
+    /** For tests: the next large payload this thread sends fails, as a buffer the JVM refuses. */
+    static volatile Thread largeSendFailsForTest;
+
     @Override
     public void send(int batch, Channel channel, MemorySegment from, long offset, long bytes, int rank) {
+        if (channel == Channel.LARGE && largeSendFailsForTest != null && largeSendFailsForTest == Thread.currentThread()) {
+            largeSendFailsForTest = null;
+            throw new OutOfMemoryError("Cannot reserve " + bytes + " bytes of direct buffer memory (injected for a test)");
+        }
         batch(batch).isend(from, offset, bytes, rank, MpiTags.of(channel), comm);
     }
 
     @Override
     public void complete(int batch) { deadline.complete(batch(batch)); }
+
+    /**
+     * With the sync deadline on, a notice to every other process, whose waits fail at once with
+     * {@code why}. Without it they wait in blocking MPI calls that nothing can end: the job is
+     * aborted ({@code MPI_Abort}) after {@code why} is printed, rather than left hanging.
+     */
+    @Override
+    public void leave(String why) {
+        if (deadline.leave(why)) return;
+        System.err.println("lpf4j mpi: rank " + me + " of a section of " + ranks + ": " + why + "; without "
+                + MpiParameters.SYNC_TIMEOUT.key() + " the other processes cannot be told, so the job is aborted (MPI_Abort)");
+        System.err.flush();
+        mpi.abort(comm, 1);
+    }
 
     @Override
     public int pending() { return early.count() + rest.count(); }

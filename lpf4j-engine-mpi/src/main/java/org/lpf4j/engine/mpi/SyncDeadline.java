@@ -24,7 +24,9 @@ import java.util.List;
  *   <li>a <em>query</em> ("are you waiting in a sync?") is answered at once: an answer says
  *       "yes, in sync s";</li>
  *   <li>a <em>failure</em> notice (another process found processes missing) fails this process
- *       too, naming the same processes.</li>
+ *       too, naming the same processes;</li>
+ *   <li>a <em>leaving</em> notice (another process left a sync midway, {@link #leave}) fails this
+ *       process at once, with the other's reason (its text follows on {@link MpiTags#LEFT_WHY}).</li>
  * </ul>
  * When a process has waited {@code syncTimeout} ms in one sync it sends a query to every other
  * process and collects answers (answering queries meanwhile) for {@link #GRACE_NANOS}. If every
@@ -56,7 +58,9 @@ final class SyncDeadline implements AutoCloseable {
     static final int TAG_ALIVE = MpiTags.ALIVE;
     /** How long a process that found its deadline passed waits for the others' answers. */
     static final long GRACE_NANOS = 1_000_000_000L;
-    private static final long QUERY = 1, ANSWER = 2, FAILED = 3;
+    private static final long QUERY = 1, ANSWER = 2, FAILED = 3, LEFT = 4;
+    /** The most bytes of a leaving process's reason that travel (an eager message in both MPI libraries). */
+    private static final int WHY_BYTES = 2048;
     /** The step of a wait at a section's start ({@link #beginJoin}); a sync's is its superstep, never negative. */
     private static final long JOINING = -1;
     private static final long LOOK_NANOS = 1_000_000L, SPIN_NANOS = 20_000L;
@@ -296,6 +300,17 @@ final class SyncDeadline implements AutoCloseable {
                 send(ANSWER, theirs, null, from);
             } else if (kind == ANSWER) {
                 if (answered != null && m.get(ValueLayout.JAVA_LONG, 16) == step) answered[from] = true;
+            } else if (kind == LEFT) {
+                int length = (int) Math.min(WHY_BYTES, m.get(ValueLayout.JAVA_LONG, 24));
+                String why;
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment text = a.allocate(Math.max(1, length));
+                    mpi.recvBytes(text, length, from, MpiTags.LEFT_WHY, comm);
+                    why = new String(text.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                }
+                boolean[] gone = new boolean[n];
+                gone[from] = true;
+                throw expire(why, gone);
             } else if (kind == FAILED) {
                 boolean[] missing = new boolean[n];
                 for (int q = 0; q < n; q++) missing[q] = (m.get(ValueLayout.JAVA_LONG, 24 + 8L * (q >>> 6)) & (1L << q)) != 0;
@@ -351,6 +366,38 @@ final class SyncDeadline implements AutoCloseable {
         mpi.sendBytes(m, width, to, TAG_ALIVE, comm);
     }
 
+    /**
+     * This process leaves its sync midway (an error of its own after it began to send): every other
+     * process's wait fails at its next look (within a millisecond) with {@code why}. Only with the
+     * deadline on: without it the others wait in blocking MPI calls that nothing can end.
+     *
+     * @return whether the others were told
+     */
+    boolean leave(String why) {
+        if (nanos == 0) return false;
+        byte[] text = why.getBytes(StandardCharsets.UTF_8);
+        int length = Math.min(WHY_BYTES, text.length);
+        MemorySegment m = message.atLeast(0).asSlice(width, width);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment bytes = a.allocate(Math.max(1, length));
+            MemorySegment.copy(MemorySegment.ofArray(text), 0, bytes, 0, length);
+            for (int q = 0; q < n; q++) {
+                if (q == me) continue;
+                m.fill((byte) 0);
+                m.set(ValueLayout.JAVA_LONG, 0, LEFT);
+                m.set(ValueLayout.JAVA_LONG, 8, step);
+                m.set(ValueLayout.JAVA_LONG, 16, step);
+                m.set(ValueLayout.JAVA_LONG, 24, length);
+                mpi.sendBytes(m, width, q, TAG_ALIVE, comm);
+                mpi.sendBytes(bytes, length, q, MpiTags.LEFT_WHY, comm);
+            }
+        }
+        boolean[] self = new boolean[n];
+        self[me] = true;
+        expire(why, self);
+        return true;
+    }
+
     /** The failure: records it for the runtime and describes every missing process. */
     private Passed passed(boolean[] missing, long superstep, int finder) {
         List<Integer> gone = new ArrayList<>();
@@ -363,7 +410,11 @@ final class SyncDeadline implements AutoCloseable {
                 .append(" within ").append(millis).append(" ms while ").append(name(finder)).append(" waited there (")
                 .append(MpiParameters.SYNC_TIMEOUT.key()).append('=').append(millis).append(')');
         for (int q : gone) b.append("; ").append(name(q)).append(' ').append(state(q));
-        String reason = b.toString();
+        return expire(b.toString(), missing);
+    }
+
+    /** Records the section's failure for the runtime (the first of this JVM), and tells the rank guard. */
+    private Passed expire(String reason, boolean[] missing) {
         synchronized (SyncDeadline.class) {
             if (expired == null) {
                 expired = reason;

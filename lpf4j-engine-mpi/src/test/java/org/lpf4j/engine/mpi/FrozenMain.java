@@ -25,6 +25,9 @@ import java.lang.foreign.MemorySegment;
  *   <li>{@code probe}: a section of the number of ranks the third argument gives, in which the
  *       rank stops its JVM after a sync (prints {@code STOPPING ...}) while the others call
  *       {@code probe()}, which makes a section of them all.</li>
+ *   <li>{@code leave}: every rank puts 1 MiB to the next and syncs, 20 times; in the fifth sync
+ *       the rank's large send fails as a buffer the JVM refuses ({@code OutOfMemoryError}), after
+ *       the sync's round (prints {@code LEAVING rank r at <epoch ms>} first).</li>
  * </ul>
  * Rank 0 prints {@code NO FAILURE} and returns, or prints {@code FATAL <message>} if exec throws
  * {@link FatalException} and exits with status 3.
@@ -115,6 +118,35 @@ public final class FrozenMain {
         }
     }
 
+    /** 1 MiB puts around the ring; process {@code victim}'s fifth sync fails midway. */
+    static final class LeaveMidway implements Spmd {
+        private static final long serialVersionUID = 1L;
+        private final int victim;
+
+        LeaveMidway(int victim) { this.victim = victim; }
+
+        @Override
+        public void run(Context ctx) throws Exception {
+            int p = ctx.nprocs(), s = ctx.pid();
+            long size = 1 << 20;
+            MemorySegment src = Arena.ofShared().allocate(size, 8), dst = Arena.ofShared().allocate(size, 8);
+            ctx.resizeMemoryRegister(2);
+            ctx.resizeMessageQueue(2);
+            ctx.sync();
+            Memslot from = ctx.registerLocal(src), to = ctx.registerGlobal(dst);
+            ctx.sync();
+            for (int i = 0; i < 20; i++) {
+                if (i == 5 && s == victim) {
+                    System.out.println("LEAVING rank " + s + " at " + System.currentTimeMillis());
+                    System.out.flush();
+                    MpiTransport.largeSendFailsForTest = Thread.currentThread();
+                }
+                ctx.put(from, 0, (s + 1) % p, to, 0, size);
+                ctx.sync();
+            }
+        }
+    }
+
     /** @param args the mode ({@code stop}, {@code slow} or {@code between}), the rank that stops or computes, for {@code between} the second section's p */
     public static void main(String[] args) throws InterruptedException {
         var root = Lpf.root();
@@ -126,6 +158,8 @@ public final class FrozenMain {
                 System.out.println("SECOND at " + System.currentTimeMillis());
                 System.out.flush();
                 root.exec(Integer.parseInt(args[2]), new StopSoon(-1));
+            } else if (args[0].equals("leave")) {
+                root.exec(root.probe().p(), new LeaveMidway(Integer.parseInt(args[1])));
             } else if (args[0].equals("probe")) {
                 root.exec(Integer.parseInt(args[2]), new ProbeWhileStopped(Integer.parseInt(args[1])));
             } else {

@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FrozenTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final Pattern STOPPING = Pattern.compile("STOPPING rank (\\d+) pid (\\d+) at (\\d+)");
+    private static final Pattern LEAVING = Pattern.compile("LEAVING rank \\d+ at (\\d+)");
     private static final Pattern SLOW = Pattern.compile("SLOW rank (\\d+) at (\\d+)");
     private static final int DEADLINE = 2_000;
 
@@ -64,6 +65,31 @@ class FrozenTest {
         // probe() makes a section of the section's processes: a duplicate of its communicator, under the deadline.
         MpiJob.Result r = stopped(MpiJob.openMpi(), 3, 2, "probe", "2", "3");
         assertTrue(r.out().contains("pid 2 of 3 did not join probe within " + DEADLINE + " ms"), r::both);
+    }
+
+    @Test
+    void aRankThatLeavesASyncMidwayFailsTheOthersAtOnceUnderTheDeadline() {
+        // The deadline is long: the others must not wait for it, the leaving rank tells them.
+        MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.mpi.syncTimeout=60000").run(3, TIMEOUT, FrozenMain.class, "leave", "1");
+        long end = System.currentTimeMillis();
+        assertFalse(r.timedOut(), r::both);
+        Matcher m = LEAVING.matcher(r.out());
+        assertTrue(m.find(), r::both);
+        long took = end - Long.parseLong(m.group(1));
+        assertTrue(took < 10_000, () -> "the job ended " + took + " ms after rank 1 left\n" + r.both());
+        assertTrue(r.out().contains("FATAL exec(p=3) failed: ") && r.out().contains("pid 1 left superstep 7 midway: "
+                + "java.lang.OutOfMemoryError: Cannot reserve 1048576 bytes of direct buffer memory (injected for a test)"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
+    void withoutADeadlineARankThatLeavesASyncMidwayAbortsTheJob() {
+        MpiJob.Result r = MpiJob.mpich().run(3, TIMEOUT, FrozenMain.class, "leave", "2");
+        assertFalse(r.timedOut(), r::both);
+        assertNotEquals(0, r.exitCode(), r::both);
+        assertTrue(r.err().contains("lpf4j mpi: rank 2 of a section of 3: pid 2 left superstep 7 midway: java.lang.OutOfMemoryError: "), r::both);
+        assertTrue(r.err().contains("so the job is aborted (MPI_Abort)"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
     }
 
     @Test
