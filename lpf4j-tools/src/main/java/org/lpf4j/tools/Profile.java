@@ -63,11 +63,14 @@ record Profile(String dir, String runId) implements Serializable {
      * Checks that {@link #start} can use or make the directory, making nothing.
      *
      * @return the directory
-     * @throws UsageException if it is a file, or it is missing and so is its parent
+     * @throws UsageException if it is a file, an unwritable directory, or missing with its parent
      */
     static Path check(String option) {
         Path dir = Path.of(option).toAbsolutePath().normalize();
-        if (Files.isDirectory(dir)) return dir;
+        if (Files.isDirectory(dir)) {
+            if (!Files.isWritable(dir)) throw new UsageException("lpf run: --profile " + option + ": the directory is not writable");
+            return dir;
+        }
         if (Files.exists(dir)) throw new UsageException("lpf run: --profile " + option + ": exists and is not a directory");
         Path parent = dir.getParent();
         if (parent == null || !Files.isDirectory(parent)) {
