@@ -179,7 +179,7 @@ final class MpiRuntime extends JobRuntime {
             for (int r = 1; r < size; r++) command(r, SPLIT, n, 0, null);
             startWait.beginJoin(size, call(n));
             try {
-                startWait.barrier();
+                if (startWait.on()) startWait.barrier();
             } catch (SyncDeadline.Passed e) {
                 throw failedStart(n, e);
             }
@@ -195,7 +195,7 @@ final class MpiRuntime extends JobRuntime {
     protected void split(int n) {
         startWait.beginJoin(size, call(n));
         try {
-            startWait.barrier();
+            if (startWait.on()) startWait.barrier();
         } catch (SyncDeadline.Passed e) {
             leaveAfterDeadline();
         }
@@ -209,6 +209,11 @@ final class MpiRuntime extends JobRuntime {
     @Override
     protected FatalException runSection(int n, int section, Spmd spmd, Args args, int share) {
         long base = n == size ? control : firstRanks.get(n);
+        if (unpacking != null) {
+            SyncDeadline.Passed failed = unpacking.finish();
+            unpacking = null;
+            if (failed != null) return failedStart(n, failed);
+        }
         if (rank != 0) startWait.beginJoin(n, call(n)); // rank 0's clock started in newSection
         long comm;
         try {
@@ -270,7 +275,67 @@ final class MpiRuntime extends JobRuntime {
             int n = Math.toIntExact(len.get(ValueLayout.JAVA_LONG, 0));
             MemorySegment buf = a.allocate(n);
             mpi.recvBytes(buf, n, 0, TAG_COMMAND, control);
-            return buf.toArray(ValueLayout.JAVA_BYTE);
+            byte[] command = buf.toArray(ValueLayout.JAVA_BYTE);
+            if (kind(command) == EXEC) unpacking = Answerer.startIfUseful(startWait, threadLevel);
+            return command;
+        }
+    }
+
+    /** Answers the start's census while the shipped function is unpacked ({@link Answerer}), or null. */
+    private Answerer unpacking;
+
+    /**
+     * While a rank unpacks a section's shipped function (deserialising it, adopting rank 0's
+     * settings: no MPI call), rank 0 may take the start's census: a thread of its own answers for
+     * it, so that a large function takes as long as it needs, as a long compute phase does. Only
+     * with the deadline on, and with MPI at {@code MPI_THREAD_SERIALIZED} (the two threads never
+     * call MPI at once: {@link #finish} joins it before the next call).
+     */
+    private static final class Answerer implements Runnable {
+        private final SyncDeadline deadline;
+        private final Thread thread;
+        private volatile boolean stop;
+        private SyncDeadline.Passed failed;
+
+        private Answerer(SyncDeadline deadline) {
+            this.deadline = deadline;
+            this.thread = Thread.ofPlatform().daemon().name("lpf4j-mpi-answerer").unstarted(this);
+        }
+
+        static Answerer startIfUseful(SyncDeadline deadline, int threadLevel) {
+            if (!deadline.on() || threadLevel < Mpi.THREAD_SERIALIZED) return null;
+            Answerer a = new Answerer(deadline);
+            a.thread.start();
+            return a;
+        }
+
+        @Override
+        public void run() {
+            while (!stop) {
+                try {
+                    deadline.answer();
+                } catch (SyncDeadline.Passed e) {
+                    failed = e;
+                    return;
+                }
+                LockSupport.parkNanos(1_000_000L);
+            }
+        }
+
+        /** @return the failure notice it received, or null; after this, it calls MPI no more */
+        SyncDeadline.Passed finish() {
+            stop = true;
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    thread.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+            return failed;
         }
     }
 

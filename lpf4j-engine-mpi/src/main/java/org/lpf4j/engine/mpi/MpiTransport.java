@@ -176,10 +176,12 @@ final class MpiTransport implements Transport {
     /**
      * With the sync deadline on, a notice to every other process, whose waits fail at once with
      * {@code why}. Without it they wait in blocking MPI calls that nothing can end: the job is
-     * aborted ({@code MPI_Abort}) after {@code why} is printed, rather than left hanging.
+     * aborted ({@code MPI_Abort}) after {@code why} is printed, rather than left hanging. A section
+     * of one process has nobody to tell: nothing happens, and its error reaches the caller.
      */
     @Override
     public void leave(String why) {
+        if (ranks == 1) return;
         if (deadline.leave(why)) return;
         System.err.println("lpf4j mpi: rank " + me + " of a section of " + ranks + ": " + why + "; without "
                 + MpiParameters.SYNC_TIMEOUT.key() + " the other processes cannot be told, so the job is aborted (MPI_Abort)");

@@ -94,8 +94,10 @@ final class SyncDeadline implements AutoCloseable {
     private int members;
     /** The call the processes join ({@link #beginJoin}), or null while in a sync. */
     private String joining;
-    /** Where {@link #dup} has MPI write the new handle: kept as long as this object, so that MPI never writes to freed memory. */
+    /** Where {@link #dup} has MPI write the new handle (kept in {@link #PENDING_HANDLES} if the dup never completed). */
     private MemorySegment newHandle;
+    /** The handles of duplicates that did not complete: MPI may write them later, so they stay allocated for the JVM's life. */
+    private static final List<MemorySegment> PENDING_HANDLES = java.util.Collections.synchronizedList(new ArrayList<>());
 
     /** Every process's OS pid and host name, for the report of a missing one; index = rank. */
     record Facts(long[] osPids, String[] hosts) {
@@ -205,7 +207,12 @@ final class SyncDeadline implements AutoCloseable {
         if (nanos == 0) return mpi.dup(base);
         if (newHandle == null) newHandle = Arena.ofAuto().allocate(8, 8);
         mpi.idup(base, newHandle, one.next());
-        await(one);
+        try {
+            await(one);
+        } catch (Passed e) {
+            PENDING_HANDLES.add(newHandle); // MPI may still write it: never freed
+            throw e;
+        }
         return mpi.handle(newHandle);
     }
 

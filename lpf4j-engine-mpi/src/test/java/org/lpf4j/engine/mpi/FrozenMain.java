@@ -28,6 +28,10 @@ import java.lang.foreign.MemorySegment;
  *   <li>{@code leave}: every rank puts 1 MiB to the next and syncs, 20 times; in the fifth sync
  *       the rank's large send fails as a buffer the JVM refuses ({@code OutOfMemoryError}), after
  *       the sync's round (prints {@code LEAVING rank r at <epoch ms>} first).</li>
+ *   <li>{@code unpack}: a section of all ranks whose function takes the milliseconds the second
+ *       argument gives to deserialise on each rank it is shipped to; it syncs once.</li>
+ *   <li>{@code alone}: rank 0 leaves a section of itself alone midway ({@code Transport.leave}),
+ *       without and with a deadline, and prints {@code LEFT ALONE}.</li>
  * </ul>
  * Rank 0 prints {@code NO FAILURE} and returns, or prints {@code FATAL <message>} if exec throws
  * {@link FatalException} and exits with status 3.
@@ -147,6 +151,22 @@ public final class FrozenMain {
         }
     }
 
+    /** A function that takes {@code millis} to deserialise (as a large one would), then syncs once. */
+    static final class SlowToUnpack implements Spmd {
+        private static final long serialVersionUID = 1L;
+        private final long millis;
+
+        SlowToUnpack(long millis) { this.millis = millis; }
+
+        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException, InterruptedException {
+            in.defaultReadObject();
+            Thread.sleep(millis);
+        }
+
+        @Override
+        public void run(Context ctx) { ctx.sync(); }
+    }
+
     /** @param args the mode ({@code stop}, {@code slow} or {@code between}), the rank that stops or computes, for {@code between} the second section's p */
     public static void main(String[] args) throws InterruptedException {
         var root = Lpf.root();
@@ -158,6 +178,18 @@ public final class FrozenMain {
                 System.out.println("SECOND at " + System.currentTimeMillis());
                 System.out.flush();
                 root.exec(Integer.parseInt(args[2]), new StopSoon(-1));
+            } else if (args[0].equals("alone")) {
+                Mpi mpi = MpiRuntime.get().mpi;
+                for (int millis : new int[]{0, 60_000}) {
+                    long comm = mpi.dup(mpi.commSelf());
+                    MpiTransport alone = new MpiTransport(mpi, comm, millis, false, null);
+                    alone.leave("pid 0 left superstep 0 midway: a test");
+                    alone.close();
+                    mpi.free(comm);
+                }
+                System.out.println("LEFT ALONE");
+            } else if (args[0].equals("unpack")) {
+                root.exec(root.probe().p(), new SlowToUnpack(Long.parseLong(args[1])));
             } else if (args[0].equals("leave")) {
                 root.exec(root.probe().p(), new LeaveMidway(Integer.parseInt(args[1])));
             } else if (args[0].equals("probe")) {

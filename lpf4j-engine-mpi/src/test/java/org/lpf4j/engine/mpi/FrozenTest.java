@@ -68,6 +68,25 @@ class FrozenTest {
     }
 
     @Test
+    void aRankThatTakesLongerThanTheDeadlineToUnpackTheFunctionIsNotNamed() {
+        // Unpacking the function is the engine's work, not the program's: the rank answers the start's census meanwhile.
+        MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.mpi.syncTimeout=500").run(3, TIMEOUT, FrozenMain.class, "unpack", "3000");
+        assertFalse(r.timedOut(), r::both);
+        assertTrue(r.out().contains("NO FAILURE"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
+    void aSectionOfOneProcessThatLeavesMidwayAbortsNothing() {
+        // Nobody waits for it: its error reaches its caller, the job goes on.
+        MpiJob.Result r = MpiJob.openMpi().run(2, TIMEOUT, FrozenMain.class, "alone", "0");
+        assertFalse(r.timedOut(), r::both);
+        assertTrue(r.out().contains("LEFT ALONE") && r.out().contains("NO FAILURE"), r::both);
+        assertFalse(r.err().contains("MPI_Abort"), r::both);
+        assertTrue(r.ghosts().isEmpty(), () -> "processes left behind: " + r.ghosts());
+    }
+
+    @Test
     void aRankThatLeavesASyncMidwayFailsTheOthersAtOnceUnderTheDeadline() {
         // The deadline is long: the others must not wait for it, the leaving rank tells them.
         MpiJob.Result r = MpiJob.openMpi().jvm("-Dlpf.engine.mpi.syncTimeout=60000").run(3, TIMEOUT, FrozenMain.class, "leave", "1");
