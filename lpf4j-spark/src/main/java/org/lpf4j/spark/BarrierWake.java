@@ -45,7 +45,8 @@ final class BarrierWake {
             return call.get();
         } finally {
             watcher.stop();
-            if (task == null || !task.isInterrupted()) Thread.interrupted(); // ours, not Spark's kill
+            // Ours, unless Spark killed the task: then the interrupt is put back (checked after clearing, so none is lost).
+            if (Thread.interrupted() && task != null && task.isInterrupted()) Thread.currentThread().interrupt();
         }
     }
 

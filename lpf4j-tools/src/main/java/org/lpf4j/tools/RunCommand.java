@@ -187,6 +187,13 @@ public class RunCommand implements Callable<Integer> {
                             + " " + className + " has a main method that starts its own");
                 }
                 selected(); // an engine that is not installed is refused here, not after the directories are made
+                if (launcher.isEmpty() && program instanceof Program.MainProgram) {
+                    exactMachine();
+                    if (restarts > 0) {
+                        throw new UsageException("lpf run: --restarts needs an org.lpf4j.Spmd program; "
+                                + className + " has a main method, which chooses its own sections");
+                    }
+                }
                 // Only now, when the run is no longer refused, are the option's directories made.
                 profile = profileDir == null ? null : Profile.start(profileDir);
                 makeCheckpointDir();
@@ -198,11 +205,6 @@ public class RunCommand implements Callable<Integer> {
                 switch (program) {
                     case Program.SpmdProgram spmd -> runSpmd(spmd, out);
                     case Program.MainProgram main -> {
-                        exactMachine();
-                        if (restarts > 0) {
-                            throw new UsageException("lpf run: --restarts needs an org.lpf4j.Spmd program; "
-                                    + className + " has a main method, which chooses its own sections");
-                        }
                         printHeader(out, program);
                         main.run(programArgs.toArray(String[]::new));
                     }

@@ -110,6 +110,8 @@ class OptionChecksTest {
                 .expectError(UsageException.EXIT_CODE, "no engine module named 'bogus'");
         Cli.run("run", "--profile", profile.toString(), "--checkpoint-dir", checkpoints.toString(), "org.lpf4j.examples.NoSuchProgram")
                 .expectError(UsageException.EXIT_CODE, "org.lpf4j.examples.NoSuchProgram");
+        Cli.run("run", "--checkpoint-dir", checkpoints.toString(), "--restarts", "1", LaunchedRunTest.MainOnEveryRank.class.getName())
+                .expectError(UsageException.EXIT_CODE, "lpf run: --restarts needs an org.lpf4j.Spmd program");
         assertFalse(Files.exists(profile), "--profile's directory was made for a refused run");
         assertFalse(Files.exists(dir.resolve("a")), "--checkpoint-dir's directories were made for a refused run");
     }
