@@ -236,25 +236,26 @@ final class MpiRuntime extends JobRuntime {
      */
     @Override
     protected void sendCommand(int dest, byte[] command) {
-        if (kind(command) != EXEC || !startWait.on()) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment len = a.allocate(8);
-                len.set(ValueLayout.JAVA_LONG, 0, command.length);
-                mpi.sendBytes(len, 8, dest, TAG_COMMAND, control);
-                mpi.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND, control);
-            }
-            return;
-        }
+        boolean section = kind(command) == EXEC;
         Arena a = Arena.ofConfined();
+        boolean mpiMayRead = false;
         try {
             MemorySegment len = a.allocate(8);
             len.set(ValueLayout.JAVA_LONG, 0, command.length);
-            startWait.sendBytes(len, 8, dest, TAG_COMMAND);
-            startWait.sendBytes(a.allocateFrom(ValueLayout.JAVA_BYTE, command), command.length, dest, TAG_COMMAND);
+            sendCommandPart(len, dest, section);
+            sendCommandPart(a.allocateFrom(ValueLayout.JAVA_BYTE, command), dest, section);
         } catch (SyncDeadline.Passed e) {
-            throw failedStart(ranks(command), e); // the buffers stay allocated: MPI may still read them
+            mpiMayRead = true; // the send did not complete: its buffers stay allocated
+            throw failedStart(ranks(command), e);
+        } finally {
+            if (!mpiMayRead) a.close();
         }
-        a.close();
+    }
+
+    /** A section's command goes under the start's deadline ({@link SyncDeadline#sendBytes}), the others blocking. */
+    private void sendCommandPart(MemorySegment part, int dest, boolean section) {
+        if (section) startWait.sendBytes(part, (int) part.byteSize(), dest, TAG_COMMAND);
+        else mpi.sendBytes(part, (int) part.byteSize(), dest, TAG_COMMAND, control);
     }
 
     @Override

@@ -357,6 +357,11 @@ final class SyncDeadline implements AutoCloseable {
 
     /** Sends one message of the protocol (small: the MPI libraries send it eagerly, so a stopped receiver does not block it). */
     private void send(long kind, long superstep, boolean[] missing, int to) {
+        mpi.sendBytes(compose(kind, superstep, missing), width, to, TAG_ALIVE, comm);
+    }
+
+    /** @return one message of the protocol in the send half of {@link #message}: kind, steps, the missing processes' bits from byte 24 */
+    private MemorySegment compose(long kind, long superstep, boolean[] missing) {
         MemorySegment m = message.atLeast(0).asSlice(width, width);
         m.fill((byte) 0);
         m.set(ValueLayout.JAVA_LONG, 0, kind);
@@ -370,7 +375,7 @@ final class SyncDeadline implements AutoCloseable {
                 }
             }
         }
-        mpi.sendBytes(m, width, to, TAG_ALIVE, comm);
+        return m;
     }
 
     /**
@@ -384,17 +389,13 @@ final class SyncDeadline implements AutoCloseable {
         if (nanos == 0) return false;
         byte[] text = why.getBytes(StandardCharsets.UTF_8);
         int length = Math.min(WHY_BYTES, text.length);
-        MemorySegment m = message.atLeast(0).asSlice(width, width);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment bytes = a.allocate(Math.max(1, length));
             MemorySegment.copy(MemorySegment.ofArray(text), 0, bytes, 0, length);
+            MemorySegment m = compose(LEFT, step, null);
+            m.set(ValueLayout.JAVA_LONG, 24, length); // a leaving notice carries its reason's length where a failure has its bits
             for (int q = 0; q < n; q++) {
                 if (q == me) continue;
-                m.fill((byte) 0);
-                m.set(ValueLayout.JAVA_LONG, 0, LEFT);
-                m.set(ValueLayout.JAVA_LONG, 8, step);
-                m.set(ValueLayout.JAVA_LONG, 16, step);
-                m.set(ValueLayout.JAVA_LONG, 24, length);
                 mpi.sendBytes(m, width, q, TAG_ALIVE, comm);
                 mpi.sendBytes(bytes, length, q, MpiTags.LEFT_WHY, comm);
             }
