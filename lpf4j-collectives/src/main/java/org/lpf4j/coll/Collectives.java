@@ -665,7 +665,9 @@ public final class Collectives implements AutoCloseable {
      * with an {@link #alltoall} of the send counts one superstep before. A mismatch is detected
      * by the receiver after the internal sync and throws {@link IllegalStateException} naming
      * both counts. Parts may be empty; the sizes are not bounded by {@code maxByteSize}
-     * (nothing is staged in the object's buffer).
+     * (nothing is staged in the object's buffer). Receive parts may overlap (MPI calls that
+     * erroneous): as in {@link #allgatherv}, overlapping bytes end as some serialisation of the
+     * senders' parts, the core's rule for write conflicts.
      * <ul>
      * <li>One algorithm (no variants; {@link Algorithm} does not apply): two supersteps. Each
      *     member puts the (offset, count) of its part for member k into k's part of the object's

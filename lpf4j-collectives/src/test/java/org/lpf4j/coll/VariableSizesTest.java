@@ -25,7 +25,7 @@ import static org.lpf4j.coll.Harness.segment;
  * them empty, and one round where every part is empty), parts placed out of rank order with gaps
  * in both src and dst, two calls per superstep; every byte of every dst compared with what the
  * reference computes, gaps included (they must stay untouched). p = 1, 2, 3, 4, 5, 8; allgatherv
- * also on a strided object. Then the refusals: mismatched counts, a strict subset, bad arrays.
+ * also on a strided object. Parts that overlap in dst end as one sender's part. Then the refusals: mismatched counts, a strict subset, bad arrays.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class VariableSizesTest {
@@ -155,6 +155,39 @@ class VariableSizesTest {
             }
             all.close();
             odd.close();
+        });
+    }
+
+    @ParameterizedTest(name = "p={0}")
+    @FieldSource("COUNTS")
+    void overlappingReceivePartsEndAsOneSendersPart(int p) {
+        long part = 4096, tail = 64;
+        run(p, ctx -> {
+            int s = ctx.pid();
+            reserve(ctx, 4, 8L * p);
+            Collectives coll = Collectives.init(ctx, 2, 0, 0);
+            MemorySegment src = segment(part), dst = segment(part + tail), gathered = segment(part + tail);
+            Memslot srcSlot = ctx.registerGlobal(src), dstSlot = ctx.registerGlobal(dst), gatheredSlot = ctx.registerGlobal(gathered);
+            ctx.sync();
+            fill(src, 0, part, seed(p, s));
+            fill(dst, 0, part + tail, seed(p, s, -1));
+            fill(gathered, 0, part + tail, seed(p, s, -2));
+            long[] counts = new long[p], offsets = new long[p], overlapping = new long[p];
+            java.util.Arrays.fill(counts, part);
+            coll.alltoallv(srcSlot, counts, offsets, dstSlot, counts, overlapping);
+            coll.allgatherv(srcSlot, gatheredSlot, counts, overlapping, false);
+            ctx.sync();
+            for (MemorySegment got : new MemorySegment[]{dst, gathered}) {
+                String what = (got == dst ? "alltoallv" : "allgatherv") + " with every part at offset 0, p=" + p + " at pid " + s;
+                int writer = -1;
+                for (int k = 0; k < p && writer < 0; k++) {
+                    if (got.asSlice(0, part).mismatch(bytes(part, seed(p, k))) < 0) writer = k;
+                }
+                org.junit.jupiter.api.Assertions.assertTrue(writer >= 0, what + ": the overlapped bytes are no sender's part");
+                long before = got == dst ? -1 : -2;
+                assertBytes(bytes(part + tail, seed(p, s, before)), part, got, part, tail, what + ": the bytes after the parts");
+            }
+            coll.close();
         });
     }
 
