@@ -115,6 +115,9 @@ public final class Bsplib implements AutoCloseable {
     private final Sync syncer;
     private boolean ended;
 
+    /** @return the registrations (for tests) */
+    Registry registry() { return registry; }
+
     private Bsplib(Context ctx) {
         this.ctx = ctx;
         this.pid = ctx.pid();

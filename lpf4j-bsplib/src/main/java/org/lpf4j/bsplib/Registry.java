@@ -4,6 +4,7 @@ import org.lpf4j.Context;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -11,7 +12,9 @@ import java.util.List;
  * (their sequence number names them in a put record, the same on every process), and this
  * superstep's pushes and pops, which take effect when the sync {@linkplain #finishSuperstep ends
  * the superstep} or are {@linkplain #voidSuperstep voided} when the processes disagree. O(1) per
- * push; a pop walks the area's stack.
+ * push; a pop walks the area's stack. A popped registration's sequence number is reused by a later
+ * push (the most recently freed first: every process frees and takes them in the same order), so
+ * the numbers in use stay as many as the registrations alive at once.
  */
 final class Registry {
     private final Context ctx;
@@ -19,6 +22,11 @@ final class Registry {
     private final AreaTable areas = new AreaTable();
     private final List<AreaTable.Reg> live = new ArrayList<>();
     private final List<AreaTable.Reg> bySeq = new ArrayList<>();
+    /** Sequence numbers of popped registrations, a stack: the next push takes the top. */
+    private int[] freeSeqs = new int[8];
+    private int freeSeqCount;
+    /** The sequence numbers taken when this superstep began: a push's number at or above it was appended. */
+    private int seqsBeforeSuperstep;
     private final List<AreaTable.Reg> pushes = new ArrayList<>();
     private final List<AreaTable.Reg> pops = new ArrayList<>();
 
@@ -32,8 +40,13 @@ final class Registry {
 
     void push(MemorySegment area) {
         AreaTable.Reg r = new AreaTable.Reg(area, nprocs);
-        r.seq = bySeq.size();
-        bySeq.add(r);
+        if (freeSeqCount > 0) {
+            r.seq = freeSeqs[--freeSeqCount];
+            bySeq.set(r.seq, r);
+        } else {
+            r.seq = bySeq.size();
+            bySeq.add(r);
+        }
         areas.push(r);
         pushes.add(r);
     }
@@ -73,6 +86,15 @@ final class Registry {
 
     int pushes() { return pushes.size(); }
 
+    /** @return the sequence numbers taken so far, free ones included (for tests) */
+    int sequenceNumbers() { return bySeq.size(); }
+
+    private void freeSeq(int seq) {
+        bySeq.set(seq, null);
+        if (freeSeqCount == freeSeqs.length) freeSeqs = Arrays.copyOf(freeSeqs, 2 * freeSeqCount);
+        freeSeqs[freeSeqCount++] = seq;
+    }
+
     int pops() { return pops.size(); }
 
     /** @return the registrations active after this superstep at most (the register slots they need) */
@@ -91,13 +113,17 @@ final class Registry {
 
     /** The processes disagree: this superstep's pushes and pops never happened. */
     void voidSuperstep() {
-        for (int i = 0; i < pushes.size(); i++) {
-            areas.remove(pushes.get(i));
-            bySeq.remove(bySeq.size() - 1);
+        // In reverse: a number the push appended is dropped again, one it took from the stack goes back on top.
+        for (int i = pushes.size() - 1; i >= 0; i--) {
+            AreaTable.Reg r = pushes.get(i);
+            areas.remove(r);
+            if (r.seq >= seqsBeforeSuperstep) bySeq.remove(r.seq);
+            else freeSeq(r.seq);
         }
         for (int i = 0; i < pops.size(); i++) pops.get(i).state = AreaTable.Reg.ACTIVE;
         pushes.clear();
         pops.clear();
+        seqsBeforeSuperstep = bySeq.size();
     }
 
     /** Registers this superstep's pushes with the context (collective: same order everywhere). */
@@ -112,7 +138,7 @@ final class Registry {
             ctx.deregister(r.slot);
             areas.remove(r);
             live.remove(r);
-            bySeq.set(r.seq, null);
+            freeSeq(r.seq);
         }
         for (int i = 0; i < pushes.size(); i++) {
             pushes.get(i).state = AreaTable.Reg.ACTIVE;
@@ -120,6 +146,7 @@ final class Registry {
         }
         pushes.clear();
         pops.clear();
+        seqsBeforeSuperstep = bySeq.size();
     }
 
     /** Deregisters every active registration (end). */

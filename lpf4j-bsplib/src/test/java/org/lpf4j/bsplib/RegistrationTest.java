@@ -140,6 +140,38 @@ class RegistrationTest {
     }
 
     @ParameterizedTest
+    @FieldSource("PROCS")
+    void aFreshAreaEverySuperstepReusesThePoppedNumbersAlsoAfterAVoidedSuperstep(int p) {
+        int rounds = 1500;
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid();
+            MemorySegment prev = null;
+            for (int i = 0; i < rounds; i++) {
+                MemorySegment x = Run.longs(p);
+                bsp.pushReg(x);
+                if (prev != null) bsp.popReg(prev);
+                if (i % 100 == 50 && p > 1) {
+                    // A superstep the processes disagree on: the last one pushes one more, and every process voids it.
+                    if (s == p - 1) bsp.pushReg(Run.longs(1));
+                    IllegalStateException e = assertThrows(IllegalStateException.class, bsp::sync);
+                    assertTrue(e.getMessage().contains("pushReg called"), e.getMessage());
+                    bsp.pushReg(x);
+                    if (prev != null) bsp.popReg(prev);
+                }
+                bsp.sync();
+                // Every put names x by its sequence number: a number that differs between processes misplaces or refuses it.
+                for (int q = 0; q < p; q++) bsp.put(q, Run.of(1000L * i + s), x, 8L * s, 8);
+                bsp.sync();
+                for (int q = 0; q < p; q++) assertEquals(1000L * i + q, x.getAtIndex(JAVA_LONG, q), "round " + i + " from pid " + q);
+                prev = x;
+            }
+            // Two registrations alive at once at most (the new area and the one popped in its superstep), one voided extra.
+            assertTrue(bsp.registry().sequenceNumbers() <= 3, rounds + " areas pushed one after another took "
+                    + bsp.registry().sequenceNumbers() + " sequence numbers");
+        });
+    }
+
+    @ParameterizedTest
     @FieldSource("MULTI")
     void popOnOneProcessOnlyIsAnErrorEverywhere(int p) {
         Run.bsp(p, bsp -> {
