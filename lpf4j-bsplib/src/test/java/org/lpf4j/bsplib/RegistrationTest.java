@@ -173,6 +173,32 @@ class RegistrationTest {
 
     @ParameterizedTest
     @FieldSource("MULTI")
+    void severalPoppedNumbersAreReusedInTheSameOrderAfterAVoidThatTookDifferentCounts(int p) {
+        int k = 5;
+        Run.bsp(p, bsp -> {
+            int s = bsp.pid();
+            for (int round = 0; round < 4; round++) {
+                MemorySegment[] x = new MemorySegment[k];
+                for (int i = 0; i < k; i++) bsp.pushReg(x[i] = Run.longs(p));
+                bsp.sync();
+                for (int i = 0; i < k; i++) for (int q = 0; q < p; q++) bsp.put(q, Run.of(100L * round + 10L * i + s), x[i], 8L * s, 8);
+                for (int i : new int[] {3, 0, 4, 1, 2}) bsp.popReg(x[i]); // five numbers freed, in this order
+                bsp.sync();
+                for (int i = 0; i < k; i++) {
+                    for (int q = 0; q < p; q++) assertEquals(100L * round + 10L * i + q, x[i].getAtIndex(JAVA_LONG, q));
+                }
+                // A voided superstep in which the processes take different counts: 2, or 7 (the stack's five and two appended).
+                for (int i = 0; i < (s == p - 1 ? 7 : 2); i++) bsp.pushReg(Run.longs(p));
+                IllegalStateException e = assertThrows(IllegalStateException.class, bsp::sync);
+                assertTrue(e.getMessage().contains("pushReg called"), e.getMessage());
+            }
+            bsp.sync(); // usable after the voided superstep
+            assertTrue(bsp.registry().sequenceNumbers() <= 5, "4 rounds of 5 areas took " + bsp.registry().sequenceNumbers() + " numbers");
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("MULTI")
     void popOnOneProcessOnlyIsAnErrorEverywhere(int p) {
         Run.bsp(p, bsp -> {
             MemorySegment x = Run.longs(1), y = Run.longs(1);
