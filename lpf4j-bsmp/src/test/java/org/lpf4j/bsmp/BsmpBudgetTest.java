@@ -7,6 +7,8 @@ import org.junit.jupiter.params.provider.FieldSource;
 import org.lpf4j.Context;
 import org.lpf4j.Lpf;
 import org.lpf4j.LpfOutOfMemoryException;
+import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.CountingContext;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -105,6 +107,77 @@ class BsmpBudgetTest {
         });
     }
 
+    @ParameterizedTest
+    @FieldSource("MULTI")
+    void receiverSentMorePayloadBytesThanItsBufferGetsFullThoughTheMessageCountFits(int p) {
+        Sections.run(p, ctx -> {
+            int s = ctx.pid();
+            Sections.reserve(ctx, 1, 4, 0, 0);
+            try (Bsmp bsmp = Bsmp.create(ctx, 8, 0, 4)) {
+                // pid 0 and pid 1 each send 8 bytes to pid 0: two messages of four allowed, 16 bytes of 8.
+                if (s <= 1) bsmp.send(0, MemorySegment.NULL, filled(8, s));
+                if (s == 0) {
+                    BsmpFullException e = assertThrows(BsmpFullException.class, bsmp::sync);
+                    assertTrue(e.getMessage().contains("was sent 2 messages with 16 payload bytes"), e.getMessage());
+                } else {
+                    bsmp.sync();
+                }
+                assertNull(bsmp.move(), "pid 0 dropped the superstep's messages, the others got none");
+                bsmp.sync();
+                // The whole budget from one sender fits.
+                if (s == 1) bsmp.send(0, MemorySegment.NULL, filled(8, 5));
+                bsmp.sync();
+                if (s == 0) {
+                    BsmpMessage m = bsmp.move();
+                    assertEquals(1, m.source());
+                    assertEquals(8, m.size());
+                    assertEquals((byte) 5, m.payload().get(ValueLayout.JAVA_BYTE, 7));
+                }
+                assertNull(bsmp.move());
+                bsmp.sync();
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("PROCS")
+    void aSendFromSlotsRefusedAsFullQueuesNoPut(int p) {
+        Lpf.root().exec(p, real -> {
+            int s = real.pid(), next = (s + 1) % p;
+            Sections.reserve(real, 1, 2, 1, 0);
+            MemorySegment area = MemorySegment.ofArray(new long[4]);
+            for (int i = 0; i < 4; i++) area.setAtIndex(ValueLayout.JAVA_LONG, i, 100L * s + i);
+            Memslot slot = real.registerLocal(area);
+            CountingContext ctx = new CountingContext(real);
+            try (Bsmp bsmp = Bsmp.create(ctx, 16, 8, 2)) {
+                ctx.reset();
+                bsmp.send(next, slot, 0, slot, 8, 8);
+                int puts = ctx.puts();
+                // A payload one byte over what is left, then a third message: refused before any put.
+                assertThrows(BsmpFullException.class, () -> bsmp.send(next, slot, 0, slot, 8, 9));
+                bsmp.send(next, slot, 16, slot, 24, 8);
+                assertThrows(BsmpFullException.class, () -> bsmp.send(next, slot, 0, slot, 8, 0));
+                assertEquals(2 * puts, ctx.puts(), "the refused sends queued no put");
+                assertEquals(2, bsmp.sentMessages());
+                bsmp.sync();
+                int prev = (s + p - 1) % p;
+                long tags = 0, payloads = 0;
+                int count = 0;
+                for (BsmpMessage m : bsmp.messages()) {
+                    assertEquals(8, m.size());
+                    tags += m.tagLong();
+                    payloads += m.payload().get(ValueLayout.JAVA_LONG, 0);
+                    count++;
+                }
+                assertEquals(2, count);
+                assertEquals(200L * prev + 2, tags);
+                assertEquals(200L * prev + 4, payloads);
+                bsmp.sync();
+            }
+            real.deregister(slot);
+        });
+    }
+
     @Test
     void outOfMemoryAtCreateRegistersNothing() {
         Lpf.root().exec(2, real -> {
@@ -117,8 +190,8 @@ class BsmpBudgetTest {
             assertThrows(LpfOutOfMemoryException.class, () -> Bsmp.create(ctx, Long.MAX_VALUE - 8, 8, 2));
             assertThrows(LpfOutOfMemoryException.class, () -> Bsmp.create(ctx, 1, Long.MAX_VALUE, 1));
             assertThrows(LpfOutOfMemoryException.class, () -> Bsmp.create(ctx, 1, 1, Integer.MAX_VALUE));
-            assertEquals(0, ctx.globalRegistrations + ctx.localRegistrations, "nothing registered");
-            assertEquals(0, ctx.syncs, "no sync made");
+            assertEquals(0, ctx.globalRegistrations() + ctx.localRegistrations(), "nothing registered");
+            assertEquals(0, ctx.syncs(), "no sync made");
             // The register still has room for all four entries: the failures took none.
             try (Bsmp bsmp = Bsmp.create(ctx, 8, 0, 1)) {
                 bsmp.send(1 - ctx.pid(), MemorySegment.NULL, filled(8, 1));
@@ -137,7 +210,7 @@ class BsmpBudgetTest {
         ctx.resizeMessageQueue(Bsmp.queueEntries(1, 1));
         ctx.sync();
         assertThrows(IllegalStateException.class, () -> Bsmp.create(ctx, 8, 8, 1));
-        assertEquals(ctx.globalRegistrations, ctx.deregistrations, "undone");
+        assertEquals(ctx.globalRegistrations(), ctx.deregistrations(), "undone");
         ctx.resizeMemoryRegister(Bsmp.REGISTER_ENTRIES);
         ctx.sync();
         try (Bsmp bsmp = Bsmp.create(ctx, 8, 8, 1)) {

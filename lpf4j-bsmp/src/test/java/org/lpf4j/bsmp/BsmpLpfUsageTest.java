@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 import org.lpf4j.Memslot;
+import org.lpf4j.spi.kit.CountingContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -36,10 +37,10 @@ class BsmpLpfUsageTest {
             ctx.reset();
 
             Bsmp bsmp = Bsmp.create(ctx, 8 * maxMessages, 8, maxMessages);
-            assertEquals(3, ctx.globalRegistrations, "create: three global slots");
-            assertEquals(1, ctx.localRegistrations, "create: one local slot");
-            assertEquals(1, ctx.syncs, "create: one sync");
-            assertEquals(0, ctx.puts + ctx.gets, "create: no message");
+            assertEquals(3, ctx.globalRegistrations(), "create: three global slots");
+            assertEquals(1, ctx.localRegistrations(), "create: one local slot");
+            assertEquals(1, ctx.syncs(), "create: one sync");
+            assertEquals(0, ctx.puts() + ctx.gets(), "create: no message");
 
             for (int round = 0; round < 2; round++) {
                 ctx.reset();
@@ -48,7 +49,7 @@ class BsmpLpfUsageTest {
                     bsmp.send(d, slot, 0, null, 0, 0);      // tag only: one put
                     bsmp.sendLongTag(d, 5, new byte[3]);    // copied: no put
                 }
-                assertEquals(2 * p, ctx.puts, "send: a put per non-empty tag or payload, one for adjacent ones");
+                assertEquals(2 * p, ctx.puts(), "send: a put per non-empty tag or payload, one for adjacent ones");
                 ctx.reset();
                 bsmp.sync(); // deliver and drop this round, then the same with separate tag and payload
                 bsmp.sync();
@@ -58,15 +59,15 @@ class BsmpLpfUsageTest {
                     bsmp.send(d, slot, 0, null, 0, 0);
                     bsmp.sendLongTag(d, 5, new byte[3]);
                 }
-                assertEquals(3 * p, ctx.puts, "send: a put per non-empty tag or payload");
-                assertEquals(0, ctx.syncs + ctx.gets, "send: no sync, no get");
+                assertEquals(3 * p, ctx.puts(), "send: a put per non-empty tag or payload");
+                assertEquals(0, ctx.syncs() + ctx.gets(), "send: no sync, no get");
 
                 ctx.reset();
                 bsmp.sync();
-                assertEquals(2, ctx.syncs, "sync from WRITE: two syncs");
-                assertEquals(p, ctx.puts, "one summary put per destination with messages");
-                assertEquals(p, ctx.gets, "one get per sender");
-                assertTrue(ctx.maxQueued <= Bsmp.queueEntries(p, maxMessages), "within queueEntries");
+                assertEquals(2, ctx.syncs(), "sync from WRITE: two syncs");
+                assertEquals(p, ctx.puts(), "one summary put per destination with messages");
+                assertEquals(p, ctx.gets(), "one get per sender");
+                assertTrue(ctx.maxQueued() <= Bsmp.queueEntries(p, maxMessages), "within queueEntries");
 
                 ctx.reset();
                 int moved = 0;
@@ -76,24 +77,24 @@ class BsmpLpfUsageTest {
                     moved++;
                 }
                 assertEquals(k * p, moved);
-                assertEquals(0, ctx.syncs + ctx.puts + ctx.gets, "move: nothing");
+                assertEquals(0, ctx.syncs() + ctx.puts() + ctx.gets(), "move: nothing");
 
                 bsmp.sync();
-                assertEquals(1, ctx.syncs, "sync from READ: one sync");
-                assertEquals(0, ctx.puts + ctx.gets, "sync from READ: no message");
+                assertEquals(1, ctx.syncs(), "sync from READ: one sync");
+                assertEquals(0, ctx.puts() + ctx.gets(), "sync from READ: no message");
             }
             // Sparse traffic: one destination, so one summary and (at that destination) one get.
             ctx.reset();
             bsmp.sendLongTag((s + 1) % p, 1, new byte[1]);
             bsmp.sync();
-            assertEquals(1, ctx.puts);
-            assertEquals(1, ctx.gets);
+            assertEquals(1, ctx.puts());
+            assertEquals(1, ctx.gets());
             bsmp.sync();
 
             ctx.reset();
             bsmp.close();
-            assertEquals(4, ctx.deregistrations, "close: four slots");
-            assertEquals(0, ctx.syncs + ctx.puts + ctx.gets, "close: no sync, no message");
+            assertEquals(4, ctx.deregistrations(), "close: four slots");
+            assertEquals(0, ctx.syncs() + ctx.puts() + ctx.gets(), "close: no sync, no message");
             ctx.deregister(slot);
         });
     }
@@ -117,8 +118,8 @@ class BsmpLpfUsageTest {
                     }
                     ctx.reset();
                     Bsmp.syncAll(a, b, c);
-                    assertEquals(2, ctx.syncs, "one exchange for three objects");
-                    assertTrue(ctx.puts <= 3 * p && ctx.gets <= 3 * p);
+                    assertEquals(2, ctx.syncs(), "one exchange for three objects");
+                    assertTrue(ctx.puts() <= 3 * p && ctx.gets() <= 3 * p);
                     assertEquals(Bsmp.Mode.READ, a.mode());
                     assertEquals(p, a.remainingMessages());
                     int[] bytesFrom = new int[p];
@@ -136,18 +137,18 @@ class BsmpLpfUsageTest {
                     assertEquals(t == 1 ? 0 : p, fromC);
                     ctx.reset();
                     Bsmp.syncAll(a, b, c); // a's messages, never moved, are dropped
-                    assertEquals(1, ctx.syncs, "READ -> WRITE for all: one sync");
+                    assertEquals(1, ctx.syncs(), "READ -> WRITE for all: one sync");
                     assertEquals(0, a.remainingMessages());
                 }
                 // Mixed modes: a alone goes to READ, then syncAll switches a back and b, c forward.
                 a.send(s, MemorySegment.NULL, MemorySegment.NULL);
                 ctx.reset();
                 a.sync();
-                assertEquals(2, ctx.syncs);
+                assertEquals(2, ctx.syncs());
                 b.sendIntTag(s, 9, new byte[0]);
                 ctx.reset();
                 Bsmp.syncAll(a, b, c);
-                assertEquals(2, ctx.syncs, "any object in WRITE: two syncs");
+                assertEquals(2, ctx.syncs(), "any object in WRITE: two syncs");
                 assertEquals(Bsmp.Mode.WRITE, a.mode());
                 assertEquals(Bsmp.Mode.READ, b.mode());
                 assertEquals(9, b.move().tagInt());

@@ -4,11 +4,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
+import org.lpf4j.FatalException;
 import org.lpf4j.Lpf;
 import org.lpf4j.Memslot;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class BsmpModeAndErrorTest {
     static final int[] PROCS = Sections.PROCS;
+    static final int[] MULTI = BsmpBudgetTest.MULTI;
 
     @ParameterizedTest
     @FieldSource("PROCS")
@@ -188,6 +191,36 @@ class BsmpModeAndErrorTest {
             } // close succeeds now
             ctx.deregister(slot);
         });
+    }
+
+    @ParameterizedTest
+    @FieldSource("MULTI")
+    void afterAFailedSyncTheObjectIsUnusableAndCloseSucceedsWithSendsPending(int p) {
+        AtomicInteger checked = new AtomicInteger();
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Sections.run(p, ctx -> {
+            int s = ctx.pid();
+            Sections.reserve(ctx, 1, 2, 0, 0);
+            Bsmp bsmp = Bsmp.create(ctx, 16, 8, 2);
+            bsmp.sendLongTag((s + 1) % p, s, new byte[] {1});
+            if (s == 0) throw new IllegalStateException("pid 0 leaves the section");
+            assertThrows(FatalException.class, bsmp::sync);
+            var send = assertThrows(IllegalStateException.class, () -> bsmp.sendLongTag(0, 1, new byte[0]));
+            assertTrue(send.getMessage().contains("a sync of this Bsmp failed"), send.getMessage());
+            assertThrows(IllegalStateException.class, bsmp::move);
+            assertThrows(IllegalStateException.class, bsmp::sync);
+            assertEquals(1, bsmp.sentMessages(), "the unsynced send is still counted");
+            bsmp.close(); // not refused: the object is dead
+            bsmp.close();
+            checked.incrementAndGet();
+        }));
+        assertTrue(causes(e).contains("pid 0 leaves the section"), causes(e));
+        assertEquals(p - 1, checked.get(), "every other process saw the dead object");
+    }
+
+    private static String causes(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) b.append(c).append(" <- ");
+        return b.toString();
     }
 
     @Test
