@@ -195,7 +195,10 @@ public final class Collectives implements AutoCloseable {
      *                                  invalid (naming the key, the value and its source)
      * @throws IllegalStateException    if the memory register is full (the message says what to reserve), or the selected coll
      *                                  module cannot run
-     * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
+     * @throws LpfOutOfMemoryException  if the buffer's size overflows (on every process alike), or
+     *                                  this process cannot allocate it (on this process alone: the
+     *                                  others may hold the object, so the section should end);
+     *                                  nothing changed at this process
      */
     public static Collectives init(Context ctx, int maxCalls, long maxElemSize, long maxByteSize) {
         Objects.requireNonNull(ctx, "Collectives.init: ctx is null");
@@ -223,7 +226,10 @@ public final class Collectives implements AutoCloseable {
      * @return the object
      * @throws IllegalArgumentException if a bound is out of range
      * @throws IllegalStateException    if the memory register is full (the message says what to reserve)
-     * @throws LpfOutOfMemoryException  if the buffer cannot be allocated; nothing changed
+     * @throws LpfOutOfMemoryException  if the members' buffer size overflows (on every process,
+     *                                  members or not), or a member cannot allocate it (at that
+     *                                  member alone: the others may hold the object, so the
+     *                                  section should end); nothing changed at this process
      */
     public static Collectives initStrided(Context ctx, int lo, int hi, int stride, int maxCalls, long maxElemSize,
                                           long maxByteSize) {
@@ -246,9 +252,10 @@ public final class Collectives implements AutoCloseable {
         long largest = Math.max(maxElemSize, maxByteSize);
         long region = largest > Long.MAX_VALUE - 7 ? -1 : (largest + 7) & ~7L;
         long start = HEADER + meta(members);
-        long bytes = members.rank < 0 ? 0
-                : region < 0 || region > (Long.MAX_VALUE - start) / maxCalls ? -1 : start + maxCalls * region;
-        if (bytes < 0) {
+        // Checked at non-members too (they allocate nothing): the arguments match, so every process refuses alike.
+        long memberBytes = region < 0 || region > (Long.MAX_VALUE - start) / maxCalls ? -1 : start + maxCalls * region;
+        long bytes = members.rank < 0 ? 0 : memberBytes;
+        if (memberBytes < 0) {
             throw new LpfOutOfMemoryException("Collectives." + call + "(maxCalls=" + maxCalls + ", maxElemSize="
                     + maxElemSize + ", maxByteSize=" + maxByteSize + ") at pid " + ctx.pid()
                     + ": the buffer size overflows; nothing changed", null);
@@ -732,12 +739,13 @@ public final class Collectives implements AutoCloseable {
      * elements, ⊕ given by {@code reducer}; the other members' elements are unchanged.
      * <ul>
      * <li>Variants: {@link Algorithm#DIRECT} one superstep of combining puts into the root,
-     *     {@code (P−1)·size·g + l}; {@link Algorithm#TWO_PHASE} (with a single element: combine
-     *     at one member, then send to the root) and {@link Algorithm#TREE} (via group leaders)
-     *     sync once inside this call (objects over all processes only).</li>
+     *     {@code (P−1)·size·g + l}; {@link Algorithm#TWO_PHASE} (with a single element the root
+     *     owns the only piece: DIRECT's puts, then a sync with nothing after it: one {@code l} more
+     *     than DIRECT) and {@link Algorithm#TREE} (via
+     *     group leaders) sync once inside this call (objects over all processes only).</li>
      * <li>Queue entries per member (issued plus targeted): DIRECT 1 at a non-root, P−1 at the
-     *     root; TWO_PHASE before the internal sync at most 2P−2, after it 1 at a non-root and at
-     *     most P−1 at the root; TREE before the sync 1 at a non-leader and c−1 at a leader, after
+     *     root; TWO_PHASE the same before the internal sync and none after it; TREE before the
+     *     sync 1 at a non-leader and c−1 at a leader, after
      *     it 1 at a leader other than the root and G−1 at the root (G groups of at most
      *     c ≈ √P members).</li>
      * </ul>

@@ -120,4 +120,20 @@ class CostModelTest {
         CostModel.reductionTimes(m, nodes, 8, MIB / 8, 8, false, all);
         for (int k = 0; k < 3; k++) assertEquals(true, rooted[k] < all[k], "to all moves more across nodes, variant " + k);
     }
+
+    @Test
+    void aRootedReductionOfOneElementPricesTheTransposeAboveDirect() {
+        // With one element the transpose is DIRECT's puts and then an empty superstep.
+        Machine two = twoNodesOfFour(), flat = machine(8, 1e-9, 1e-9, 1e-5);
+        for (Machine m : new Machine[] {two, flat}) {
+            for (Groups g : new Groups[] {Groups.of(8, m), new Groups(8)}) {
+                for (long size = 8; size <= 16 * MIB; size *= 4) {
+                    double[] t = new double[3];
+                    CostModel.reductionTimes(m, g, 8, 1, size, true, t);
+                    assertEquals(true, t[1] > t[0], "one element of " + size + " B, groups " + g.count + ": " + t[0] + " vs " + t[1]);
+                    assertEquals(false, CostModel.reduction(m, g, 8, 1, size, true) == Algorithm.TWO_PHASE, size + " B");
+                }
+            }
+        }
+    }
 }

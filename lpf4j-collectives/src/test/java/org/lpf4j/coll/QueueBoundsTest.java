@@ -68,7 +68,11 @@ class QueueBoundsTest {
             case "gather", "scatter" -> p - 1;
             case "allgather", "alltoall", "allgatherv" -> 2 * p - 2;
             case "allgatherAll", "allgathervAll", "alltoallv" -> 2 * p;
-            case "reduce", "combine" -> switch (a) {
+            case "reduce" -> switch (a) {
+                case TREE -> Math.max(Math.max(c - 1, groups - 1), 1);
+                default -> p - 1;
+            };
+            case "combine" -> switch (a) {
                 case TWO_PHASE -> Math.max(2 * p - 2, p - 1);
                 case TREE -> Math.max(Math.max(c - 1, groups - 1), 1);
                 default -> p - 1;
