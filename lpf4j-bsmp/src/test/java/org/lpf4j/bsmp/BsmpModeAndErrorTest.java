@@ -1,5 +1,6 @@
 package org.lpf4j.bsmp;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -193,8 +194,10 @@ class BsmpModeAndErrorTest {
         });
     }
 
+    /** Counts the checks of all processes in one object: tagged {@code callers-jvm}, as the job's JVMs cannot share it. */
     @ParameterizedTest
     @FieldSource("MULTI")
+    @Tag("callers-jvm")
     void afterAFailedSyncTheObjectIsUnusableAndCloseSucceedsWithSendsPending(int p) {
         AtomicInteger checked = new AtomicInteger();
         RuntimeException e = assertThrows(RuntimeException.class, () -> Sections.run(p, ctx -> {
