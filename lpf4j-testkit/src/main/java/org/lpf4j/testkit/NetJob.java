@@ -95,7 +95,9 @@ public final class NetJob {
             cp = without;
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> rank = new ArrayList<>(List.of(java, "-Xss1m"));
+        // As MpiJob's ranks: the client compiler and the serial collector (short jobs on few cores
+        // spend less on compiling and on GC threads); a test's own options come later and win.
+        List<String> rank = new ArrayList<>(List.of(java, "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         rank.addAll(ScriptsJvmOptions.get());
         rank.addAll(List.of("-D" + marker, "-Dlpf.engine.net.syncTimeout=120000"));
         rank.addAll(options);
